@@ -1,0 +1,67 @@
+"""Strata: long-term memory for LLM agents."""
+
+from strata.domain.lifecycle import Actor
+from strata.domain.models import (
+    Event,
+    Filters,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+    Tier,
+)
+from strata.errors import (
+    DuplicateContent,
+    EmbedderError,
+    IdempotencyMismatch,
+    InvalidInput,
+    NotFound,
+    PinnedMemory,
+    ScopeDenied,
+    StoreError,
+    StoreLocked,
+    StrataError,
+    VersionConflict,
+)
+from strata.facade import Strata
+from strata.ports import Store
+from strata.recall import PRESETS, RecallConfig
+from strata.results import Hit, ImportReport, Recall, RememberResult
+from strata.settings import Settings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "Actor",
+    "DuplicateContent",
+    "EmbedderError",
+    "Event",
+    "Filters",
+    "HistoryEvent",
+    "HistoryKind",
+    "Hit",
+    "IdempotencyMismatch",
+    "ImportReport",
+    "InvalidInput",
+    "Lifecycle",
+    "Memory",
+    "MemoryType",
+    "NotFound",
+    "PinnedMemory",
+    "Recall",
+    "RecallConfig",
+    "RememberResult",
+    "ScopeDenied",
+    "Settings",
+    "Store",
+    "StoreError",
+    "StoreLocked",
+    "Strata",
+    "StrataError",
+    "Tier",
+    "VersionConflict",
+    "__version__",
+]

@@ -1,0 +1,80 @@
+"""Score fusion for recall: pure functions over per-signal scores.
+
+Signals (each a mapping memory id → raw score):
+- ``vector``: cosine similarity of the query and memory embeddings;
+- ``lexical``: BM25 (higher is better, unbounded);
+- ``recency``: exp(-ln 2 · age / half-life), in [0, 1];
+- ``importance``: the memory's importance, 1.0 when pinned.
+
+Two named methods combine them:
+- ``convex``: min-max normalise the query-dependent signals over the candidates, then a
+  weighted sum (scores stay comparable across signals, and a strong match wins);
+- ``rrf``: reciprocal-rank fusion of the query-dependent signals (robust to score scales),
+  plus the weighted priors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+QUERY_SIGNALS = ("vector", "lexical")
+PRIOR_SIGNALS = ("recency", "importance")
+RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    vector: float = 0.55
+    lexical: float = 0.30
+    recency: float = 0.05
+    importance: float = 0.10
+
+    def of(self, signal: str) -> float:
+        return float(getattr(self, signal))
+
+
+def recency_score(when: datetime, now: datetime, half_life_hours: float) -> float:
+    age_hours = max(0.0, (now - when).total_seconds() / 3600.0)
+    return math.exp(-math.log(2) * age_hours / half_life_hours)
+
+
+def min_max(scores: Mapping[str, float]) -> dict[str, float]:
+    """Scale to [0, 1]; a lone or constant score becomes 1.0."""
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    if high - low < 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    return {key: (value - low) / (high - low) for key, value in scores.items()}
+
+
+def reciprocal_ranks(scores: Mapping[str, float], k: int = RRF_K) -> dict[str, float]:
+    """1 / (k + rank), rank from 1, best score first; ties broken by id for determinism."""
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {key: 1.0 / (k + rank) for rank, (key, _) in enumerate(ordered, start=1)}
+
+
+def fuse(
+    signals: Mapping[str, Mapping[str, float]], weights: Weights, method: str
+) -> dict[str, float]:
+    """Combine per-signal scores into one score per candidate id."""
+    if method == "convex":
+        scaled = {name: min_max(signals.get(name, {})) for name in QUERY_SIGNALS}
+    elif method == "rrf":
+        top = RRF_K + 1
+        scaled = {
+            name: {key: value * top for key, value in reciprocal_ranks(signals.get(name, {})).items()}
+            for name in QUERY_SIGNALS
+        }
+    else:
+        raise ValueError(f"unknown fusion method {method!r}")
+    for name in PRIOR_SIGNALS:
+        scaled[name] = dict(signals.get(name, {}))
+    candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
+    return {
+        key: sum(weights.of(name) * scaled[name].get(key, 0.0) for name in scaled)
+        for key in candidates
+    }

@@ -1,0 +1,36 @@
+"""Time-ordered identifiers (UUIDv7 layout), so ids sort by creation time."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+
+_lock = threading.Lock()
+_last_ms = 0
+_counter = 0
+
+
+def new_id() -> str:
+    """A UUIDv7 string: 48-bit ms timestamp, then a counter and randomness.
+
+    Ids made in one process are strictly increasing, which keeps cursors and inserts ordered.
+    """
+    global _last_ms, _counter
+    with _lock:
+        now_ms = time.time_ns() // 1_000_000
+        if now_ms <= _last_ms:
+            _counter += 1
+            now_ms = _last_ms
+        else:
+            _counter = 0
+            _last_ms = now_ms
+        counter = _counter & 0xFFF
+        if _counter > 0xFFF:  # more than 4096 ids in one ms: borrow the next ms
+            _last_ms += 1
+            _counter = 0
+            now_ms, counter = _last_ms, 0
+    rand = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
+    value = (now_ms << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | rand
+    return str(uuid.UUID(int=value))

@@ -1,0 +1,188 @@
+"""Pure rules for explicit changes: what modify, forget and recover turn a memory into.
+
+Each ``plan_*`` function takes the current state and returns the next state plus the history
+row that records it; the caller hands both to ``Store.apply`` which commits them together,
+or not at all if the version moved in between.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from strata.domain.ids import new_id
+from strata.domain.models import (
+    AGENT_BOUND_TYPES,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+)
+from strata.domain.text import content_hash
+from strata.errors import InvalidInput, NotFound, PinnedMemory, VersionConflict
+
+MAX_TAGS = 50
+MAX_TAG_CHARS = 100
+MAX_REASON_CHARS = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks for a change, recorded on every history row."""
+
+    id: str = "local"
+    request_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    after: Memory
+    history: HistoryEvent
+    content_changed: bool = False
+
+
+def check_importance(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput("importance must be a number between 0 and 1")
+    if not 0.0 <= float(value) <= 1.0:
+        raise InvalidInput("importance must be between 0 and 1", importance=value)
+    return float(value)
+
+
+def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(tags, str):
+        raise InvalidInput("tags must be a list of strings, not one string")
+    if len(tags) > MAX_TAGS:
+        raise InvalidInput(f"at most {MAX_TAGS} tags", count=len(tags))
+    cleaned: dict[str, None] = {}
+    for tag in tags:
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > MAX_TAG_CHARS:
+            raise InvalidInput(f"each tag must be a non-empty string of ≤ {MAX_TAG_CHARS} chars")
+        cleaned[tag.strip()] = None
+    return tuple(cleaned)
+
+
+def check_text(text: object, *, max_chars: int, field: str = "text") -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput(f"{field} must be a non-empty string")
+    if len(text) > max_chars:
+        raise InvalidInput(f"{field} is longer than {max_chars} characters", length=len(text))
+    if "\x00" in text:
+        raise InvalidInput(f"{field} must not contain NUL characters")
+    return text
+
+
+def check_reason(reason: object) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("a non-empty reason is required")
+    if len(reason) > MAX_REASON_CHARS:
+        raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
+    return reason
+
+
+def check_type(value: MemoryType | str, scope: Scope) -> MemoryType:
+    try:
+        memory_type = MemoryType(value)
+    except ValueError as exc:
+        allowed = ", ".join(t.value for t in MemoryType)
+        raise InvalidInput(f"unknown memory type {value!r}; one of: {allowed}") from exc
+    if memory_type in AGENT_BOUND_TYPES and scope.agent is None:
+        raise InvalidInput(f"type {memory_type.value!r} needs an agent in the scope")
+    return memory_type
+
+
+def check_version(current: Memory, if_version: int | None) -> None:
+    if if_version is not None and if_version != current.version:
+        raise VersionConflict(
+            f"memory {current.id} is at version {current.version}, not {if_version}",
+            id=current.id, current_version=current.version,
+        )
+
+
+def plan_modify(
+    current: Memory,
+    *,
+    now: datetime,
+    actor: Actor,
+    reason: str,
+    max_chars: int,
+    content: str | None = None,
+    importance: float | None = None,
+    pinned: bool | None = None,
+    tags: Sequence[str] | None = None,
+    type: MemoryType | str | None = None,
+    subject: str | None = None,
+    if_version: int | None = None,
+) -> Planned:
+    reason = check_reason(reason)
+    check_version(current, if_version)
+    changes: dict[str, Any] = {}
+    if content is not None:
+        content = check_text(content, max_chars=max_chars, field="content")
+        if content != current.content:
+            changes.update(content=content, content_hash=content_hash(content))
+    if importance is not None:
+        changes["importance"] = check_importance(importance)
+    if pinned is not None:
+        if not isinstance(pinned, bool):
+            raise InvalidInput("pinned must be true or false")
+        changes["pinned"] = pinned
+    if tags is not None:
+        changes["tags"] = check_tags(tags)
+    if type is not None:
+        changes["type"] = check_type(type, current.scope)
+    if subject is not None:
+        changes["subject"] = subject or None
+    changes = {k: v for k, v in changes.items() if getattr(current, k) != v}
+    if not changes:
+        raise InvalidInput("nothing to change: every given field already has that value")
+    after = current.evolve(**changes, version=current.version + 1, updated_at=now)
+    history = _history(current, after, HistoryKind.UPDATE, now, actor, reason)
+    return Planned(after, history, content_changed="content" in changes)
+
+
+def plan_forget(
+    current: Memory, *, now: datetime, actor: Actor, reason: str, force: bool = False
+) -> Planned:
+    reason = check_reason(reason)
+    if current.is_deleted:
+        raise NotFound(f"memory {current.id} not found", id=current.id)
+    if current.pinned and not force:
+        raise PinnedMemory(
+            f"memory {current.id} is pinned; forgetting it needs force", id=current.id
+        )
+    after = current.evolve(
+        lifecycle=Lifecycle.DELETED, deleted_at=now, updated_at=now, version=current.version + 1
+    )
+    return Planned(after, _history(current, after, HistoryKind.DELETE, now, actor, reason))
+
+
+def plan_recover(
+    current: Memory, history: Sequence[HistoryEvent], *, now: datetime, actor: Actor, reason: str
+) -> Planned:
+    """Bring a soft-deleted memory back as it was before its last DELETE."""
+    reason = check_reason(reason)
+    if not current.is_deleted:
+        raise InvalidInput(f"memory {current.id} is not deleted", id=current.id)
+    deletes = [h for h in history if h.kind is HistoryKind.DELETE and h.before is not None]
+    previous = Lifecycle(deletes[-1].before["lifecycle"]) if deletes else Lifecycle.ACTIVE
+    after = current.evolve(
+        lifecycle=previous, deleted_at=None, updated_at=now, version=current.version + 1
+    )
+    return Planned(after, _history(current, after, HistoryKind.RECOVER, now, actor, reason))
+
+
+def _history(
+    before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: Actor, reason: str
+) -> HistoryEvent:
+    return HistoryEvent(
+        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor.id, reason=reason,
+        before=before.to_dict(), after=after.to_dict(), request_id=actor.request_id,
+    )

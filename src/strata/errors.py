@@ -1,0 +1,106 @@
+"""Every error Strata raises on purpose.
+
+    StrataError                    code                 HTTP
+    ├── InvalidInput               invalid_input        422
+    ├── NotFound                   not_found            404
+    ├── VersionConflict            version_conflict     409
+    ├── DuplicateContent           duplicate_content    409
+    ├── PinnedMemory               pinned               409
+    ├── IdempotencyMismatch        idempotency_mismatch 422
+    ├── ScopeDenied                scope_denied         403
+    ├── StoreError                 store_error          503
+    │   └── StoreLocked            store_locked         503
+    └── EmbedderError              embedder_error       503
+
+Each class carries a stable machine-readable ``code`` and the HTTP status it maps to. Front
+ends translate these once, at their edge: the HTTP API into a JSON body
+``{"error": {"code", "message", "details"}}``, the CLI into a message and a non-zero exit.
+Lower-library errors (sqlite3, onnxruntime, ...) are wrapped at the adapter boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "DuplicateContent",
+    "EmbedderError",
+    "IdempotencyMismatch",
+    "InvalidInput",
+    "NotFound",
+    "PinnedMemory",
+    "ScopeDenied",
+    "StoreError",
+    "StoreLocked",
+    "StrataError",
+    "VersionConflict",
+]
+
+
+class StrataError(Exception):
+    """Root of the hierarchy; never raised directly."""
+
+    code: ClassVar[str] = "strata_error"
+    http_status: ClassVar[int] = 500
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = details
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+class InvalidInput(StrataError):
+    code = "invalid_input"
+    http_status = 422
+
+
+class NotFound(StrataError):
+    code = "not_found"
+    http_status = 404
+
+
+class VersionConflict(StrataError):
+    code = "version_conflict"
+    http_status = 409
+
+
+class DuplicateContent(StrataError):
+    """A change would make two live memories of one scope hold the same content."""
+
+    code = "duplicate_content"
+    http_status = 409
+
+
+class PinnedMemory(StrataError):
+    code = "pinned"
+    http_status = 409
+
+
+class IdempotencyMismatch(StrataError):
+    """The same idempotency key was sent with a different request body."""
+
+    code = "idempotency_mismatch"
+    http_status = 422
+
+
+class ScopeDenied(StrataError):
+    code = "scope_denied"
+    http_status = 403
+
+
+class StoreError(StrataError):
+    code = "store_error"
+    http_status = 503
+
+
+class StoreLocked(StoreError):
+    code = "store_locked"
+    http_status = 503
+
+
+class EmbedderError(StrataError):
+    code = "embedder_error"
+    http_status = 503

@@ -1,0 +1,192 @@
+"""The narrow ports the engine depends on. Adapters live in ``strata.stores`` and
+``strata.embedders``; the facade only ever sees these protocols.
+
+A Store speaks in domain operations ("write these events and memories in one transaction",
+"apply this change if the version still matches"), never in SQL fragments. Every method that
+takes a ``viewer`` applies the visibility rule of ``strata.domain.visibility`` inside its query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+
+Vector = npt.NDArray[np.float32]
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str:
+        """Identifies model and runtime; stored with every vector."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """A (len(texts), dim) float32 array of L2-normalised rows."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A memory to insert, with its vector, derived from ``batch.events[event_index]``."""
+
+    memory: Memory
+    embedding: Vector
+    event_index: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyClaim:
+    key: str
+    request_hash: str  # a hash of the request body: same key + other body is refused
+
+
+@dataclass(frozen=True, slots=True)
+class WriteBatch:
+    """Everything one ``remember`` writes, committed in one transaction."""
+
+    events: Sequence[Event]
+    memories: Sequence[NewMemory]
+    actor: str
+    reason: str
+    request_id: str | None = None
+    idempotency: IdempotencyClaim | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMemory:
+    memory_id: str
+    deduplicated: bool  # an equal live memory already existed; its id is returned
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    events: tuple[Event, ...]  # with their assigned seq and parent ids
+    memories: tuple[StoredMemory, ...]
+    replayed: bool = False  # the idempotency key had been seen: this is the first result
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChange:
+    """Replace a memory's state with ``after`` if its version is still ``expected_version``."""
+
+    after: Memory
+    expected_version: int
+    history: HistoryEvent
+    embedding: Vector | None = None  # a new vector when the content changed
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: tuple[Memory, ...]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    events: int
+    memories: int
+    live_memories: int
+    deleted_memories: int
+    history_rows: int
+    schema_version: int
+    backend: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+ExportKind = Literal["event", "memory", "history"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRecord:
+    kind: ExportKind
+    data: dict[str, Any]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistence for events, memories, vectors, history and idempotency keys."""
+
+    def close(self) -> None: ...
+
+    def write(self, batch: WriteBatch) -> WriteOutcome:
+        """Insert events (assigning per-conversation seq), insert memories (collapsing exact
+        duplicates among live rows of one scope onto the existing row), write one history row
+        per memory, and record the idempotency key: all or nothing. A key seen before returns
+        the first outcome with ``replayed=True``; the same key with another request hash raises
+        ``IdempotencyMismatch``."""
+        ...
+
+    def apply(self, change: MemoryChange) -> Memory:
+        """Compare-and-set: raises ``VersionConflict`` if the stored version differs,
+        ``NotFound`` if the memory is gone, ``DuplicateContent`` if the new content equals
+        another live memory of the scope. Writes the history row in the same transaction."""
+        ...
+
+    def get(self, memory_id: str, viewer: Scope, *, include_deleted: bool = False) -> Memory | None:
+        ...
+
+    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> list[Memory]:
+        """The visible, non-deleted memories among ``memory_ids``, in the given order."""
+        ...
+
+    def list(
+        self, viewer: Scope, filters: Filters, *, limit: int, cursor: str | None = None
+    ) -> Page:
+        """Newest first; ``cursor`` is the opaque ``next_cursor`` of the previous page."""
+        ...
+
+    def vector_search(
+        self, viewer: Scope, vector: Vector, k: int, filters: Filters
+    ) -> list[tuple[str, float]]:
+        """Up to ``k`` (memory id, cosine similarity) pairs, best first."""
+        ...
+
+    def text_search(
+        self, viewer: Scope, query: str, k: int, filters: Filters
+    ) -> list[tuple[str, float]]:
+        """Up to ``k`` (memory id, lexical score > 0) pairs, best first (BM25-like)."""
+        ...
+
+    def history(self, memory_id: str) -> list[HistoryEvent]:
+        """Oldest first."""
+        ...
+
+    def events(self, event_ids: Sequence[str]) -> list[Event]: ...
+
+    def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
+        """Bump access counters; retrieval bookkeeping, not a versioned mutation."""
+        ...
+
+    def stats(self) -> StoreStats: ...
+
+    def export(self) -> Iterator[ExportRecord]:
+        """Every event, memory (with its vector) and history row, in an order ``restore``
+        accepts."""
+        ...
+
+    def restore(self, records: Iterable[ExportRecord]) -> int:
+        """Insert exported records as they are (ids kept); existing ids are skipped.
+        Returns how many records were inserted."""
+        ...

@@ -1,0 +1,72 @@
+"""Helpers every Store adapter shares: cursors, vector encoding, insert-history rows."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+
+from strata.domain.ids import new_id
+from strata.domain.models import Event, Filters, HistoryEvent, HistoryKind, Memory
+from strata.errors import InvalidInput
+from strata.ports import Vector, WriteBatch
+
+DUPLICATE_REASON = "exact duplicate of a live memory"
+
+
+def encode_cursor(created_at: datetime, memory_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), memory_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii")
+
+
+def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+        return datetime.fromisoformat(created), str(memory_id)
+    except (ValueError, TypeError, binascii.Error, UnicodeError) as exc:
+        raise InvalidInput("malformed cursor", cursor=cursor) from exc
+
+
+def encode_vector(vector: Vector) -> str:
+    return base64.b64encode(vector_bytes(vector)).decode("ascii")
+
+
+def decode_vector(text: str) -> Vector:
+    return vector_from_bytes(base64.b64decode(text))
+
+
+def vector_bytes(vector: Vector) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def vector_from_bytes(blob: bytes) -> Vector:
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def index_covers(filters: Filters) -> bool:
+    """Whether a vector index can apply ``filters`` alone (it knows types and lifecycles)."""
+    return replace(filters, types=(), lifecycles=(), include_deleted=False).is_empty
+
+
+def insert_history(
+    memory: Memory, batch: WriteBatch, event: Event | None, *, duplicate_of: str | None = None
+) -> HistoryEvent:
+    """The history row for a memory written by ``Store.write``: ADD, or NONE for a duplicate."""
+    return HistoryEvent(
+        id=new_id(),
+        memory_id=duplicate_of or memory.id,
+        kind=HistoryKind.NONE if duplicate_of else HistoryKind.ADD,
+        ts=memory.created_at,
+        actor=batch.actor,
+        reason=DUPLICATE_REASON if duplicate_of else batch.reason,
+        before=None,
+        after=None if duplicate_of else memory.to_dict(),
+        request_id=batch.request_id,
+        event_id=event.id if event else None,
+    )

@@ -1,0 +1,319 @@
+"""An in-process Store: the reference adapter, shipped for users' tests as well as ours.
+
+It keeps everything in dictionaries behind one lock and honours the full Store contract
+(atomic writes, compare-and-set, duplicate collapse, idempotency, visibility in every query).
+Nothing survives the process.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+
+from strata.domain.filtering import matches
+from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.text import keywords
+from strata.domain.visibility import can_see
+from strata.errors import (
+    DuplicateContent,
+    IdempotencyMismatch,
+    InvalidInput,
+    NotFound,
+    VersionConflict,
+)
+from strata.ports import (
+    ExportRecord,
+    MemoryChange,
+    Page,
+    StoredMemory,
+    StoreStats,
+    Vector,
+    WriteBatch,
+    WriteOutcome,
+)
+from strata.stores.common import (
+    decode_cursor,
+    decode_vector,
+    encode_cursor,
+    encode_vector,
+    index_covers,
+    insert_history,
+)
+from strata.stores.vector_index import IndexEntry, VectorIndex
+
+_BM25_K1 = 1.2
+_BM25_B = 0.75
+
+
+class InMemoryStore:
+    backend = "memory"
+
+    def __init__(self, dim: int = 384, embedder_name: str = "unknown") -> None:
+        self.dim = dim
+        self.embedder_name = embedder_name
+        self._lock = threading.RLock()
+        self._events: dict[str, Event] = {}
+        self._last_event: dict[tuple[str, str], Event] = {}
+        self._memories: dict[str, Memory] = {}
+        self._vectors: dict[str, Vector] = {}
+        self._history: dict[str, list[HistoryEvent]] = defaultdict(list)
+        self._live_hashes: dict[tuple[str, str], str] = {}
+        self._idempotency: dict[str, tuple[str, WriteOutcome]] = {}
+        self._index = VectorIndex(dim)
+        self._postings: dict[str, Counter[str]] = defaultdict(Counter)
+        self._doc_len: dict[str, int] = {}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> WriteOutcome:
+        with self._lock:
+            claim = batch.idempotency
+            if claim is not None and claim.key in self._idempotency:
+                request_hash, first = self._idempotency[claim.key]
+                if request_hash != claim.request_hash:
+                    raise IdempotencyMismatch("idempotency key reused with a different request")
+                return replace(first, replayed=True)
+            for new in batch.memories:  # validate first: a failed write must change nothing
+                self._checked(new.embedding)
+            events = tuple(self._sequence(e) for e in batch.events)
+            stored: list[StoredMemory] = []
+            for new in batch.memories:
+                event = events[new.event_index] if new.event_index is not None else None
+                stored.append(self._insert(new.memory, new.embedding, batch, event))
+            for event in events:
+                self._events[event.id] = event
+                self._last_event[(event.scope.team, event.conversation_id)] = event
+            outcome = WriteOutcome(events=events, memories=tuple(stored))
+            if claim is not None:
+                self._idempotency[claim.key] = (claim.request_hash, outcome)
+            return outcome
+
+    def _sequence(self, event: Event) -> Event:
+        last = self._last_event.get((event.scope.team, event.conversation_id))
+        seq = last.seq + 1 if last else 1
+        # Events of one batch in the same conversation chain onto each other.
+        self._last_event[(event.scope.team, event.conversation_id)] = replace(
+            event, seq=seq, parent_id=last.id if last else None
+        )
+        return self._last_event[(event.scope.team, event.conversation_id)]
+
+    def _insert(
+        self, memory: Memory, vector: Vector, batch: WriteBatch, event: Event | None
+    ) -> StoredMemory:
+        existing = self._live_hashes.get((memory.scope.key, memory.content_hash))
+        if existing is not None:
+            row = insert_history(memory, batch, event, duplicate_of=existing)
+            self._history[existing].append(row)
+            return StoredMemory(existing, deduplicated=True)
+        self._put(memory, vector)
+        self._history[memory.id].append(insert_history(memory, batch, event))
+        return StoredMemory(memory.id, deduplicated=False)
+
+    def _checked(self, vector: Vector) -> Vector:
+        array = np.asarray(vector, dtype=np.float32)
+        if array.shape != (self.dim,):
+            raise InvalidInput(f"vector has shape {array.shape}, the store holds {self.dim}-d")
+        return array
+
+    def apply(self, change: MemoryChange) -> Memory:
+        after = change.after
+        with self._lock:
+            current = self._memories.get(after.id)
+            if current is None:
+                raise NotFound(f"memory {after.id} not found", id=after.id)
+            if current.version != change.expected_version:
+                raise VersionConflict(
+                    f"memory {after.id} is at version {current.version}, "
+                    f"not {change.expected_version}",
+                    id=after.id, current_version=current.version,
+                )
+            if after.lifecycle in LIVE:
+                holder = self._live_hashes.get((after.scope.key, after.content_hash))
+                if holder is not None and holder != after.id:
+                    raise DuplicateContent(
+                        "another live memory of this scope has the same content",
+                        id=after.id, duplicate_of=holder,
+                    )
+            self._unindex_text(current)
+            self._put(after, change.embedding if change.embedding is not None
+                      else self._vectors[after.id])
+            self._history[after.id].append(change.history)
+            return after
+
+    def _put(self, memory: Memory, vector: Vector) -> None:
+        previous = self._memories.get(memory.id)
+        if previous is not None:
+            self._live_hashes.pop((previous.scope.key, previous.content_hash), None)
+        self._memories[memory.id] = memory
+        self._vectors[memory.id] = np.asarray(vector, dtype=np.float32)
+        if memory.lifecycle in LIVE:
+            self._live_hashes[(memory.scope.key, memory.content_hash)] = memory.id
+        self._index.upsert(
+            IndexEntry(memory.id, memory.scope, memory.type, memory.lifecycle, self._vectors[memory.id])
+        )
+        terms = Counter(keywords(memory.content))
+        self._doc_len[memory.id] = sum(terms.values())
+        for term, tf in terms.items():
+            self._postings[term][memory.id] = tf
+
+    def _unindex_text(self, memory: Memory) -> None:
+        for term in set(keywords(memory.content)):
+            self._postings[term].pop(memory.id, None)
+        self._doc_len.pop(memory.id, None)
+
+    def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
+        with self._lock:
+            for memory_id in memory_ids:
+                memory = self._memories.get(memory_id)
+                if memory is not None:
+                    self._memories[memory_id] = memory.evolve(
+                        access_count=memory.access_count + 1, last_accessed=at
+                    )
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def get(self, memory_id: str, viewer: Scope, *, include_deleted: bool = False) -> Memory | None:
+        with self._lock:
+            memory = self._memories.get(memory_id)
+        if memory is None or not can_see(viewer, memory.scope, memory.type):
+            return None
+        if memory.is_deleted and not include_deleted:
+            return None
+        return memory
+
+    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> list[Memory]:
+        found = (self.get(memory_id, viewer) for memory_id in memory_ids)
+        return [memory for memory in found if memory is not None]
+
+    def list(
+        self, viewer: Scope, filters: Filters, *, limit: int, cursor: str | None = None
+    ) -> Page:
+        after = decode_cursor(cursor)
+        with self._lock:
+            ordered = sorted(self._visible(viewer, filters), key=lambda m: (m.created_at, m.id),
+                             reverse=True)
+        if after is not None:
+            ordered = [m for m in ordered if (m.created_at, m.id) < after]
+        items = tuple(ordered[:limit])
+        more = len(ordered) > limit
+        next_cursor = encode_cursor(items[-1].created_at, items[-1].id) if more and items else None
+        return Page(items, next_cursor)
+
+    def _visible(self, viewer: Scope, filters: Filters) -> list[Memory]:
+        return [
+            m for m in self._memories.values()
+            if can_see(viewer, m.scope, m.type) and matches(m, filters)
+        ]
+
+    def vector_search(
+        self, viewer: Scope, vector: Vector, k: int, filters: Filters
+    ) -> list[tuple[str, float]]:
+        with self._lock:
+            allowed = None
+            if not index_covers(filters):
+                allowed = {m.id for m in self._visible(viewer, filters)}
+            return self._index.search(
+                vector, k, viewer, filters.effective_lifecycles(), filters.types, allowed
+            )
+
+    def text_search(
+        self, viewer: Scope, query: str, k: int, filters: Filters
+    ) -> list[tuple[str, float]]:
+        terms = keywords(query)
+        with self._lock:
+            n_docs = max(1, len(self._doc_len))
+            avg_len = sum(self._doc_len.values()) / n_docs if self._doc_len else 1.0
+            scores: Counter[str] = Counter()
+            for term in terms:
+                postings = self._postings.get(term, {})
+                idf = math.log(1 + (n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
+                for memory_id, tf in postings.items():
+                    norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * self._doc_len[memory_id] / avg_len)
+                    scores[memory_id] += idf * tf * (_BM25_K1 + 1) / (tf + norm)
+            ranked: list[tuple[str, float]] = []
+            for memory_id, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+                memory = self._memories[memory_id]
+                if score > 0 and can_see(viewer, memory.scope, memory.type) and matches(memory, filters):
+                    ranked.append((memory_id, score))
+                    if len(ranked) >= k:
+                        break
+            return ranked
+
+    def history(self, memory_id: str) -> list[HistoryEvent]:
+        with self._lock:
+            return list(self._history.get(memory_id, ()))
+
+    def events(self, event_ids: Sequence[str]) -> list[Event]:
+        with self._lock:
+            return [self._events[i] for i in event_ids if i in self._events]
+
+    def stats(self) -> StoreStats:
+        with self._lock:
+            deleted = sum(1 for m in self._memories.values() if m.is_deleted)
+            return StoreStats(
+                events=len(self._events),
+                memories=len(self._memories),
+                live_memories=sum(1 for m in self._memories.values() if m.lifecycle in LIVE),
+                deleted_memories=deleted,
+                history_rows=sum(len(rows) for rows in self._history.values()),
+                schema_version=0,
+                backend=self.backend,
+            )
+
+    # -- export / restore -------------------------------------------------------------------
+
+    def export(self) -> Iterator[ExportRecord]:
+        with self._lock:
+            events = sorted(self._events.values(), key=lambda e: e.id)
+            memories = sorted(self._memories.values(), key=lambda m: m.id)
+            history = sorted((h for rows in self._history.values() for h in rows),
+                             key=lambda h: h.id)
+            vectors = dict(self._vectors)
+        for event in events:
+            yield ExportRecord("event", event.to_dict())
+        for memory in memories:
+            data = memory.to_dict()
+            data["embedding_model"] = self.embedder_name
+            data["embedding"] = encode_vector(vectors[memory.id])
+            yield ExportRecord("memory", data)
+        for row in history:
+            yield ExportRecord("history", row.to_dict())
+
+    def restore(self, records: Iterable[ExportRecord]) -> int:
+        inserted = 0
+        with self._lock:
+            for record in records:
+                inserted += self._restore_one(record)
+        return inserted
+
+    def _restore_one(self, record: ExportRecord) -> int:
+        if record.kind == "event":
+            event = Event.from_dict(record.data)
+            if event.id in self._events:
+                return 0
+            self._events[event.id] = event
+            key = (event.scope.team, event.conversation_id)
+            if key not in self._last_event or self._last_event[key].seq < event.seq:
+                self._last_event[key] = event
+            return 1
+        if record.kind == "memory":
+            memory = Memory.from_dict(record.data)
+            if memory.id in self._memories:
+                return 0
+            self._put(memory, decode_vector(record.data["embedding"]))
+            return 1
+        row = HistoryEvent.from_dict(record.data)
+        if any(h.id == row.id for h in self._history[row.memory_id]):
+            return 0
+        self._history[row.memory_id].append(row)
+        self._history[row.memory_id].sort(key=lambda h: h.id)
+        return 1

@@ -1,0 +1,94 @@
+"""Named, ordered schema migrations recorded in ``schema_migrations``.
+
+Each migration is a file ``migrations/NNNN_name.sql``; it runs once, inside the same
+transaction as the row that records it, so a crash leaves it either fully applied or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+
+from strata.errors import StoreError
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+CREATE_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    checksum   TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def available() -> list[Migration]:
+    folder = resources.files("strata.stores.sqlite").joinpath("migrations")
+    found = []
+    for entry in folder.iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
+    return sorted(found, key=lambda m: m.version)
+
+
+def applied(conn: sqlite3.Connection) -> dict[int, str]:
+    conn.execute(CREATE_TABLE)
+    return {row[0]: row[1] for row in conn.execute("SELECT version, checksum FROM schema_migrations")}
+
+
+def pending(conn: sqlite3.Connection) -> list[Migration]:
+    done = applied(conn)
+    for migration in available():
+        if migration.version in done and done[migration.version] != migration.checksum:
+            raise StoreError(
+                f"migration {migration.version:04d}_{migration.name} changed after it was "
+                "applied; migrations are append-only",
+            )
+    return [m for m in available() if m.version not in done]
+
+
+def migrate(conn: sqlite3.Connection) -> list[Migration]:
+    """Apply every pending migration in order; returns what was applied. Idempotent."""
+    ran = []
+    for migration in pending(conn):
+        stamp = datetime.now(UTC).isoformat()
+        record = (
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES "
+            f"({migration.version}, '{migration.name}', '{migration.checksum}', '{stamp}');"
+        )
+        try:
+            conn.executescript(f"BEGIN IMMEDIATE;\n{migration.sql}\n{record}\nCOMMIT;")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if _already_applied_by_peer(conn, migration):
+                continue
+            raise StoreError(f"migration {migration.version:04d} failed: {exc}") from exc
+        ran.append(migration)
+    return ran
+
+
+def _already_applied_by_peer(conn: sqlite3.Connection, migration: Migration) -> bool:
+    """Two processes opening a fresh store race to migrate; the loser sees the winner's row."""
+    return migration.version in applied(conn)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    return max(applied(conn), default=0)

@@ -1,0 +1,177 @@
+"""An exact, in-process vector index with the visibility rule applied as a mask.
+
+Why brute force: at 100k × 384 a float32 matmul takes 10-20 ms on this machine and is exact,
+while HNSW libraries lose 10-30 % recall@10 at comparable latency or need minutes to build
+(see docs/architecture.md, "Vector search"). The scope rule of ``strata.domain.visibility`` is
+evaluated over integer-coded columns before ranking, so an invisible row can never be returned
+("in the query, never after it").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from strata.domain.models import Lifecycle, MemoryType, Scope
+from strata.ports import Vector
+
+_TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
+_LIFECYCLE_CODES = {lc: i for i, lc in enumerate(Lifecycle)}
+_SHARED = _TYPE_CODES[MemoryType.SHARED]
+_USER_PROFILE = _TYPE_CODES[MemoryType.USER_PROFILE]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    memory_id: str
+    scope: Scope
+    type: MemoryType
+    lifecycle: Lifecycle
+    vector: Vector
+
+
+class _Codes:
+    """Interns strings to small ints; 0 means "not set"."""
+
+    def __init__(self) -> None:
+        self._codes: dict[str, int] = {}
+
+    def code(self, value: str | None) -> int:
+        if value is None:
+            return 0
+        found = self._codes.get(value)
+        if found is None:
+            found = len(self._codes) + 1
+            self._codes[value] = found
+        return found
+
+    def lookup(self, value: str | None) -> int:
+        """The code of a viewer's value; -1 (matches nothing) when never seen."""
+        if value is None:
+            return 0
+        return self._codes.get(value, -1)
+
+
+class VectorIndex:
+    """Thread-safe; rows are upserted by memory id and never physically removed."""
+
+    def __init__(self, dim: int, initial_capacity: int = 1024) -> None:
+        self.dim = dim
+        self._lock = threading.RLock()
+        self._size = 0
+        self._rows: dict[str, int] = {}
+        self._ids: list[str] = []
+        self._matrix = np.zeros((initial_capacity, dim), dtype=np.float32)
+        self._cols = {
+            name: np.zeros(initial_capacity, dtype=np.int32)
+            for name in ("team", "user", "agent", "run", "type", "lifecycle")
+        }
+        self._interned = {name: _Codes() for name in ("team", "user", "agent", "run")}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self._rows
+
+    def upsert(self, entry: IndexEntry) -> None:
+        self.upsert_many([entry])
+
+    def upsert_many(self, entries: Collection[IndexEntry]) -> None:
+        with self._lock:
+            self._reserve(self._size + len(entries))
+            for entry in entries:
+                self._put(entry)
+
+    def set_lifecycle(self, memory_id: str, lifecycle: Lifecycle) -> None:
+        with self._lock:
+            row = self._rows.get(memory_id)
+            if row is not None:
+                self._cols["lifecycle"][row] = _LIFECYCLE_CODES[lifecycle]
+
+    def search(
+        self,
+        vector: Vector,
+        k: int,
+        viewer: Scope,
+        lifecycles: Collection[Lifecycle],
+        types: Collection[MemoryType] = (),
+        allowed_ids: Collection[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        if vector.shape != (self.dim,):
+            raise ValueError(f"query vector has shape {vector.shape}, index dim is {self.dim}")
+        with self._lock:
+            n = self._size
+            if n == 0 or k <= 0:
+                return []
+            mask = self._mask(n, viewer, lifecycles, types, allowed_ids)
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                return []
+            if candidates.size == n:
+                sims = self._matrix[:n] @ vector
+            else:
+                sims = self._matrix[candidates] @ vector
+            take = min(k, sims.size)
+            top = np.argpartition(-sims, take - 1)[:take]
+            top = top[np.argsort(-sims[top], kind="stable")]
+            rows = top if candidates.size == n else candidates[top]
+            return [(self._ids[int(r)], float(sims[int(t)])) for r, t in zip(rows, top, strict=True)]
+
+    def _mask(
+        self,
+        n: int,
+        viewer: Scope,
+        lifecycles: Collection[Lifecycle],
+        types: Collection[MemoryType],
+        allowed_ids: Collection[str] | None,
+    ) -> npt.NDArray[np.bool_]:
+        c = {name: col[:n] for name, col in self._cols.items()}
+        v = {name: self._interned[name].lookup(getattr(viewer, name)) for name in self._interned}
+        personal = (c["run"] == 0) | (c["run"] == v["run"])
+        personal &= (c["agent"] == 0) | (c["agent"] == v["agent"])
+        own_user = (c["user"] == 0) | (c["user"] == v["user"])
+        mask = (c["team"] == v["team"]) & (
+            (c["type"] == _SHARED) | (own_user & ((c["type"] == _USER_PROFILE) | personal))
+        )
+        mask &= np.isin(c["lifecycle"], [_LIFECYCLE_CODES[lc] for lc in lifecycles])
+        if types:
+            mask &= np.isin(c["type"], [_TYPE_CODES[t] for t in types])
+        if allowed_ids is not None:
+            allowed = np.zeros(n, dtype=np.bool_)
+            rows = [self._rows[i] for i in allowed_ids if i in self._rows]
+            allowed[rows] = True
+            mask &= allowed
+        return mask
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self._matrix.shape[0]
+        if needed <= capacity:
+            return
+        new_capacity = max(needed, capacity * 2)
+        matrix = np.zeros((new_capacity, self.dim), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        self._matrix = matrix
+        for name, col in self._cols.items():
+            grown = np.zeros(new_capacity, dtype=np.int32)
+            grown[: self._size] = col[: self._size]
+            self._cols[name] = grown
+
+    def _put(self, entry: IndexEntry) -> None:
+        if entry.vector.shape != (self.dim,):
+            raise ValueError(f"vector has shape {entry.vector.shape}, index dim is {self.dim}")
+        row = self._rows.get(entry.memory_id)
+        if row is None:
+            row = self._size
+            self._size += 1
+            self._rows[entry.memory_id] = row
+            self._ids.append(entry.memory_id)
+        self._matrix[row] = entry.vector
+        for name in ("team", "user", "agent", "run"):
+            self._cols[name][row] = self._interned[name].code(getattr(entry.scope, name))
+        self._cols["type"][row] = _TYPE_CODES[entry.type]
+        self._cols["lifecycle"][row] = _LIFECYCLE_CODES[entry.lifecycle]
