@@ -7,8 +7,9 @@ Signals (each a mapping memory id → raw score):
 - ``importance``: the memory's importance, 1.0 when pinned.
 
 Two named methods combine them:
-- ``convex``: min-max normalise the query-dependent signals over the candidates, then a
-  weighted sum (scores stay comparable across signals, and a strong match wins);
+- ``convex``: cosine as it is (clipped at 0) and BM25 divided by the best BM25 of the
+  candidates, then a weighted sum. (Min-max scaling was tried first and dropped: with few
+  lexical matches it sends the runner-up to 0, however good it is.)
 - ``rrf``: reciprocal-rank fusion of the query-dependent signals (robust to score scales),
   plus the weighted priors.
 """
@@ -41,6 +42,16 @@ def recency_score(when: datetime, now: datetime, half_life_hours: float) -> floa
     return math.exp(-math.log(2) * age_hours / half_life_hours)
 
 
+def scale_by_max(scores: Mapping[str, float]) -> dict[str, float]:
+    """Divide non-negative scores by the largest, so the best is 1.0."""
+    if not scores:
+        return {}
+    high = max(scores.values())
+    if high <= 0:
+        return dict.fromkeys(scores, 0.0)
+    return {key: max(0.0, value) / high for key, value in scores.items()}
+
+
 def min_max(scores: Mapping[str, float]) -> dict[str, float]:
     """Scale to [0, 1]; a lone or constant score becomes 1.0."""
     if not scores:
@@ -62,7 +73,10 @@ def fuse(
 ) -> dict[str, float]:
     """Combine per-signal scores into one score per candidate id."""
     if method == "convex":
-        scaled = {name: min_max(signals.get(name, {})) for name in QUERY_SIGNALS}
+        scaled = {
+            "vector": {key: max(0.0, v) for key, v in signals.get("vector", {}).items()},
+            "lexical": scale_by_max(signals.get("lexical", {})),
+        }
     elif method == "rrf":
         top = RRF_K + 1
         scaled = {

@@ -1,0 +1,39 @@
+# The README's two commands: `make run` and `make test`. Both set everything up from nothing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test lint typecheck unit model clean
+
+setup: $(STAMP) model
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Export the bundled MiniLM weights to ONNX int8 once (cached under ~/.cache/strata/models,
+# or STRATA_MODEL_CACHE); offline and reproducible, a no-op when the export exists.
+model: $(STAMP)
+	$(BIN)/python -m strata.embedders.onnx
+
+run: setup
+	$(BIN)/strata serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -q
+
+# pytest exits 5 when it collected no test: that is a failure here too.
+test: setup lint typecheck
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

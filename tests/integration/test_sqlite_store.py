@@ -1,0 +1,102 @@
+"""SQLite-only guarantees: migrations, append-only tables, cross-connection freshness."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from strata.domain.models import Filters, Scope
+from strata.errors import InvalidInput, StoreError
+from strata.facade import Strata
+from strata.stores.sqlite import SQLiteStore, migrations
+from tests.conftest import EMBEDDER
+
+A = Scope("acme")
+
+
+def open_store(path: Path) -> SQLiteStore:
+    return SQLiteStore(path, dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+
+
+def schema(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"
+        ).fetchall()
+    return [(name, sql) for name, sql in rows]
+
+
+def test_migrations_are_recorded_idempotent_and_fresh_equals_migrated(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.db"
+    open_store(fresh).close()
+    again = open_store(fresh)  # reopening applies nothing
+    again.close()
+    stepwise = tmp_path / "stepwise.db"
+    conn = sqlite3.connect(stepwise, isolation_level=None)
+    for migration in migrations.available():  # one at a time, as an upgrade would
+        assert [m.version for m in migrations.pending(conn)][0] == migration.version
+        conn.executescript(migration.sql)
+        conn.execute(
+            "INSERT INTO schema_migrations VALUES (?, ?, ?, 'now')",
+            (migration.version, migration.name, migration.checksum),
+        )
+    assert migrations.pending(conn) == []
+    conn.close()
+    assert schema(fresh) == schema(stepwise)
+    with sqlite3.connect(fresh) as conn:
+        recorded = [row[0] for row in conn.execute("SELECT name FROM schema_migrations")]
+    assert recorded == [m.name for m in migrations.available()]
+
+
+def test_an_edited_applied_migration_is_detected(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE schema_migrations SET checksum = 'tampered'")
+    with pytest.raises(StoreError, match="append-only"):
+        open_store(path)
+
+
+def test_events_and_history_cannot_be_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    strata = Strata(open_store(path), EMBEDDER)
+    strata.remember("immutable fact", scope=A)
+    strata.close()
+    with sqlite3.connect(path) as conn:
+        for statement in ("UPDATE events SET text = 'forged'", "UPDATE history SET reason = 'x'"):
+            with pytest.raises(sqlite3.DatabaseError, match="immutable|append-only"):
+                conn.execute(statement)
+
+
+def test_a_store_refuses_another_embedder(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    with pytest.raises(InvalidInput, match="holds vectors from"):
+        SQLiteStore(path, dim=EMBEDDER.dim, embedder_name="other-model")
+
+
+def test_writes_from_another_connection_reach_this_vector_index(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    reader, writer = Strata(open_store(path), EMBEDDER), Strata(open_store(path), EMBEDDER)
+    first = writer.remember("the blue whale is the largest animal", scope=A).memory_ids[0]
+    assert reader.recall("largest animal whale", scope=A).hits[0].memory.id == first
+    second = writer.remember("the cheetah is the fastest animal", scope=A).memory_ids[0]
+    writer.forget(first, scope=A, reason="test")
+    hits = [h.memory.id for h in reader.recall("animal", scope=A).hits]
+    assert second in hits and first not in hits
+    vector = EMBEDDER.embed(["the blue whale is the largest animal"])[0]
+    assert first not in dict(reader.store.vector_search(A, vector, 5, Filters()))
+    reader.close()
+    writer.close()
+
+
+def test_open_creates_the_home_and_reopens_with_data(tmp_path: Path) -> None:
+    home = tmp_path / "nested" / "home"
+    with Strata.open(home, embedder=EMBEDDER) as strata:
+        memory_id = strata.remember("persisted", scope=A).memory_ids[0]
+    assert (home / "strata.db").exists()
+    with Strata.open(home, embedder=EMBEDDER) as strata:
+        assert strata.get(memory_id, scope=A).content == "persisted"
+        assert strata.stats().schema_version == migrations.available()[-1].version

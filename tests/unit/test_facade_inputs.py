@@ -1,0 +1,83 @@
+"""Bad input is refused with InvalidInput and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from strata.domain.models import MemoryType, Scope
+from strata.errors import InvalidInput
+from strata.testing import FakeClock, memory_strata
+
+BAD_REMEMBERS: list[dict[str, Any]] = [
+    {},
+    {"text": ""},
+    {"text": "   "},
+    {"text": "a", "messages": [{"content": "b"}]},
+    {"text": "x" * 100_001},
+    {"text": "nul\x00byte"},
+    {"text": "ok", "importance": 2},
+    {"text": "ok", "importance": "high"},
+    {"text": "ok", "type": "gossip"},
+    {"text": "ok", "type": "identity"},  # needs an agent
+    {"text": "ok", "tags": "single"},
+    {"text": "ok", "tags": [""]},
+    {"text": "ok", "pinned": "yes"},
+    {"text": "ok", "meta": {"f": object()}},
+    {"text": "ok", "scope": {"tenant": "x"}},
+    {"text": "ok", "idempotency_key": ""},
+    {"messages": []},
+    {"messages": "hello"},
+    {"messages": [{"role": "user"}]},
+    {"messages": [{"content": "hi", "ts": "yesterday"}]},
+    {"messages": [{"content": "hi", "colour": "red"}]},
+]
+
+
+@pytest.mark.parametrize("kwargs", BAD_REMEMBERS)
+def test_bad_remember_is_refused_and_writes_nothing(kwargs: dict[str, Any]) -> None:
+    strata = memory_strata()
+    with pytest.raises(InvalidInput):
+        strata.remember(**kwargs)
+    assert strata.stats().events == 0 and strata.stats().memories == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"query": ""}, {"query": "x" * 5000}, {"query": "q", "k": 0},
+               {"query": "q", "k": 101}, {"query": "q", "k": True},
+               {"query": "q", "budget_tokens": 0}, {"query": "q", "preset_name": "nope"}],
+)
+def test_bad_recall_is_refused(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(InvalidInput):
+        memory_strata().recall(**kwargs)
+
+
+def test_bad_list_and_get_are_refused() -> None:
+    strata = memory_strata()
+    for call in (lambda: strata.list(limit=0), lambda: strata.list(cursor="%%%"),
+                 lambda: strata.get("")):
+        with pytest.raises(InvalidInput):
+            call()
+
+
+def test_identity_is_always_in_the_context_of_its_agent() -> None:
+    strata = memory_strata(clock=FakeClock())
+    kyra = Scope("t", agent="kyra")
+    strata.remember("I am Kyra, I research things", scope=kyra, type=MemoryType.IDENTITY)
+    for i in range(30):
+        strata.remember(f"the build {i} failed on step {i}", scope=kyra)
+    recall = strata.recall("which build failed", scope=kyra, k=3, budget_tokens=200)
+    assert "I am Kyra" in recall.context
+    assert all(h.memory.type is not MemoryType.IDENTITY for h in recall.hits)
+    assert recall.context_tokens <= 200 and len(recall.hits) == 3
+
+
+def test_recall_reports_signals_evidence_and_counts_access() -> None:
+    strata = memory_strata()
+    result = strata.remember("Ana's cat is called Miso", scope="t")
+    hit = strata.recall("what is the cat called", scope="t").hits[0]
+    assert hit.memory.id == result.memory_ids[0]
+    assert set(hit.signals) == {"vector", "lexical", "recency", "importance"}
+    assert hit.evidence == result.event_ids
+    assert strata.get(hit.memory.id, scope="t").access_count == 1

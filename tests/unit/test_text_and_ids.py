@@ -1,0 +1,29 @@
+from strata.domain.ids import new_id
+from strata.domain.text import content_hash, estimate_tokens, keywords, normalize
+from strata.stores.sqlite.store import fts_query
+
+
+def test_normalize_folds_case_width_and_whitespace() -> None:
+    assert normalize("  Ｈello\tWORLD \n") == "hello world"
+    assert content_hash("Hello  world") == content_hash("hello world")
+    assert content_hash("hello world") != content_hash("hello worlds")
+
+
+def test_keywords_drop_stop_words_and_repeats() -> None:
+    assert keywords("What is Ana's favourite tea? Tea!") == ["ana", "favourite", "tea"]
+
+
+def test_token_estimate_follows_chars_per_token() -> None:
+    assert estimate_tokens("") == 1
+    assert estimate_tokens("x" * 35) == 10
+
+
+def test_fts_query_quotes_content_words_only() -> None:
+    assert fts_query('When did "Ana" go to Porto?') == '"ana" OR "go" OR "porto"'
+    assert fts_query("the of and") is None
+
+
+def test_ids_are_unique_and_time_ordered() -> None:
+    ids = [new_id() for _ in range(10_000)]
+    assert len(set(ids)) == len(ids)
+    assert ids == sorted(ids)
