@@ -54,6 +54,7 @@ __all__ = [
     "Recall",
     "RecallConfig",
     "RememberResult",
+    "Scope",
     "ScopeDenied",
     "Settings",
     "Store",

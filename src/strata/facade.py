@@ -8,8 +8,9 @@ first, then handed to the store with the rows they belong to.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +212,9 @@ class Strata:
         return self._apply(planned, current.version)
 
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
-        vector = self.embedder.embed([planned.after.content])[0] if planned.content_changed else None
+        vector = None
+        if planned.content_changed:
+            vector = self.embedder.embed([planned.after.content])[0]
         return self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
             embedding=vector,
@@ -275,11 +278,11 @@ class Strata:
         return self.store.list(Scope.parse(scope), filters or Filters(), limit=limit,
                                cursor=cursor)
 
-    def history(self, memory_id: str, *, scope: ScopeLike = None) -> list[HistoryEvent]:
+    def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
         self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
         return self.store.history(memory_id)
 
-    def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> list[Event]:
+    def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
         """The raw events a memory was derived from."""
         memory = self.get(memory_id, scope=scope, include_deleted=True)
         return self.store.events(memory.provenance.event_ids)
@@ -305,7 +308,7 @@ class Strata:
         """Load JSON objects: exported records (``record`` = event/memory/history) are restored
         with their ids and history; plain ``{"text": ...}`` objects are remembered."""
         read = inserted = 0
-        pending: list[ExportRecord] = []
+        pending: builtins.list[ExportRecord] = []
 
         def flush() -> None:
             nonlocal inserted
@@ -338,7 +341,7 @@ class Strata:
         result = self.remember(**fields)
         return 0 if all(result.deduplicated) or result.replayed else 1
 
-    def _with_vectors(self, records: list[ExportRecord]) -> list[ExportRecord]:
+    def _with_vectors(self, records: builtins.list[ExportRecord]) -> builtins.list[ExportRecord]:
         """Embed exported memories that come without a vector (or from another model)."""
         missing = [r for r in records if r.kind == "memory"
                    and (not r.data.get("embedding")

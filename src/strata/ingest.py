@@ -109,6 +109,7 @@ def parse_request(
         raise InvalidInput("give exactly one of text or messages")
     parsed_scope = Scope.parse(scope)
     base_meta = _check_meta(meta)
+    items: tuple[Message, ...]
     if text is not None:
         items = (Message(check_text(text, max_chars=max_chars), author=_name(author, "author"),
                          meta=base_meta),)
@@ -124,7 +125,7 @@ def parse_request(
         scope=parsed_scope,
         messages=items,
         type=check_type(type, parsed_scope),
-        importance=check_importance(importance) if importance is not None else 0.5,
+        importance=check_importance(importance if importance is not None else 0.5) or 0.0,
         pinned=pinned,
         tags=check_tags(tags),
         conversation_id=_name(conversation_id, "conversation_id") or "default",
@@ -139,7 +140,7 @@ def _parse_messages(
     author: str | None,
     base_meta: Mapping[str, Any],
 ) -> tuple[Message, ...]:
-    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
+    if not isinstance(messages, list | tuple) or not messages:
         raise InvalidInput("messages must be a non-empty list of {role, content, ts?, meta?}")
     if len(messages) > max_messages:
         raise InvalidInput(f"at most {max_messages} messages per call", count=len(messages))

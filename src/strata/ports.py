@@ -8,6 +8,7 @@ takes a ``viewer`` applies the visibility rule of ``strata.domain.visibility`` i
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -147,7 +148,7 @@ class Store(Protocol):
     def get(self, memory_id: str, viewer: Scope, *, include_deleted: bool = False) -> Memory | None:
         ...
 
-    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> list[Memory]:
+    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> builtins.list[Memory]:
         """The visible, non-deleted memories among ``memory_ids``, in the given order."""
         ...
 
@@ -159,21 +160,21 @@ class Store(Protocol):
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         """Up to ``k`` (memory id, cosine similarity) pairs, best first."""
         ...
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         """Up to ``k`` (memory id, lexical score > 0) pairs, best first (BM25-like)."""
         ...
 
-    def history(self, memory_id: str) -> list[HistoryEvent]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
         """Oldest first."""
         ...
 
-    def events(self, event_ids: Sequence[str]) -> list[Event]: ...
+    def events(self, event_ids: Sequence[str]) -> builtins.list[Event]: ...
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
         """Bump access counters; retrieval bookkeeping, not a versioned mutation."""

@@ -66,10 +66,10 @@ class Retriever:
         timings["embed"] = _ms_since(started)
         n = max(config.candidates, k)
         mark = time.perf_counter()
-        vector_hits = dict(self._store.vector_search(viewer, vector, n, filters))
+        vector_hits: dict[str, float] = dict(self._store.vector_search(viewer, vector, n, filters))
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
-        lexical_hits = dict(self._store.text_search(viewer, query, n, filters))
+        lexical_hits: dict[str, float] = dict(self._store.text_search(viewer, query, n, filters))
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
         ranked = self._rank(vector_hits, lexical_hits, viewer, config)[:k]

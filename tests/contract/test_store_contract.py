@@ -252,7 +252,8 @@ def test_filters_narrow_list_and_recall(strata: Strata) -> None:
     }
     for filters, expected in only.items():
         assert {m.id for m in strata.list(scope=A, filters=filters).items} == expected
-        assert {h.memory.id for h in strata.recall("tea", scope=A, filters=filters).hits} == expected
+        recalled = strata.recall("tea", scope=A, filters=filters).hits
+        assert {h.memory.id for h in recalled} == expected
 
 
 def test_lexical_and_vector_search_rank_the_match_first(strata: Strata) -> None:
@@ -340,4 +341,7 @@ def test_export_restores_into_any_adapter(
 def _dicts(records: object) -> list[str]:
     import json
 
-    return [json.dumps({"k": r.kind, **r.data}, sort_keys=True) for r in records]  # type: ignore[attr-defined]
+    return [
+        json.dumps({"k": r.kind, **r.data}, sort_keys=True)
+        for r in records  # type: ignore[attr-defined]
+    ]

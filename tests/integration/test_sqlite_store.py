@@ -36,7 +36,7 @@ def test_migrations_are_recorded_idempotent_and_fresh_equals_migrated(tmp_path: 
     stepwise = tmp_path / "stepwise.db"
     conn = sqlite3.connect(stepwise, isolation_level=None)
     for migration in migrations.available():  # one at a time, as an upgrade would
-        assert [m.version for m in migrations.pending(conn)][0] == migration.version
+        assert migrations.pending(conn)[0].version == migration.version
         conn.executescript(migration.sql)
         conn.execute(
             "INSERT INTO schema_migrations VALUES (?, ?, ?, 'now')",
@@ -66,7 +66,7 @@ def test_events_and_history_cannot_be_rewritten(tmp_path: Path) -> None:
     strata.close()
     with sqlite3.connect(path) as conn:
         for statement in ("UPDATE events SET text = 'forged'", "UPDATE history SET reason = 'x'"):
-            with pytest.raises(sqlite3.DatabaseError, match="immutable|append-only"):
+            with pytest.raises(sqlite3.DatabaseError, match=r"immutable|append-only"):
                 conn.execute(statement)
 
 

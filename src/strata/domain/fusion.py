@@ -80,7 +80,7 @@ def fuse(
     elif method == "rrf":
         top = RRF_K + 1
         scaled = {
-            name: {key: value * top for key, value in reciprocal_ranks(signals.get(name, {})).items()}
+            name: {key: rr * top for key, rr in reciprocal_ranks(signals.get(name, {})).items()}
             for name in QUERY_SIGNALS
         }
     else:

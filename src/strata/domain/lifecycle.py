@@ -171,8 +171,8 @@ def plan_recover(
     reason = check_reason(reason)
     if not current.is_deleted:
         raise InvalidInput(f"memory {current.id} is not deleted", id=current.id)
-    deletes = [h for h in history if h.kind is HistoryKind.DELETE and h.before is not None]
-    previous = Lifecycle(deletes[-1].before["lifecycle"]) if deletes else Lifecycle.ACTIVE
+    snapshots = [h.before for h in history if h.kind is HistoryKind.DELETE and h.before]
+    previous = Lifecycle(snapshots[-1]["lifecycle"]) if snapshots else Lifecycle.ACTIVE
     after = current.evolve(
         lifecycle=previous, deleted_at=None, updated_at=now, version=current.version + 1
     )

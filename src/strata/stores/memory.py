@@ -7,6 +7,7 @@ Nothing survives the process.
 
 from __future__ import annotations
 
+import builtins
 import math
 import threading
 from collections import Counter, defaultdict
@@ -62,7 +63,7 @@ class InMemoryStore:
         self._last_event: dict[tuple[str, str], Event] = {}
         self._memories: dict[str, Memory] = {}
         self._vectors: dict[str, Vector] = {}
-        self._history: dict[str, list[HistoryEvent]] = defaultdict(list)
+        self._history: dict[str, builtins.list[HistoryEvent]] = defaultdict(list)
         self._live_hashes: dict[tuple[str, str], str] = {}
         self._idempotency: dict[str, tuple[str, WriteOutcome]] = {}
         self._index = VectorIndex(dim)
@@ -85,7 +86,7 @@ class InMemoryStore:
             for new in batch.memories:  # validate first: a failed write must change nothing
                 self._checked(new.embedding)
             events = tuple(self._sequence(e) for e in batch.events)
-            stored: list[StoredMemory] = []
+            stored: builtins.list[StoredMemory] = []
             for new in batch.memories:
                 event = events[new.event_index] if new.event_index is not None else None
                 stored.append(self._insert(new.memory, new.embedding, batch, event))
@@ -158,7 +159,9 @@ class InMemoryStore:
         if memory.lifecycle in LIVE:
             self._live_hashes[(memory.scope.key, memory.content_hash)] = memory.id
         self._index.upsert(
-            IndexEntry(memory.id, memory.scope, memory.type, memory.lifecycle, self._vectors[memory.id])
+            IndexEntry(
+                memory.id, memory.scope, memory.type, memory.lifecycle, self._vectors[memory.id]
+            )
         )
         terms = Counter(keywords(memory.content))
         self._doc_len[memory.id] = sum(terms.values())
@@ -190,7 +193,7 @@ class InMemoryStore:
             return None
         return memory
 
-    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> list[Memory]:
+    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> builtins.list[Memory]:
         found = (self.get(memory_id, viewer) for memory_id in memory_ids)
         return [memory for memory in found if memory is not None]
 
@@ -208,7 +211,7 @@ class InMemoryStore:
         next_cursor = encode_cursor(items[-1].created_at, items[-1].id) if more and items else None
         return Page(items, next_cursor)
 
-    def _visible(self, viewer: Scope, filters: Filters) -> list[Memory]:
+    def _visible(self, viewer: Scope, filters: Filters) -> builtins.list[Memory]:
         return [
             m for m in self._memories.values()
             if can_see(viewer, m.scope, m.type) and matches(m, filters)
@@ -216,7 +219,7 @@ class InMemoryStore:
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         with self._lock:
             allowed = None
             if not index_covers(filters):
@@ -227,32 +230,33 @@ class InMemoryStore:
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         terms = keywords(query)
         with self._lock:
             n_docs = max(1, len(self._doc_len))
             avg_len = sum(self._doc_len.values()) / n_docs if self._doc_len else 1.0
-            scores: Counter[str] = Counter()
+            scores: dict[str, float] = defaultdict(float)
             for term in terms:
-                postings = self._postings.get(term, {})
+                postings: Counter[str] = self._postings.get(term, Counter())
                 idf = math.log(1 + (n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
                 for memory_id, tf in postings.items():
                     norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * self._doc_len[memory_id] / avg_len)
                     scores[memory_id] += idf * tf * (_BM25_K1 + 1) / (tf + norm)
-            ranked: list[tuple[str, float]] = []
+            ranked: builtins.list[tuple[str, float]] = []
             for memory_id, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
                 memory = self._memories[memory_id]
-                if score > 0 and can_see(viewer, memory.scope, memory.type) and matches(memory, filters):
+                visible = can_see(viewer, memory.scope, memory.type)
+                if score > 0 and visible and matches(memory, filters):
                     ranked.append((memory_id, score))
                     if len(ranked) >= k:
                         break
             return ranked
 
-    def history(self, memory_id: str) -> list[HistoryEvent]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
         with self._lock:
             return list(self._history.get(memory_id, ()))
 
-    def events(self, event_ids: Sequence[str]) -> list[Event]:
+    def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with self._lock:
             return [self._events[i] for i in event_ids if i in self._events]
 

@@ -120,7 +120,8 @@ class VectorIndex:
             top = np.argpartition(-sims, take - 1)[:take]
             top = top[np.argsort(-sims[top], kind="stable")]
             rows = top if candidates.size == n else candidates[top]
-            return [(self._ids[int(r)], float(sims[int(t)])) for r, t in zip(rows, top, strict=True)]
+            pairs = zip(rows, top, strict=True)
+            return [(self._ids[int(r)], float(sims[int(t)])) for r, t in pairs]
 
     def _mask(
         self,
@@ -146,7 +147,7 @@ class VectorIndex:
             rows = [self._rows[i] for i in allowed_ids if i in self._rows]
             allowed[rows] = True
             mask &= allowed
-        return mask
+        return np.asarray(mask, dtype=np.bool_)
 
     def _reserve(self, needed: int) -> None:
         capacity = self._matrix.shape[0]

@@ -50,7 +50,8 @@ def available() -> list[Migration]:
 
 def applied(conn: sqlite3.Connection) -> dict[int, str]:
     conn.execute(CREATE_TABLE)
-    return {row[0]: row[1] for row in conn.execute("SELECT version, checksum FROM schema_migrations")}
+    rows = conn.execute("SELECT version, checksum FROM schema_migrations")
+    return {row[0]: row[1] for row in rows}
 
 
 def pending(conn: sqlite3.Connection) -> list[Migration]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import threading
@@ -92,7 +93,7 @@ class SQLiteStore:
         self._write_lock = threading.Lock()
         self._index_lock = threading.Lock()
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        self._readers: builtins.list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -255,7 +256,8 @@ class SQLiteStore:
                     id=after.id, current_version=version,
                 )
             if after.lifecycle in LIVE:
-                holder = conn.execute(q.LIVE_HOLDER, (after.scope.key, after.content_hash)).fetchone()
+                key = (after.scope.key, after.content_hash)
+                holder = conn.execute(q.LIVE_HOLDER, key).fetchone()
                 if holder is not None and holder[0] != after.id:
                     raise DuplicateContent(
                         "another live memory of this scope has the same content",
@@ -294,7 +296,7 @@ class SQLiteStore:
         memory = _memory_from_row(row)
         return None if memory.is_deleted and not include_deleted else memory
 
-    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> list[Memory]:
+    def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> builtins.list[Memory]:
         if not memory_ids:
             return []
         where, params = q.visible(viewer)
@@ -331,7 +333,7 @@ class SQLiteStore:
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         self._catch_up_index()
         allowed = None if index_covers(filters) else self._ids_matching(viewer, filters)
         return self._index.search(
@@ -366,7 +368,7 @@ class SQLiteStore:
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
-    ) -> list[tuple[str, float]]:
+    ) -> builtins.list[tuple[str, float]]:
         match = fts_query(query)
         if match is None:
             return []
@@ -381,7 +383,7 @@ class SQLiteStore:
             rows = self._reader().execute(sql, (match, *params, *extra_params, k)).fetchall()
         return [(row[0], float(row[1])) for row in rows if row[1] > 0]
 
-    def history(self, memory_id: str) -> list[HistoryEvent]:
+    def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
         with _translated():
             rows = self._reader().execute(
                 f"SELECT {q.HISTORY_COLUMNS} FROM history WHERE memory_id = ? ORDER BY rowid",
@@ -389,11 +391,11 @@ class SQLiteStore:
             ).fetchall()
         return [_history_from_row(row) for row in rows]
 
-    def events(self, event_ids: Sequence[str]) -> list[Event]:
+    def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with _translated():
             return self._events(self._reader(), event_ids)
 
-    def _events(self, conn: sqlite3.Connection, event_ids: Sequence[str]) -> list[Event]:
+    def _events(self, conn: sqlite3.Connection, event_ids: Sequence[str]) -> builtins.list[Event]:
         if not event_ids:
             return []
         marks = ", ".join("?" * len(event_ids))
@@ -470,7 +472,7 @@ class SQLiteStore:
                 _insert_history(conn, HistoryEvent.from_dict(record.data))
         except sqlite3.IntegrityError as exc:
             raise DuplicateContent(
-                f"cannot restore {record.kind} {record_id}: it conflicts with existing data ({exc})",
+                f"cannot restore {record.kind} {record_id}: it conflicts with stored data ({exc})",
                 id=record_id,
             ) from exc
         return 1
