@@ -71,12 +71,16 @@ class Strata:
         cls,
         path: str | Path | None = None,
         *,
-        embedder: Embedder | None = None,
+        embedder: Embedder | str | None = None,
         clock: Clock | None = None,
         **settings: Any,
     ) -> Strata:
         """Open (creating if needed) the embedded store at ``path`` (a directory or a
-        ``.db`` file; default ``$STRATA_HOME``, else ``./.strata``)."""
+        ``.db`` file; default ``$STRATA_HOME``, else ``./.strata``). ``embedder`` is an
+        Embedder instance or a kind (``onnx``, ``torch``, ``hashing``); default: settings."""
+        if isinstance(embedder, str):
+            settings["embedder"] = embedder
+            embedder = None
         if path is not None:
             target = Path(path)
             key = "database_path" if target.suffix in {".db", ".sqlite", ".sqlite3"} else "home"
@@ -315,18 +319,23 @@ class Strata:
             inserted += self.store.restore(self._with_vectors(pending))
             pending.clear()
 
-        for line_no, record in enumerate(records, start=1):
-            read += 1
-            if not isinstance(record, Mapping):
-                raise InvalidInput(f"record {line_no} is not a JSON object")
-            if "record" in record:
-                pending.append(_export_record(record, line_no))
-                if len(pending) >= batch_size:
-                    flush()
-            else:
-                inserted += self._remember_record(record, scope, line_no)
-            if on_progress is not None:
-                on_progress(read)
+        try:
+            for line_no, record in enumerate(records, start=1):
+                if not isinstance(record, Mapping):
+                    raise InvalidInput(f"record {line_no} is not a JSON object")
+                if "record" in record:
+                    pending.append(_export_record(record, line_no))
+                    if len(pending) >= batch_size:
+                        flush()
+                else:
+                    inserted += self._remember_record(record, scope, line_no)
+                read += 1
+                if on_progress is not None:
+                    on_progress(read)
+        except InvalidInput as exc:
+            flush()  # what was valid before the bad record is kept, and said so
+            exc.details.update(records_before_error=read, inserted_before_error=inserted)
+            raise
         flush()
         return ImportReport(read=read, inserted=inserted, skipped=read - inserted)
 

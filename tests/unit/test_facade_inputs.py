@@ -81,3 +81,37 @@ def test_recall_reports_signals_evidence_and_counts_access() -> None:
     assert set(hit.signals) == {"vector", "lexical", "recency", "importance"}
     assert hit.evidence == result.event_ids
     assert strata.get(hit.memory.id, scope="t").access_count == 1
+
+
+def test_naive_filter_times_are_read_as_utc() -> None:
+    from datetime import UTC, datetime
+
+    from strata.domain.models import Filters
+
+    naive = Filters(created_after=datetime(2026, 1, 1, 12))
+    assert naive.created_after == datetime(2026, 1, 1, 12, tzinfo=UTC)
+    strata = memory_strata(clock=FakeClock(datetime(2026, 1, 2, tzinfo=UTC)))
+    strata.remember("after noon", scope="t")
+    assert len(strata.list(scope="t", filters=naive).items) == 1
+
+
+def test_an_import_stopped_by_a_bad_record_keeps_and_reports_what_came_before() -> None:
+    source = memory_strata()
+    source.remember("one", scope="t")
+    source.remember("two", scope="t")
+    records = [*source.export(), {"record": "memory", "id": "broken"}]
+    target = memory_strata()
+    with pytest.raises(InvalidInput) as raised:
+        target.import_records(records)
+    assert raised.value.details["inserted_before_error"] == len(records) - 1
+    assert raised.value.details["records_before_error"] == len(records) - 1
+    assert target.stats().memories == 2  # the valid records were kept, not dropped
+
+
+def test_open_accepts_an_embedder_kind(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from strata.facade import Strata
+
+    with Strata.open(Path(str(tmp_path)), embedder="hashing") as strata:
+        assert strata.embedder.name.startswith("hashing")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from strata.errors import InvalidInput
@@ -347,6 +347,13 @@ class Filters:
     created_after: datetime | None = None
     created_before: datetime | None = None
     include_deleted: bool = False
+
+    def __post_init__(self) -> None:
+        # A time without a zone is read as UTC, the same by every store.
+        for name in ("created_after", "created_before"):
+            value = getattr(self, name)
+            if value is not None and value.tzinfo is None:
+                object.__setattr__(self, name, value.replace(tzinfo=UTC))
 
     @property
     def is_empty(self) -> bool:
