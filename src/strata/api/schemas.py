@@ -1,0 +1,289 @@
+"""Request and response shapes of the HTTP API, and the JSON payloads both front ends emit.
+
+Request models check shape and outer bounds only (types, lengths, ranges, no unknown fields);
+the facade holds the policy and re-checks values against the configured settings. The bounds
+here mirror the default settings. Response models document the JSON in OpenAPI; routes return
+the facade's ``to_dict()`` payloads as they are, so the CLI's ``--json`` prints the very same
+dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
+from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
+from strata.ports import Page, StoreStats
+from strata.recall import MAX_QUERY_CHARS
+from strata.results import ImportReport
+
+MAX_TEXT_CHARS = 100_000
+MAX_MESSAGES = 1_000
+MAX_NAME_CHARS = 200
+MAX_ID_CHARS = 100
+MAX_K = 100
+MAX_PAGE = 500
+MAX_BUDGET_TOKENS = 1_000_000
+MAX_FILTER_VALUES = 50
+
+
+def assume_utc(value: datetime | None) -> datetime | None:
+    """Naive times are read as UTC, so they compare with the stored (aware) ones."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
+Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS)]
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
+Time = Annotated[datetime, AfterValidator(assume_utc)]
+Importance = Annotated[float, Field(ge=0.0, le=1.0, strict=True)]
+Version = Annotated[int, Field(ge=1, strict=True)]
+
+
+class RequestModel(BaseModel):
+    """Every request body refuses unknown fields and non-finite numbers."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class ScopeIn(RequestModel):
+    team: Name = "default"
+    user: Name | None = None
+    agent: Name | None = None
+    run: Name | None = None
+
+    def to_scope(self) -> Scope:
+        return Scope(team=self.team, user=self.user, agent=self.agent, run=self.run)
+
+
+class MessageIn(RequestModel):
+    content: Text
+    role: Name | None = None
+    author: Name | None = None
+    ts: Time | None = None
+    meta: dict[str, Any] | None = None
+
+
+class RememberRequest(RequestModel):
+    """Exactly one of ``text`` or ``messages``."""
+
+    text: Text | None = None
+    messages: list[MessageIn] | None = Field(default=None, min_length=1, max_length=MAX_MESSAGES)
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    type: MemoryType = MemoryType.SEMANTIC
+    importance: Importance | None = None
+    pinned: bool = Field(default=False, strict=True)
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    conversation_id: Name | None = None
+    author: Name | None = None
+    meta: dict[str, Any] | None = None
+    idempotency_key: Name | None = None
+
+    def message_dicts(self) -> list[dict[str, Any]] | None:
+        if self.messages is None:
+            return None
+        return [m.model_dump(exclude_none=True) for m in self.messages]
+
+
+class FiltersIn(RequestModel):
+    types: list[MemoryType] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
+    tags_any: list[Tag] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
+    lifecycles: list[Lifecycle] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
+    min_importance: Importance | None = None
+    pinned: bool | None = Field(default=None, strict=True)
+    conversation_id: Name | None = None
+    created_after: Time | None = None
+    created_before: Time | None = None
+
+    def to_filters(self) -> Filters:
+        return Filters(
+            types=tuple(self.types), tags_any=tuple(self.tags_any),
+            lifecycles=tuple(self.lifecycles), min_importance=self.min_importance,
+            pinned=self.pinned, conversation_id=self.conversation_id,
+            created_after=self.created_after, created_before=self.created_before,
+        )
+
+
+class RecallRequest(RequestModel):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    k: int = Field(default=10, ge=1, le=MAX_K, strict=True)
+    budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS, strict=True)
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+    preset: Name | None = Field(default=None, description="hybrid (default), rrf, vector, lexical")
+
+
+class ModifyRequest(RequestModel):
+    """Fields left out (or null) keep their value; ``reason`` is recorded in the history."""
+
+    reason: Reason
+    content: Text | None = None
+    importance: Importance | None = None
+    pinned: bool | None = Field(default=None, strict=True)
+    tags: list[Tag] | None = Field(default=None, max_length=MAX_TAGS)
+    type: MemoryType | None = None
+    subject: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+    if_version: Version | None = None
+
+
+class RecoverRequest(RequestModel):
+    reason: Reason
+
+
+# -- responses (documentation of the payloads below) --------------------------------------
+
+
+class ResponseModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScopeOut(ResponseModel):
+    team: str
+    user: str | None
+    agent: str | None
+    run: str | None
+
+
+class ProvenanceOut(ResponseModel):
+    event_ids: list[str]
+    source: str
+    extractor: str
+    model: str | None
+    prompt_version: str | None
+
+
+class MemoryOut(ResponseModel):
+    id: str
+    scope: ScopeOut
+    type: MemoryType
+    content: str
+    content_hash: str
+    created_at: datetime
+    updated_at: datetime
+    importance: float
+    confidence: float
+    pinned: bool
+    lifecycle: Lifecycle
+    tier: str
+    version: int
+    subject: str | None
+    conversation_id: str | None
+    tags: list[str]
+    provenance: ProvenanceOut
+    valid_from: datetime | None
+    valid_to: datetime | None
+    deleted_at: datetime | None
+    access_count: int
+    last_accessed: datetime | None
+    meta: dict[str, Any]
+
+
+class RememberResponse(ResponseModel):
+    event_ids: list[str]
+    memory_ids: list[str]
+    status: str
+    deduplicated: list[bool] = Field(description="Per memory id: collapsed onto an existing one.")
+    replayed: bool = Field(description="The idempotency key was seen before: the first answer.")
+    warnings: list[str]
+
+
+class HitOut(ResponseModel):
+    memory: MemoryOut
+    score: float
+    signals: dict[str, float]
+    evidence: list[str] = Field(description="Ids of the raw events behind the memory.")
+
+
+class RecallResponse(ResponseModel):
+    query: str
+    hits: list[HitOut]
+    context: str = Field(description="Prompt-ready text of the best memories within the budget.")
+    context_memory_ids: list[str]
+    context_tokens: int
+    timings_ms: dict[str, float]
+
+
+class MemoryPage(ResponseModel):
+    items: list[MemoryOut]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page."
+    )
+
+
+class HistoryEventOut(ResponseModel):
+    id: str
+    memory_id: str
+    kind: str
+    ts: datetime
+    actor: str
+    reason: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    request_id: str | None
+    event_id: str | None
+    provider: str | None
+    model: str | None
+    prompt_version: str | None
+    confidence: float | None
+
+
+class HistoryResponse(ResponseModel):
+    items: list[HistoryEventOut] = Field(description="Oldest first.")
+
+
+class StatsOut(ResponseModel):
+    events: int
+    memories: int
+    live_memories: int
+    deleted_memories: int
+    history_rows: int
+    schema_version: int
+    backend: str
+
+
+class HealthResponse(ResponseModel):
+    status: str
+    embedder: str
+    stats: StatsOut
+
+
+class ErrorOut(ResponseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
+    message: str
+    details: dict[str, Any]
+
+
+class ErrorResponse(ResponseModel):
+    error: ErrorOut
+
+
+# -- payloads: the JSON both the HTTP API and `strata --json` emit -------------------------
+
+
+def page_payload(page: Page) -> dict[str, Any]:
+    return {"items": [m.to_dict() for m in page.items], "next_cursor": page.next_cursor}
+
+
+def history_payload(rows: list[HistoryEvent]) -> dict[str, Any]:
+    return {"items": [row.to_dict() for row in rows]}
+
+
+def stats_payload(stats: StoreStats) -> dict[str, Any]:
+    """Every counter and the adapter's own details."""
+    return asdict(stats)
+
+
+def health_payload(stats: StoreStats, embedder: str) -> dict[str, Any]:
+    summary = {name: value for name, value in asdict(stats).items() if name != "details"}
+    return {"status": "ok", "embedder": embedder, "stats": summary}
+
+
+def import_payload(report: ImportReport) -> dict[str, Any]:
+    return asdict(report)

@@ -1,0 +1,555 @@
+"""``strata``: the command line over the ``Strata`` facade.
+
+Each command parses its options, opens the facade (lazily: ``strata --help`` loads no model
+and no store), makes one call and renders the answer, as rich tables or, with ``--json``, as
+the same JSON the HTTP API returns. Errors and exit codes are mapped once, in
+``strata.cli.session``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from strata.cli import render
+from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
+from strata.domain.models import Filters, Lifecycle, MemoryType
+from strata.errors import InvalidInput
+
+app = typer.Typer(
+    name="strata",
+    help="Long-term memory for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# -- shared options -----------------------------------------------------------------------
+
+SCOPE = "Scope"
+FILTERS = "Filters"
+
+JsonFlag = Annotated[
+    bool, typer.Option("--json", help="Print JSON (the HTTP API's payload) instead of tables.")
+]
+TeamOpt = Annotated[
+    str | None, typer.Option("--team", help="Team (default: 'default').", rich_help_panel=SCOPE)
+]
+UserOpt = Annotated[str | None, typer.Option("--user", help="User.", rich_help_panel=SCOPE)]
+AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.", rich_help_panel=SCOPE)]
+RunOpt = Annotated[str | None, typer.Option("--run", help="Run.", rich_help_panel=SCOPE)]
+MemoryIdArg = Annotated[
+    str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID", show_default=False)
+]
+ReasonOpt = Annotated[
+    str, typer.Option("--reason", help="Why (recorded in the history). Required.",
+                      show_default=False)
+]
+IfVersionOpt = Annotated[
+    int | None,
+    typer.Option("--if-version", min=1,
+                 help="Refuse (exit 1) unless the memory is still at this version."),
+]
+TypesOpt = Annotated[
+    list[MemoryType] | None,
+    typer.Option("--type", help="Only this type (repeatable).", rich_help_panel=FILTERS),
+]
+TagsAnyOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="Only memories with this tag (repeatable: any of them).",
+                 rich_help_panel=FILTERS),
+]
+
+
+def _options(ctx: typer.Context) -> GlobalOptions:
+    options = ctx.find_root().obj
+    return options if isinstance(options, GlobalOptions) else GlobalOptions()
+
+
+def _scope(
+    team: str | None, user: str | None, agent: str | None, run: str | None
+) -> dict[str, str | None]:
+    return {"team": team, "user": user, "agent": agent, "run": run}
+
+
+def _parse_time(value: str | None, option: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInput(f"{option} must be an ISO 8601 time, not {value!r}") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InvalidInput(f"{path}: {what} is not valid JSON ({exc})") from exc
+
+
+def _parse_meta(meta: str | None) -> Mapping[str, Any] | None:
+    if meta is None:
+        return None
+    try:
+        value = json.loads(meta)
+    except ValueError as exc:
+        raise InvalidInput(f"--meta is not valid JSON ({exc})") from exc
+    if not isinstance(value, dict):
+        raise InvalidInput("--meta must be a JSON object")
+    return value
+
+
+# -- global options -----------------------------------------------------------------------
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    home: Annotated[
+        Path | None,
+        typer.Option("--home", help="Data directory (or a .db file). Default: $STRATA_HOME, "
+                                    "else ./.strata.", show_default=False),
+    ] = None,
+    embedder: Annotated[
+        EmbedderChoice | None,
+        typer.Option("--embedder", help="Embedding model runtime. Default: $STRATA_EMBEDDER, "
+                                        "else onnx.", show_default=False),
+    ] = None,
+) -> None:
+    """Long-term memory for LLM agents: remember, recall, correct, audit."""
+    ctx.obj = GlobalOptions(home=home, embedder=embedder)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+@app.command()
+def remember(
+    ctx: typer.Context,
+    text: Annotated[
+        str | None,
+        typer.Argument(help="The text to remember; '-' reads it from stdin.", show_default=False),
+    ] = None,
+    messages: Annotated[
+        Path | None,
+        typer.Option("--messages", exists=True, dir_okay=False, readable=True,
+                     help="A JSON file: a list of {role, content, ts?, meta?, author?}."),
+    ] = None,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    memory_type: Annotated[
+        MemoryType, typer.Option("--type", help="Memory type.")
+    ] = MemoryType.SEMANTIC,
+    importance: Annotated[
+        float | None, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1 (default 0.5).")
+    ] = None,
+    pinned: Annotated[
+        bool, typer.Option("--pinned", help="Protect it: forgetting needs --force.")
+    ] = False,
+    tags: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable).")] = None,
+    conversation: Annotated[
+        str | None, typer.Option("--conversation", help="Conversation id (default 'default').")
+    ] = None,
+    author: Annotated[str | None, typer.Option("--author", help="Who said it.")] = None,
+    meta: Annotated[str | None, typer.Option("--meta", help="A JSON object kept with it.")] = None,
+    idempotency_key: Annotated[
+        str | None,
+        typer.Option("--idempotency-key", help="Repeating a call with this key returns the "
+                                               "first answer instead of writing twice."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Record a text (or a conversation's messages) and derive memories from it."""
+    with errors_reported(as_json=as_json):
+        body = sys.stdin.read() if text == "-" else text
+        turns = _read_json(messages, "messages") if messages is not None else None
+        meta_value = _parse_meta(meta)
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        result = strata.remember(
+            body, messages=turns, scope=_scope(team, user, agent, run), type=memory_type,
+            importance=importance, pinned=pinned, tags=tags or (),
+            conversation_id=conversation, author=author, meta=meta_value,
+            idempotency_key=idempotency_key,
+        )
+    if as_json:
+        render.emit_json(result.to_dict())
+    else:
+        render.show_remembered(result)
+
+
+@app.command()
+def modify(
+    ctx: typer.Context,
+    memory_id: MemoryIdArg,
+    reason: ReasonOpt,
+    content: Annotated[str | None, typer.Option("--content", help="New content.")] = None,
+    importance: Annotated[
+        float | None, typer.Option("--importance", min=0.0, max=1.0, help="New importance.")
+    ] = None,
+    pin: Annotated[
+        bool | None, typer.Option("--pin/--unpin", help="Pin or unpin.", show_default=False)
+    ] = None,
+    tags: Annotated[
+        list[str] | None, typer.Option("--tag", help="Replace the tags (repeatable).")
+    ] = None,
+    clear_tags: Annotated[bool, typer.Option("--clear-tags", help="Remove every tag.")] = False,
+    memory_type: Annotated[
+        MemoryType | None, typer.Option("--type", help="New type.", show_default=False)
+    ] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="New subject.")] = None,
+    if_version: IfVersionOpt = None,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Change a memory; the old version stays in its history."""
+    with errors_reported(as_json=as_json):
+        if clear_tags and tags:
+            raise InvalidInput("give --tag or --clear-tags, not both")
+    new_tags = [] if clear_tags else (tags or None)
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        memory = strata.modify(
+            memory_id, reason=reason, scope=_scope(team, user, agent, run), content=content,
+            importance=importance, pinned=pin, tags=new_tags, type=memory_type,
+            subject=subject, if_version=if_version,
+        )
+    if as_json:
+        render.emit_json(memory.to_dict())
+    else:
+        render.show_memory(memory)
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    memory_id: MemoryIdArg,
+    reason: ReasonOpt,
+    force: Annotated[bool, typer.Option("--force", help="Forget even a pinned memory.")] = False,
+    if_version: IfVersionOpt = None,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Soft-delete a memory (recoverable with `strata recover`)."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        memory = strata.forget(
+            memory_id, reason=reason, scope=_scope(team, user, agent, run), force=force,
+            if_version=if_version,
+        )
+    if as_json:
+        render.emit_json(memory.to_dict())
+    else:
+        render.show_memory(memory)
+
+
+@app.command()
+def recover(
+    ctx: typer.Context,
+    memory_id: MemoryIdArg,
+    reason: ReasonOpt,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Bring a forgotten memory back as it was."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        memory = strata.recover(memory_id, reason=reason, scope=_scope(team, user, agent, run))
+    if as_json:
+        render.emit_json(memory.to_dict())
+    else:
+        render.show_memory(memory)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+@app.command()
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.", show_default=False)],
+    k: Annotated[int, typer.Option("-k", min=1, help="How many memories (1-100).")] = 10,
+    budget: Annotated[
+        int | None,
+        typer.Option("--budget", min=1, help="Token budget of the context (default 2000).",
+                     show_default=False),
+    ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option("--preset", help="hybrid (default), rrf, vector or lexical.",
+                     show_default=False),
+    ] = None,
+    context: Annotated[
+        bool, typer.Option("--context", help="Print only the prompt-ready context.")
+    ] = False,
+    types: TypesOpt = None,
+    tags_any: TagsAnyOpt = None,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The memories most useful for a query, best first."""
+    filters = Filters(types=tuple(types or ()), tags_any=tuple(tags_any or ()))
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        result = strata.recall(
+            query, scope=_scope(team, user, agent, run), k=k, budget_tokens=budget,
+            filters=filters, preset_name=preset,
+        )
+    if as_json:
+        render.emit_json(result.to_dict())
+    elif context:
+        typer.echo(result.context)
+    else:
+        render.show_recall(result)
+
+
+@app.command()
+def get(
+    ctx: typer.Context,
+    memory_id: MemoryIdArg,
+    include_deleted: Annotated[
+        bool, typer.Option("--include-deleted", help="Show it even if forgotten.")
+    ] = False,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show one memory."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        memory = strata.get(
+            memory_id, scope=_scope(team, user, agent, run), include_deleted=include_deleted
+        )
+    if as_json:
+        render.emit_json(memory.to_dict())
+    else:
+        render.show_memory(memory)
+
+
+@app.command("list")
+def list_memories(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=500, help="Page size.")] = 50,
+    cursor: Annotated[
+        str | None, typer.Option("--cursor", help="The previous page's next cursor.")
+    ] = None,
+    types: TypesOpt = None,
+    tags_any: TagsAnyOpt = None,
+    lifecycles: Annotated[
+        list[Lifecycle] | None,
+        typer.Option("--lifecycle", help="Only this lifecycle (repeatable; default: active "
+                                         "and disputed).", rich_help_panel=FILTERS),
+    ] = None,
+    min_importance: Annotated[
+        float | None,
+        typer.Option("--min-importance", min=0.0, max=1.0, rich_help_panel=FILTERS,
+                     help="Only memories at least this important."),
+    ] = None,
+    pinned: Annotated[
+        bool | None,
+        typer.Option("--pinned/--unpinned", show_default=False, rich_help_panel=FILTERS,
+                     help="Only pinned (or only unpinned) memories."),
+    ] = None,
+    conversation: Annotated[
+        str | None, typer.Option("--conversation", help="Only this conversation.",
+                                 rich_help_panel=FILTERS),
+    ] = None,
+    created_after: Annotated[
+        str | None, typer.Option("--created-after", help="ISO 8601 time.",
+                                 rich_help_panel=FILTERS),
+    ] = None,
+    created_before: Annotated[
+        str | None, typer.Option("--created-before", help="ISO 8601 time.",
+                                 rich_help_panel=FILTERS),
+    ] = None,
+    include_deleted: Annotated[
+        bool, typer.Option("--include-deleted", help="Forgotten memories too.",
+                           rich_help_panel=FILTERS),
+    ] = False,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List memories, newest first, one page at a time."""
+    with errors_reported(as_json=as_json):
+        filters = Filters(
+            types=tuple(types or ()), tags_any=tuple(tags_any or ()),
+            lifecycles=tuple(lifecycles or ()), min_importance=min_importance, pinned=pinned,
+            conversation_id=conversation,
+            created_after=_parse_time(created_after, "--created-after"),
+            created_before=_parse_time(created_before, "--created-before"),
+            include_deleted=include_deleted,
+        )
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        page = strata.list(scope=_scope(team, user, agent, run), filters=filters, limit=limit,
+                           cursor=cursor)
+    if as_json:
+        from strata.api.schemas import page_payload
+
+        render.emit_json(page_payload(page))
+    else:
+        render.show_page(page)
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    memory_id: MemoryIdArg,
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Every change to a memory, oldest first, with who and why."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        rows = strata.history(memory_id, scope=_scope(team, user, agent, run))
+    if as_json:
+        from strata.api.schemas import history_payload
+
+        render.emit_json(history_payload(rows))
+    else:
+        render.show_history(rows)
+
+
+@app.command()
+def stats(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """What the store holds."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        counts = strata.stats()
+    if as_json:
+        from strata.api.schemas import stats_payload
+
+        render.emit_json(stats_payload(counts))
+    else:
+        render.show_stats(counts)
+
+
+# -- moving data --------------------------------------------------------------------------
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[
+        Path,
+        typer.Argument(exists=True, dir_okay=False, readable=True, show_default=False,
+                       help="JSONL: records of `strata export`, or {\"text\": ...} objects."),
+    ],
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Load a JSONL file; every line is checked before anything is written."""
+    from strata.cli.transfer import check_jsonl, import_jsonl, progress_bar
+
+    size = file.stat().st_size
+    with errors_reported(as_json=as_json), progress_bar("checking", size, in_bytes=True) as step:
+        check_jsonl(file, step)
+    with open_strata(_options(ctx), as_json=as_json) as strata, progress_bar(
+        "importing", size, in_bytes=True
+    ) as step:
+        report = import_jsonl(strata, file, scope=_scope(team, user, agent, run), advance=step)
+    if as_json:
+        from strata.api.schemas import import_payload
+
+        render.emit_json(import_payload(report))
+    else:
+        render.show_import(report)
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    file: Annotated[
+        Path | None,
+        typer.Argument(dir_okay=False, show_default=False,
+                       help="Where to write; stdout if left out."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Write every event, memory (with its vector) and history row as JSONL."""
+    from strata.cli.transfer import export_to_file, progress_bar, write_jsonl
+
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        if file is None:
+            write_jsonl(strata.export(), sys.stdout, lambda _: None)
+            return
+        counts = strata.stats()
+        total = counts.events + counts.memories + counts.history_rows
+        with progress_bar("exporting", total, in_bytes=False) as step:
+            written = export_to_file(strata.export(), file, step)
+    if as_json:
+        render.emit_json({"path": str(file), "records": written})
+    else:
+        render.stdout().print(f"Exported {written} records to {file}", markup=False)
+
+
+# -- serving ------------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).",
+                                 show_default=False),
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", min=1, max=65535, show_default=False,
+                                 help="Port to bind (default 8420)."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Serve the HTTP API (docs at /docs) until interrupted."""
+    import uvicorn
+
+    from strata.api.app import create_app
+
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        bind_host, bind_port = host or strata.settings.host, port or strata.settings.port
+        url = f"http://{bind_host}:{bind_port}"
+        if as_json:
+            render.emit_json({"url": url, "docs": f"{url}/docs"})
+        else:
+            typer.echo(f"Strata listening on {url} (docs: {url}/docs)")
+        uvicorn.run(create_app(strata), host=bind_host, port=bind_port, log_level="info")
+
+
+# -- sub-command groups -------------------------------------------------------------------
+
+
+def _add_bench(cli: typer.Typer) -> None:
+    """``strata bench`` when the benchmark commands are installed with this package."""
+    try:
+        from strata.cli.bench import bench_app
+    except ModuleNotFoundError as exc:
+        if exc.name != "strata.cli.bench":
+            raise
+        return
+    cli.add_typer(bench_app, name="bench")
+
+
+_add_bench(app)

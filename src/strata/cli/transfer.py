@@ -1,0 +1,112 @@
+"""JSONL in and out of a store, streamed line by line, with progress bars on stderr."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from strata.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from strata.facade import Strata
+    from strata.results import ImportReport
+
+Advance = Callable[[int], None]
+
+
+@contextmanager
+def progress_bar(description: str, total: int | None, *, in_bytes: bool) -> Iterator[Advance]:
+    """A bar on stderr (only when it is a terminal); yields ``advance(n)``."""
+    console = Console(stderr=True)
+    amount: ProgressColumn = DownloadColumn() if in_bytes else MofNCompleteColumn()
+    columns = (TextColumn("{task.description}"), BarColumn(), amount, TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+def parse_line(raw: bytes, line_no: int) -> dict[str, Any] | None:
+    """The JSON object on one line; None for a blank line."""
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise InvalidInput(f"line {line_no}: not valid JSON ({exc})", line=line_no) from exc
+    if not isinstance(value, dict):
+        raise InvalidInput(f"line {line_no}: expected a JSON object", line=line_no)
+    return value
+
+
+def check_jsonl(path: Path, advance: Advance) -> int:
+    """Refuse the file at its first malformed line, before anything is written.
+    Returns the number of records."""
+    count = 0
+    with path.open("rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            count += parse_line(raw, line_no) is not None
+            advance(len(raw))
+    return count
+
+
+class _LineTracker:
+    line = 0
+
+
+def _records(path: Path, advance: Advance, tracker: _LineTracker) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            tracker.line = line_no
+            record = parse_line(raw, line_no)
+            advance(len(raw))
+            if record is not None:
+                yield record
+
+
+def import_jsonl(
+    strata: Strata, path: Path, *, scope: Mapping[str, str | None], advance: Advance
+) -> ImportReport:
+    """Stream ``path`` into ``Strata.import_records``; a refused record names its line."""
+    tracker = _LineTracker()
+    try:
+        return strata.import_records(_records(path, advance, tracker), scope=scope)
+    except InvalidInput as exc:
+        details = {**exc.details, "line": tracker.line}
+        raise InvalidInput(f"line {tracker.line}: {exc.message}", **details) from exc
+
+
+def write_jsonl(records: Iterable[Mapping[str, Any]], out: IO[str], advance: Advance) -> int:
+    count = 0
+    for record in records:
+        out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        out.write("\n")
+        count += 1
+        advance(1)
+    return count
+
+
+def export_to_file(records: Iterable[Mapping[str, Any]], path: Path, advance: Advance) -> int:
+    """Write via a ``.partial`` file renamed at the end: never a truncated export."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            count = write_jsonl(records, out, advance)
+        partial.replace(path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return count
