@@ -1,0 +1,87 @@
+"""The latency benchmark end to end at a tiny N, so ``strata bench latency`` cannot rot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from strata.bench.latency import LatencyConfig, generate_queries, generate_texts, run_latency
+from strata.cli.bench import bench_app
+
+PERCENTILES = ("recall", "remember", "remember_embed")
+
+
+def _positive_numbers(data: Any, where: str = "") -> list[str]:
+    """Paths of numbers in ``data`` that are not > 0 (booleans and counters of hits aside)."""
+    bad: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key not in {"embed_cache_hits", "passed", "load_avg_1m"}:
+                bad += _positive_numbers(value, f"{where}.{key}")
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            bad += _positive_numbers(value, f"{where}[{i}]")
+    elif isinstance(data, int | float) and not isinstance(data, bool) and not data > 0:
+        bad.append(where)
+    return bad
+
+
+def test_generated_texts_are_distinct_and_deterministic() -> None:
+    texts = generate_texts(2_000, seed=3)
+    assert len(set(texts)) == 2_000
+    assert texts == generate_texts(2_000, seed=3)
+    assert texts != generate_texts(2_000, seed=4)
+    queries = generate_queries(300, seed=3)
+    assert len(set(queries)) == 300
+    assert not set(queries) & set(texts)
+
+
+def test_latency_report_at_300_memories(tmp_path: Path) -> None:
+    config = LatencyConfig(memories=300, queries=30, remembers=30, embedder="hashing",
+                           home=tmp_path / "home", cache_dir=tmp_path / "cache")
+    stages: set[str] = set()
+    report = run_latency(config, lambda stage, done, total: stages.add(stage))
+    data = json.loads(json.dumps(report.to_dict()))
+
+    assert set(data) == {"config", "machine", "corpus", "ingest", "serving", "targets"}
+    assert data["config"]["memories"] == 300
+    assert data["config"]["embedder"] == "hashing"
+    assert data["machine"]["cores"] >= 1 and data["machine"]["python"]
+    serving = data["serving"]
+    for name in PERCENTILES:
+        assert set(serving[name]) == {"n", "p50", "p95", "p99", "mean", "max"}
+        assert serving[name]["p50"] <= serving[name]["p95"] <= serving[name]["p99"]
+    assert serving["recall"]["n"] == 30 and serving["remember"]["n"] == 30
+    assert serving["memories_at_open"] == 300
+    assert serving["embed_cache_hits"] == 0
+    assert {"embed", "vector", "lexical", "total"} <= set(serving["recall_stages_p50_ms"])
+    assert data["ingest"]["store_write"]["memories"] + data["ingest"]["remember"]["memories"] == 300
+    assert [t["unit"] for t in data["targets"]] == ["ms", "ms", "MiB"]
+    assert all(isinstance(t["passed"], bool) for t in data["targets"])
+    assert _positive_numbers({k: v for k, v in data.items() if k != "corpus"}) == []
+    assert {"embed corpus", "ingest (store.write)", "ingest (remember)"} <= stages
+
+    cached = run_latency(LatencyConfig(memories=300, queries=5, remembers=5, embedder="hashing",
+                                       home=tmp_path / "again", cache_dir=tmp_path / "cache"))
+    assert cached.corpus["cached"] is True
+    assert cached.serving.memories_at_open == 300
+
+
+def test_cli_prints_one_json_object(tmp_path: Path, monkeypatch: Any) -> None:
+    import strata.cli.bench as cli
+
+    def hashing_config(**kwargs: Any) -> LatencyConfig:
+        return LatencyConfig(**{**kwargs, "embedder": "hashing", "cache_dir": tmp_path / "c"})
+
+    monkeypatch.setattr(cli, "LatencyConfig", hashing_config)
+    result = CliRunner().invoke(bench_app, [
+        "latency", "--memories", "120", "--queries", "5", "--remembers", "5", "--json",
+        "--home", str(tmp_path / "h"),
+    ])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert data["config"]["memories"] == 120
+    assert len(data["targets"]) == 3
