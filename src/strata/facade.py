@@ -86,6 +86,7 @@ class Strata:
             key = "database_path" if target.suffix in {".db", ".sqlite", ".sqlite3"} else "home"
             settings.setdefault(key, target)
         config = load_settings(**settings)
+        _limit_blas_threads(config.blas_threads)
         from strata.embedders import make_embedder
         from strata.stores.sqlite import SQLiteStore
 
@@ -100,6 +101,11 @@ class Strata:
 
     def close(self) -> None:
         self.store.close()
+
+    def warm_up(self) -> None:
+        """Load the model and the search indexes now, so the first request is not slow."""
+        self.embedder.embed(["warm up"])
+        self.store.warm_up()
 
     def __enter__(self) -> Strata:
         return self
@@ -361,6 +367,16 @@ class Strata:
                 record.data["embedding"] = encode_vector(vector)
                 record.data["embedding_model"] = self.embedder.name
         return list(records)
+
+
+def _limit_blas_threads(threads: int | None) -> None:
+    """Cap BLAS threads process-wide. Measured at 100k memories: OpenBLAS workers spinning
+    after each matmul took the second core from SQLite and the model (recall p95 48 → 24 ms
+    with 1 thread; docs/architecture.md)."""
+    if threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads, user_api="blas")
 
 
 _REQUIRED = {

@@ -131,6 +131,10 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
+    def warm_up(self) -> None:
+        """Load what the first query would otherwise load (e.g. a vector index)."""
+        ...
+
     def write(self, batch: WriteBatch) -> WriteOutcome:
         """Insert events (assigning per-conversation seq), insert memories (collapsing exact
         duplicates among live rows of one scope onto the existing row), write one history row

@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     default_budget_tokens: int = Field(default=2_000, ge=1, description="Context budget.")
     fusion: FusionMethod = Field(default="convex", description="How recall signals combine.")
     candidates: int = Field(default=50, ge=1, description="Candidates per recall signal.")
+    blas_threads: int | None = Field(
+        default=1, ge=1,
+        description="BLAS threads for vector search; 1 keeps idle BLAS workers from spinning "
+        "on the core SQLite and the model need. None leaves the library default.",
+    )
     track_access: bool = Field(default=True, description="Count recalls per memory.")
 
     @classmethod

@@ -345,3 +345,12 @@ def _dicts(records: object) -> list[str]:
         json.dumps({"k": r.kind, **r.data}, sort_keys=True)
         for r in records  # type: ignore[attr-defined]
     ]
+
+
+def test_lexical_search_finds_a_scope_s_matches_below_other_scopes_best(strata: Strata) -> None:
+    for i in range(230):  # another team's strong matches fill the global top of the index
+        strata.remember(f"apple apple apple orchard {i}", scope=B)
+    mine = {strata.remember(f"an apple pie recipe with cinnamon, take {i}", scope=A)
+            .memory_ids[0] for i in range(2)}
+    found = strata.store.text_search(A, "apple", 5, Filters())
+    assert {memory_id for memory_id, _ in found} == mine

@@ -100,3 +100,17 @@ def test_open_creates_the_home_and_reopens_with_data(tmp_path: Path) -> None:
     with Strata.open(home, embedder=EMBEDDER) as strata:
         assert strata.get(memory_id, scope=A).content == "persisted"
         assert strata.stats().schema_version == migrations.available()[-1].version
+
+
+def test_warm_up_builds_the_index_the_same_as_a_search_would(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with Strata(open_store(path), EMBEDDER) as writer:
+        ids = [writer.remember(f"memory number {i}", scope=A).memory_ids[0] for i in range(50)]
+        writer.forget(ids[0], scope=A, reason="gone")
+    reader = Strata(open_store(path), EMBEDDER)
+    reader.warm_up()
+    assert reader.stats().details["indexed_vectors"] == 50
+    vector = EMBEDDER.embed(["memory number 7"])[0]
+    found = dict(reader.store.vector_search(A, vector, 60, Filters()))
+    assert ids[7] in found and ids[0] not in found and len(found) == 49
+    reader.close()

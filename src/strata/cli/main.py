@@ -530,6 +530,7 @@ def serve(
 
     with open_strata(_options(ctx), as_json=as_json) as strata:
         bind_host, bind_port = host or strata.settings.host, port or strata.settings.port
+        strata.warm_up()
         url = f"http://{bind_host}:{bind_port}"
         if as_json:
             render.emit_json({"url": url, "docs": f"{url}/docs"})

@@ -73,6 +73,9 @@ class InMemoryStore:
     def close(self) -> None:
         """Nothing to release."""
 
+    def warm_up(self) -> None:
+        """Everything is in memory already."""
+
     # -- writes -----------------------------------------------------------------------------
 
     def write(self, batch: WriteBatch) -> WriteOutcome:

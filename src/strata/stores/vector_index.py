@@ -10,7 +10,7 @@ evaluated over integer-coded columns before ranking, so an invisible row can nev
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,10 +82,40 @@ class VectorIndex:
         self.upsert_many([entry])
 
     def upsert_many(self, entries: Collection[IndexEntry]) -> None:
+        if not entries:
+            return
+        self.upsert_rows(
+            [(e.memory_id, e.scope.team, e.scope.user, e.scope.agent, e.scope.run, e.type.value,
+              e.lifecycle.value) for e in entries],
+            np.stack([e.vector for e in entries]),
+        )
+
+    def upsert_rows(
+        self, rows: Sequence[tuple[str, str, str | None, str | None, str | None, str, str]],
+        vectors: npt.NDArray[np.float32],
+    ) -> None:
+        """Bulk upsert: ``rows`` of (id, team, user, agent, run, type, lifecycle) and one
+        vector per row. The columnar path that store warm-up uses (no per-row objects)."""
+        if vectors.shape != (len(rows), self.dim):
+            expected = (len(rows), self.dim)
+            raise ValueError(f"vectors have shape {vectors.shape}, expected {expected}")
         with self._lock:
-            self._reserve(self._size + len(entries))
-            for entry in entries:
-                self._put(entry)
+            self._reserve(self._size + len(rows))
+            positions = np.empty(len(rows), dtype=np.int64)
+            for i, (memory_id, team, user, agent, run, type_, lifecycle) in enumerate(rows):
+                row = self._rows.get(memory_id)
+                if row is None:
+                    row = self._size
+                    self._size += 1
+                    self._rows[memory_id] = row
+                    self._ids.append(memory_id)
+                positions[i] = row
+                for name, value in (("team", team), ("user", user), ("agent", agent),
+                                    ("run", run)):
+                    self._cols[name][row] = self._interned[name].code(value)
+                self._cols["type"][row] = _TYPE_CODES[MemoryType(type_)]
+                self._cols["lifecycle"][row] = _LIFECYCLE_CODES[Lifecycle(lifecycle)]
+            self._matrix[positions] = vectors
 
     def set_lifecycle(self, memory_id: str, lifecycle: Lifecycle) -> None:
         with self._lock:
@@ -161,18 +191,3 @@ class VectorIndex:
             grown = np.zeros(new_capacity, dtype=np.int32)
             grown[: self._size] = col[: self._size]
             self._cols[name] = grown
-
-    def _put(self, entry: IndexEntry) -> None:
-        if entry.vector.shape != (self.dim,):
-            raise ValueError(f"vector has shape {entry.vector.shape}, index dim is {self.dim}")
-        row = self._rows.get(entry.memory_id)
-        if row is None:
-            row = self._size
-            self._size += 1
-            self._rows[entry.memory_id] = row
-            self._ids.append(entry.memory_id)
-        self._matrix[row] = entry.vector
-        for name in ("team", "user", "agent", "run"):
-            self._cols[name][row] = self._interned[name].code(getattr(entry.scope, name))
-        self._cols["type"][row] = _TYPE_CODES[entry.type]
-        self._cols["lifecycle"][row] = _LIFECYCLE_CODES[entry.lifecycle]

@@ -19,6 +19,9 @@ MEMORY_COLUMNS = (
     "last_accessed, meta"
 )
 
+#: The same columns on alias m, for queries that join.
+M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
+
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev)
 VALUES ({", ".join("?" * 26)}, ?, ?)
@@ -69,6 +72,28 @@ INDEX_DELTA = """
 SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev, e.vector
 FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid
 WHERE m.rev > ? ORDER BY m.rev
+"""
+
+# Ids come as one JSON array; CROSS JOIN pins the join order so SQLite looks each id up by
+# its unique index instead of scanning the team (which it may pick without ANALYZE data).
+GET_MANY = f"""
+SELECT {M_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m ON m.id = wanted.value
+WHERE m.lifecycle != 'deleted' AND
+"""
+
+# Rank in FTS alone first (cheap), then join and filter only the best rows. Exact whenever at
+# least k visible rows are among the global top ``pool``; the caller falls back otherwise.
+TEXT_SEARCH_POOLED = """
+SELECT m.id, f.score FROM (
+    SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts
+    WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?
+) AS f JOIN memories m ON m.rowid = f.rowid
+WHERE {where}{extra} ORDER BY f.score DESC, m.id LIMIT ?
+"""
+TEXT_SEARCH_FULL = """
+SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts
+JOIN memories m ON m.rowid = memories_fts.rowid
+WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
 """
 
 GET_IDEMPOTENCY = "SELECT request_hash, outcome FROM idempotency_keys WHERE key = ?"

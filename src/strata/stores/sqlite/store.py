@@ -68,9 +68,11 @@ from strata.stores.common import (
 )
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
-from strata.stores.vector_index import IndexEntry, VectorIndex
+from strata.stores.vector_index import VectorIndex
 
 MAX_QUERY_TERMS = 16
+#: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
+TEXT_POOL = 200
 
 
 class SQLiteStore:
@@ -300,12 +302,9 @@ class SQLiteStore:
         if not memory_ids:
             return []
         where, params = q.visible(viewer)
-        marks = ", ".join("?" * len(memory_ids))
         with _translated():
             rows = self._reader().execute(
-                f"SELECT {q.MEMORY_COLUMNS} FROM memories m "
-                f"WHERE m.id IN ({marks}) AND m.lifecycle != 'deleted' AND {where}",
-                (*memory_ids, *params),
+                q.GET_MANY + where, (json.dumps(list(memory_ids)), *params)
             ).fetchall()
         found = {m.id: m for m in map(_memory_from_row, rows)}
         return [found[i] for i in memory_ids if i in found]
@@ -356,15 +355,15 @@ class SQLiteStore:
             rows = self._reader().execute(q.INDEX_DELTA, (self._index_rev,)).fetchall()
             if not rows:
                 return
-            self._index.upsert_many([
-                IndexEntry(
-                    memory_id=row[0], scope=Scope(row[1], row[2], row[3], row[4]),
-                    type=MemoryType(row[5]), lifecycle=Lifecycle(row[6]),
-                    vector=vector_from_bytes(row[8]),
-                )
-                for row in rows
-            ])
+            vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
+            self._index.upsert_rows(
+                [row[:7] for row in rows], vectors.reshape(len(rows), self.dim).astype(np.float32)
+            )
             self._index_rev = rows[-1][7]
+
+    def warm_up(self) -> None:
+        """Build the vector index now rather than on the first search."""
+        self._catch_up_index()
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
@@ -374,13 +373,18 @@ class SQLiteStore:
             return []
         where, params = q.visible(viewer)
         extra, extra_params = q.filtered(filters)
-        sql = (
-            "SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?"
-        )
+        pool = max(TEXT_POOL, 4 * k)
         with _translated():
-            rows = self._reader().execute(sql, (match, *params, *extra_params, k)).fetchall()
+            conn = self._reader()
+            rows = conn.execute(
+                q.TEXT_SEARCH_POOLED.format(where=where, extra=extra),
+                (match, pool, *params, *extra_params, k),
+            ).fetchall()
+            if len(rows) < k:  # too few visible rows in the global top: rank them all
+                rows = conn.execute(
+                    q.TEXT_SEARCH_FULL.format(where=where, extra=extra),
+                    (match, *params, *extra_params, k),
+                ).fetchall()
         return [(row[0], float(row[1])) for row in rows if row[1] > 0]
 
     def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
@@ -433,9 +437,8 @@ class SQLiteStore:
             for row in conn.execute(f"SELECT {q.EVENT_COLUMNS} FROM events ORDER BY rowid"):
                 yield ExportRecord("event", _event_from_row(row).to_dict())
             for row in conn.execute(
-                f"SELECT {', '.join('m.' + c.strip() for c in q.MEMORY_COLUMNS.split(','))}, "
-                "e.model, e.vector FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid "
-                "ORDER BY m.rowid"
+                f"SELECT {q.M_COLUMNS}, e.model, e.vector FROM memories m "
+                "JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid"
             ):
                 data = _memory_from_row(row[:-2]).to_dict()
                 data["embedding_model"] = row[-2]
