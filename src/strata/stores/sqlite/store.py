@@ -73,6 +73,8 @@ from strata.stores.vector_index import VectorIndex
 MAX_QUERY_TERMS = 16
 #: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
 TEXT_POOL = 200
+#: Rows per step when the vector index catches up with the table.
+INDEX_CHUNK = 5_000
 
 
 class SQLiteStore:
@@ -352,14 +354,13 @@ class SQLiteStore:
     def _catch_up_index(self) -> None:
         """Load rows changed since the last search (by any process) into the vector index."""
         with self._index_lock, _translated():
-            rows = self._reader().execute(q.INDEX_DELTA, (self._index_rev,)).fetchall()
-            if not rows:
-                return
-            vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
-            self._index.upsert_rows(
-                [row[:7] for row in rows], vectors.reshape(len(rows), self.dim).astype(np.float32)
-            )
-            self._index_rev = rows[-1][7]
+            cursor = self._reader().execute(q.INDEX_DELTA, (self._index_rev,))
+            while rows := cursor.fetchmany(INDEX_CHUNK):  # chunks bound the transient memory
+                vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
+                self._index.upsert_rows(
+                    [row[:7] for row in rows], vectors.reshape(len(rows), self.dim)
+                )
+                self._index_rev = rows[-1][7]
 
     def warm_up(self) -> None:
         """Build the vector index now rather than on the first search."""
