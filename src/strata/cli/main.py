@@ -225,10 +225,7 @@ def modify(
             importance=importance, pinned=pin, tags=new_tags, type=memory_type,
             subject=subject, if_version=if_version,
         )
-    if as_json:
-        render.emit_json(memory.to_dict())
-    else:
-        render.show_memory(memory)
+    render.memory_result(memory, as_json=as_json)
 
 
 @app.command()
@@ -250,10 +247,7 @@ def forget(
             memory_id, reason=reason, scope=_scope(team, user, agent, run), force=force,
             if_version=if_version,
         )
-    if as_json:
-        render.emit_json(memory.to_dict())
-    else:
-        render.show_memory(memory)
+    render.memory_result(memory, as_json=as_json)
 
 
 @app.command()
@@ -270,10 +264,7 @@ def recover(
     """Bring a forgotten memory back as it was."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
         memory = strata.recover(memory_id, reason=reason, scope=_scope(team, user, agent, run))
-    if as_json:
-        render.emit_json(memory.to_dict())
-    else:
-        render.show_memory(memory)
+    render.memory_result(memory, as_json=as_json)
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -338,10 +329,7 @@ def get(
         memory = strata.get(
             memory_id, scope=_scope(team, user, agent, run), include_deleted=include_deleted
         )
-    if as_json:
-        render.emit_json(memory.to_dict())
-    else:
-        render.show_memory(memory)
+    render.memory_result(memory, as_json=as_json)
 
 
 @app.command("list")

@@ -60,6 +60,14 @@ def show_recall(result: Recall) -> None:
                   f"{len(result.context_memory_ids)} memories")
 
 
+def memory_result(memory: Memory, *, as_json: bool) -> None:
+    """One memory, as JSON or as a table."""
+    if as_json:
+        emit_json(memory.to_dict())
+    else:
+        show_memory(memory)
+
+
 def show_memory(memory: Memory) -> None:
     table = Table("field", "value", show_header=False)
     data = memory.to_dict()
