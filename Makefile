@@ -31,9 +31,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q
 
-# pytest exits 5 when it collected no test: that is a failure here too.
+# pytest exits 5 when it collected no test: said plainly, and a failure here too.
 test: setup lint typecheck
-	$(BIN)/pytest -q
+	@$(BIN)/pytest -q; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing on purpose"; fi; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
