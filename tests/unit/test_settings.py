@@ -15,7 +15,9 @@ def test_defaults_point_at_the_local_home(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert (settings.host, settings.port, settings.embedder) == ("127.0.0.1", 8420, "onnx")
 
 
-def test_toml_then_environment_then_keywords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_toml_then_environment_then_keywords(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("STRATA_HOME", str(tmp_path))
     (tmp_path / "strata.toml").write_text('port = 9000\nfusion = "rrf"\nhost = "0.0.0.0"\n')
     assert load_settings().port == 9000 and load_settings().fusion == "rrf"
