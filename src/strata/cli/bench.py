@@ -21,7 +21,7 @@ from rich.progress import (
 from rich.table import Table
 
 from strata.bench.latency import LatencyConfig, LatencyReport, run_latency
-from strata.errors import StrataError
+from strata.cli.session import errors_reported
 
 bench_app = typer.Typer(help="Measure Strata's performance on this machine.", no_args_is_help=True)
 
@@ -32,6 +32,8 @@ def bench() -> None:
 
 
 class EmbedderChoice(StrEnum):
+    """The real runtimes only: a benchmark of the hashing stand-in would mean nothing."""
+
     onnx = "onnx"
     torch = "torch"
 
@@ -79,12 +81,8 @@ def latency(
     console = Console(stderr=True)
     config = LatencyConfig(memories=memories, queries=queries, remembers=remembers,
                            embedder=embedder.value, home=home)
-    try:
-        with _progress(console) as progress:
-            report = run_latency(config, _Bars(progress))
-    except StrataError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from exc
+    with errors_reported(as_json=as_json), _progress(console) as progress:
+        report = run_latency(config, _Bars(progress))
     if as_json:
         typer.echo(json.dumps(report.to_dict()))
     else:
