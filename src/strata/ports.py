@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -103,6 +103,9 @@ class Page:
     items: tuple[Memory, ...]
     next_cursor: str | None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": [m.to_dict() for m in self.items], "next_cursor": self.next_cursor}
+
 
 @dataclass(frozen=True, slots=True)
 class StoreStats:
@@ -114,6 +117,9 @@ class StoreStats:
     schema_version: int
     backend: str
     details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 ExportKind = Literal["event", "memory", "history"]

@@ -71,3 +71,6 @@ class ImportReport:
     read: int
     inserted: int
     skipped: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"read": self.read, "inserted": self.inserted, "skipped": self.skipped}

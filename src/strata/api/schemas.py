@@ -268,7 +268,7 @@ class ErrorResponse(ResponseModel):
 
 
 def page_payload(page: Page) -> dict[str, Any]:
-    return {"items": [m.to_dict() for m in page.items], "next_cursor": page.next_cursor}
+    return page.to_dict()
 
 
 def history_payload(rows: list[HistoryEvent]) -> dict[str, Any]:
@@ -277,7 +277,7 @@ def history_payload(rows: list[HistoryEvent]) -> dict[str, Any]:
 
 def stats_payload(stats: StoreStats) -> dict[str, Any]:
     """Every counter and the adapter's own details."""
-    return asdict(stats)
+    return stats.to_dict()
 
 
 def health_payload(stats: StoreStats, embedder: str) -> dict[str, Any]:
@@ -286,4 +286,4 @@ def health_payload(stats: StoreStats, embedder: str) -> dict[str, Any]:
 
 
 def import_payload(report: ImportReport) -> dict[str, Any]:
-    return asdict(report)
+    return report.to_dict()
