@@ -34,7 +34,12 @@ def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
 
 
 def encode_vector(vector: Vector) -> str:
-    return base64.b64encode(vector_bytes(vector)).decode("ascii")
+    return encode_blob(vector_bytes(vector))
+
+
+def encode_blob(blob: bytes) -> str:
+    """The export form of a stored float32 little-endian vector blob."""
+    return base64.b64encode(blob).decode("ascii")
 
 
 def decode_vector(text: str) -> Vector:
@@ -47,6 +52,14 @@ def vector_bytes(vector: Vector) -> bytes:
 
 def vector_from_bytes(blob: bytes) -> Vector:
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def checked_vector(vector: Vector, dim: int) -> Vector:
+    """``vector`` as float32, refused unless it has the store's dimension."""
+    array = np.asarray(vector, dtype=np.float32)
+    if array.shape != (dim,):
+        raise InvalidInput(f"vector has shape {array.shape}, the store holds {dim}-d")
+    return array
 
 
 def index_covers(filters: Filters) -> bool:

@@ -24,7 +24,6 @@ from strata.domain.visibility import can_see
 from strata.errors import (
     DuplicateContent,
     IdempotencyMismatch,
-    InvalidInput,
     NotFound,
     VersionConflict,
 )
@@ -39,6 +38,7 @@ from strata.ports import (
     WriteOutcome,
 )
 from strata.stores.common import (
+    checked_vector,
     decode_cursor,
     decode_vector,
     encode_cursor,
@@ -87,7 +87,7 @@ class InMemoryStore:
                     raise IdempotencyMismatch("idempotency key reused with a different request")
                 return replace(first, replayed=True)
             for new in batch.memories:  # validate first: a failed write must change nothing
-                self._checked(new.embedding)
+                checked_vector(new.embedding, self.dim)
             events = tuple(self._sequence(e) for e in batch.events)
             stored: builtins.list[StoredMemory] = []
             for new in batch.memories:
@@ -122,12 +122,6 @@ class InMemoryStore:
         self._history[memory.id].append(insert_history(memory, batch, event))
         return StoredMemory(memory.id, deduplicated=False)
 
-    def _checked(self, vector: Vector) -> Vector:
-        array = np.asarray(vector, dtype=np.float32)
-        if array.shape != (self.dim,):
-            raise InvalidInput(f"vector has shape {array.shape}, the store holds {self.dim}-d")
-        return array
-
     def apply(self, change: MemoryChange) -> Memory:
         after = change.after
         with self._lock:
@@ -147,9 +141,11 @@ class InMemoryStore:
                         "another live memory of this scope has the same content",
                         id=after.id, duplicate_of=holder,
                     )
+            vector = self._vectors[after.id]
+            if change.embedding is not None:  # checked before anything changes
+                vector = checked_vector(change.embedding, self.dim)
             self._unindex_text(current)
-            self._put(after, change.embedding if change.embedding is not None
-                      else self._vectors[after.id])
+            self._put(after, vector)
             self._history[after.id].append(change.history)
             return after
 

@@ -57,14 +57,14 @@ from strata.ports import (
     WriteOutcome,
 )
 from strata.stores.common import (
+    checked_vector,
     decode_cursor,
     decode_vector,
+    encode_blob,
     encode_cursor,
-    encode_vector,
     index_covers,
     insert_history,
     vector_bytes,
-    vector_from_bytes,
 )
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
@@ -238,13 +238,7 @@ class SQLiteStore:
     ) -> None:
         cursor = conn.execute(q.INSERT_MEMORY, (*_memory_row(memory), memory.scope.key, rev))
         conn.execute(q.INSERT_EMBEDDING, (cursor.lastrowid, self.embedder_name, self.dim,
-                                          vector_bytes(self._checked(vector))))
-
-    def _checked(self, vector: Vector) -> Vector:
-        array = np.asarray(vector, dtype=np.float32)
-        if array.shape != (self.dim,):
-            raise InvalidInput(f"vector has shape {array.shape}, the store holds {self.dim}-d")
-        return array
+                                          vector_bytes(checked_vector(vector, self.dim))))
 
     def apply(self, change: MemoryChange) -> Memory:
         after = change.after
@@ -270,9 +264,8 @@ class SQLiteStore:
             rev = conn.execute(q.MAX_REV).fetchone()[0] + 1
             conn.execute(q.UPDATE_MEMORY, (*_update_row(after), rev, after.id, version))
             if change.embedding is not None:
-                conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim,
-                                                  vector_bytes(self._checked(change.embedding)),
-                                                  rowid))
+                blob = vector_bytes(checked_vector(change.embedding, self.dim))
+                conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
             _insert_history(conn, change.history)
         return after
 
@@ -338,8 +331,8 @@ class SQLiteStore:
         self._catch_up_index()
         allowed = None if index_covers(filters) else self._ids_matching(viewer, filters)
         return self._index.search(
-            self._checked(vector), k, viewer, filters.effective_lifecycles(), filters.types,
-            allowed,
+            checked_vector(vector, self.dim), k, viewer, filters.effective_lifecycles(),
+            filters.types, allowed,
         )
 
     def _ids_matching(self, viewer: Scope, filters: Filters) -> set[str]:
@@ -443,7 +436,7 @@ class SQLiteStore:
             ):
                 data = _memory_from_row(row[:-2]).to_dict()
                 data["embedding_model"] = row[-2]
-                data["embedding"] = encode_vector(vector_from_bytes(row[-1]))
+                data["embedding"] = encode_blob(row[-1])  # stored bytes, as they are
                 yield ExportRecord("memory", data)
             for row in conn.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history ORDER BY rowid"):
                 yield ExportRecord("history", _history_from_row(row).to_dict())
