@@ -24,7 +24,14 @@ from strata.domain.lifecycle import (
 )
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.errors import InvalidInput, NotFound
-from strata.ingest import Extractor, VerbatimExtractor, build_events, build_memories, parse_request
+from strata.ingest import (
+    Extractor,
+    VerbatimExtractor,
+    build_events,
+    build_memories,
+    memory_search_text,
+    parse_request,
+)
 from strata.ports import (
     Clock,
     Embedder,
@@ -147,6 +154,11 @@ class Strata:
         drafts = self._extractor.extract(events)
         memories = build_memories(request, events, drafts, self._extractor.name, now)
         vectors = self.embedder.embed([m.content for m in memories])
+        search_texts = [
+            memory_search_text(m.content, events[d.event_index] if d.event_index is not None
+                               else None)
+            for m, d in zip(memories, drafts, strict=True)
+        ]
         claim = None
         if request.idempotency_key is not None:
             claim = IdempotencyClaim(
@@ -156,7 +168,7 @@ class Strata:
         actor = actor or Actor()
         outcome = self.store.write(WriteBatch(
             events=events,
-            memories=[NewMemory(m, vectors[i], d.event_index)
+            memories=[NewMemory(m, vectors[i], d.event_index, search_texts[i])
                       for i, (m, d) in enumerate(zip(memories, drafts, strict=True))],
             actor=actor.id, reason="remember", request_id=actor.request_id, idempotency=claim,
         ))
@@ -222,13 +234,18 @@ class Strata:
         return self._apply(planned, current.version)
 
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
-        vector = None
+        vector = search = None
         if planned.content_changed:
             vector = self.embedder.embed([planned.after.content])[0]
+            search = memory_search_text(planned.after.content, self._source_event(planned.after))
         return self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
-            embedding=vector,
+            embedding=vector, search_text=search,
         ))
+
+    def _source_event(self, memory: Memory) -> Event | None:
+        events = self.store.events(memory.provenance.event_ids[:1])
+        return events[0] if events else None
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -357,7 +374,11 @@ class Strata:
         return 0 if all(result.deduplicated) or result.replayed else 1
 
     def _with_vectors(self, records: builtins.list[ExportRecord]) -> builtins.list[ExportRecord]:
-        """Embed exported memories that come without a vector (or from another model)."""
+        """Embed exported memories that come without a vector (or from another model), and
+        analyse those without a search text."""
+        for record in records:
+            if record.kind == "memory" and not isinstance(record.data.get("search_text"), str):
+                record.data["search_text"] = memory_search_text(record.data["content"], None)
         missing = [r for r in records if r.kind == "memory"
                    and (not r.data.get("embedding")
                         or r.data.get("embedding_model", self.embedder.name) != self.embedder.name)]

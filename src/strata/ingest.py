@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
-from strata.domain.text import content_hash
+from strata.domain.text import content_hash, search_text
 from strata.errors import InvalidInput
 
 MAX_META_BYTES = 16_384
@@ -226,3 +226,9 @@ def _parse_ts(value: object, index: int) -> datetime | None:
     else:
         raise InvalidInput(f"messages[{index}].ts must be an ISO 8601 string")
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def memory_search_text(content: str, event: Event | None) -> str:
+    """What lexical search indexes for a memory: its content and who said it, analysed."""
+    speaker = event.author if event is not None and event.author else ""
+    return search_text(f"{speaker} {content}" if speaker else content)

@@ -55,6 +55,9 @@ class NewMemory:
     memory: Memory
     embedding: Vector
     event_index: int | None = None
+    #: What lexical search indexes (``strata.domain.text.search_text`` of the content plus
+    #: index keys); the store splits it with ``index_tokens``. None: the content itself.
+    search_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,7 @@ class MemoryChange:
     expected_version: int
     history: HistoryEvent
     embedding: Vector | None = None  # a new vector when the content changed
+    search_text: str | None = None  # a new search text when the content changed; None keeps it
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +181,9 @@ class Store(Protocol):
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
     ) -> builtins.list[tuple[str, float]]:
-        """Up to ``k`` (memory id, lexical score > 0) pairs, best first (BM25-like)."""
+        """Up to ``k`` (memory id, BM25 score > 0) pairs, best first. ``query`` is matched
+        term by term (``index_tokens``, OR-ed) against the stored search texts; callers
+        analyse it the same way they analysed the documents."""
         ...
 
     def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
@@ -193,8 +199,8 @@ class Store(Protocol):
     def stats(self) -> StoreStats: ...
 
     def export(self) -> Iterator[ExportRecord]:
-        """Every event, memory (with its vector) and history row, in an order ``restore``
-        accepts."""
+        """Every event, memory (with its vector and search text) and history row, in an order
+        ``restore`` accepts."""
         ...
 
     def restore(self, records: Iterable[ExportRecord]) -> int:

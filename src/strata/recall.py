@@ -13,6 +13,7 @@ from datetime import datetime
 from strata.domain.context import build_context
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
+from strata.domain.text import search_text
 from strata.errors import InvalidInput
 from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
@@ -69,7 +70,9 @@ class Retriever:
         vector_hits: dict[str, float] = dict(self._store.vector_search(viewer, vector, n, filters))
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
-        lexical_hits: dict[str, float] = dict(self._store.text_search(viewer, query, n, filters))
+        lexical_hits: dict[str, float] = dict(
+            self._store.text_search(viewer, search_text(query), n, filters)
+        )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
         ranked = self._rank(vector_hits, lexical_hits, viewer, config)[:k]

@@ -16,7 +16,15 @@ import pytest
 
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, plan_modify
-from strata.domain.models import Filters, HistoryKind, Lifecycle, MemoryType, Scope
+from strata.domain.models import (
+    Filters,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    MemoryType,
+    Scope,
+)
+from strata.domain.text import content_hash, search_text
 from strata.domain.visibility import can_see
 from strata.errors import (
     DuplicateContent,
@@ -260,7 +268,7 @@ def test_lexical_and_vector_search_rank_the_match_first(strata: Strata) -> None:
     for text in ("the cat sat on the mat", "quarterly revenue grew", "Porto is in Portugal"):
         strata.remember(text, scope=A)
     target = strata.remember("Ana's birthday is on 4 May", scope=A).memory_ids[0]
-    lexical = strata.store.text_search(A, "When is Ana's birthday?", 5, Filters())
+    lexical = strata.store.text_search(A, search_text("When is Ana's birthday?"), 5, Filters())
     assert lexical[0][0] == target and all(score > 0 for _, score in lexical)
     vector = EMBEDDER.embed(["Ana's birthday is on 4 May"])[0]
     nearest = strata.store.vector_search(A, vector, 2, Filters())
@@ -352,5 +360,32 @@ def test_lexical_search_finds_a_scope_s_matches_below_other_scopes_best(strata: 
         strata.remember(f"apple apple apple orchard {i}", scope=B)
     mine = {strata.remember(f"an apple pie recipe with cinnamon, take {i}", scope=A)
             .memory_ids[0] for i in range(2)}
-    found = strata.store.text_search(A, "apple", 5, Filters())
+    found = strata.store.text_search(A, search_text("apple"), 5, Filters())
     assert {memory_id for memory_id, _ in found} == mine
+
+
+def test_lexical_search_ranks_the_given_search_text_not_the_content(strata: Strata) -> None:
+    """The engine decides what a memory is found by: the store indexes ``search_text``."""
+    store = strata.store
+    template = strata.get(strata.remember("seed", scope=A).memory_ids[0], scope=A)
+    memory = replace(template, id=new_id(), content="body text about gardening",
+                     content_hash=content_hash("body text about gardening"))
+    store.write(WriteBatch(events=(), memories=[
+        NewMemory(memory, EMBEDDER.embed([memory.content])[0], search_text="zebra key"),
+    ], actor="test", reason="test"))
+    assert [i for i, _ in store.text_search(A, "zebra", 5, Filters())] == [memory.id]
+    assert store.text_search(A, "gardening", 5, Filters()) == []
+    changed = memory.evolve(version=2, content="body text about tennis",
+                            content_hash=content_hash("body text about tennis"))
+    history = HistoryEvent(id=new_id(), memory_id=memory.id, kind=HistoryKind.UPDATE,
+                           ts=memory.created_at, actor="test", reason="new key")
+    store.apply(MemoryChange(after=changed, expected_version=1, history=history,
+                             search_text="yak"))
+    assert store.text_search(A, "zebra", 5, Filters()) == []
+    assert [i for i, _ in store.text_search(A, "yak", 5, Filters())] == [memory.id]
+    kept = changed.evolve(version=3, importance=0.9)
+    store.apply(MemoryChange(after=kept, expected_version=2,
+                             history=replace(history, id=new_id())))  # keeps the search text
+    assert [i for i, _ in store.text_search(A, "yak", 5, Filters())] == [memory.id]
+    exported = {r.data["id"]: r.data for r in store.export() if r.kind == "memory"}
+    assert exported[memory.id]["search_text"] == "yak"

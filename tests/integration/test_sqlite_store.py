@@ -114,3 +114,28 @@ def test_warm_up_builds_the_index_the_same_as_a_search_would(tmp_path: Path) -> 
     found = dict(reader.store.vector_search(A, vector, 60, Filters()))
     assert ids[7] in found and ids[0] not in found and len(found) == 49
     reader.close()
+
+
+def test_upgrading_to_search_text_keeps_old_rows_findable(tmp_path: Path) -> None:
+    current = tmp_path / "current.db"
+    writer = Strata(open_store(current), EMBEDDER)
+    kept = writer.remember("the lighthouse keeper", scope=A).memory_ids[0]
+    writer.close()
+    old = tmp_path / "old.db"  # the same rows in a store from before 0002_search_text
+    first = migrations.available()[0]
+    conn = sqlite3.connect(old, isolation_level=None)
+    conn.execute(migrations.CREATE_TABLE)
+    conn.executescript(first.sql)
+    conn.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, 'then')",
+                 (first.version, first.name, first.checksum))
+    conn.execute("ATTACH DATABASE ? AS cur", (str(current),))
+    columns = [row[1] for row in conn.execute("PRAGMA main.table_info(memories)")]
+    for table, names in (("memories", columns), ("embeddings", None), ("events", None)):
+        picked = ", ".join(names) if names else "*"
+        conn.execute(f"INSERT INTO main.{table} SELECT {picked} FROM cur.{table}")
+    conn.execute("DETACH DATABASE cur")
+    conn.close()
+    upgraded = Strata(open_store(old), EMBEDDER)
+    assert [h.memory.id for h in upgraded.recall("lighthouse", scope=A).hits] == [kept]
+    assert upgraded.stats().schema_version == len(migrations.available())
+    upgraded.close()

@@ -27,3 +27,15 @@ def test_ids_are_unique_and_time_ordered() -> None:
     ids = [new_id() for _ in range(10_000)]
     assert len(set(ids)) == len(ids)
     assert ids == sorted(ids)
+
+
+def test_analyze_folds_stems_and_drops_stop_words() -> None:
+    from strata.domain.text import analyze, index_tokens, search_text
+
+    assert analyze("Caroline's paintings — she went CAMPING in Zürich, 2023!") == [
+        "carolin", "paint", "went", "camp", "zurich", "2023"]
+    assert analyze("painted") == analyze("painting") == analyze("paints")
+    assert analyze("the of and") == []
+    # what a store does with an analysed text gives the analysed tokens back unchanged
+    text = search_text("Melanie's kids love the beach at Naïve Bay")
+    assert index_tokens(text) == analyze("Melanie's kids love the beach at Naïve Bay")

@@ -6,6 +6,9 @@ import hashlib
 import math
 import re
 import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[0-9a-z]+(?:'[a-z]+)?")
@@ -51,3 +54,40 @@ def keywords(text: str) -> list[str]:
         if base and base not in STOPWORDS and base not in seen:
             seen[base] = None
     return list(seen)
+
+
+# -- lexical analysis -------------------------------------------------------------------------
+# Documents and queries go through the same ``analyze`` before any store sees them, so the
+# SQLite, Postgres and in-memory adapters rank exactly the same tokens: a store only splits its
+# search text on non-alphanumerics (``index_tokens``), which is what FTS5's unicode61 and
+# Postgres' ``simple`` configuration do too.
+
+_TOKEN = re.compile(r"[^\W_]+")
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def fold(text: str) -> str:
+    """Case-folded, without diacritics (é → e), compatibility forms unified."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def index_tokens(text: str) -> list[str]:
+    """How every store splits an (already analysed) search text or query into terms."""
+    return _TOKEN.findall(fold(text))
+
+
+@lru_cache(maxsize=65_536)
+def stem(token: str) -> str:
+    return str(_STEMMER.stemWord(token)) if token.isalpha() else token
+
+
+def analyze(text: str) -> list[str]:
+    """Search terms of ``text`` in order, repeats kept (they are term frequency): folded,
+    split on non-alphanumerics, stop words dropped, Snowball-stemmed."""
+    return [stem(t) for t in index_tokens(text) if t not in STOPWORDS]
+
+
+def search_text(text: str) -> str:
+    """The analysed form a store indexes for ``text``."""
+    return " ".join(analyze(text))

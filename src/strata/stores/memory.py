@@ -19,7 +19,7 @@ import numpy as np
 
 from strata.domain.filtering import matches
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
-from strata.domain.text import keywords
+from strata.domain.text import index_tokens
 from strata.domain.visibility import can_see
 from strata.errors import (
     DuplicateContent,
@@ -30,6 +30,7 @@ from strata.errors import (
 from strata.ports import (
     ExportRecord,
     MemoryChange,
+    NewMemory,
     Page,
     StoredMemory,
     StoreStats,
@@ -45,6 +46,7 @@ from strata.stores.common import (
     encode_vector,
     index_covers,
     insert_history,
+    query_terms,
 )
 from strata.stores.vector_index import IndexEntry, VectorIndex
 
@@ -69,6 +71,7 @@ class InMemoryStore:
         self._index = VectorIndex(dim)
         self._postings: dict[str, Counter[str]] = defaultdict(Counter)
         self._doc_len: dict[str, int] = {}
+        self._search_texts: dict[str, str] = {}
 
     def close(self) -> None:
         """Nothing to release."""
@@ -92,7 +95,7 @@ class InMemoryStore:
             stored: builtins.list[StoredMemory] = []
             for new in batch.memories:
                 event = events[new.event_index] if new.event_index is not None else None
-                stored.append(self._insert(new.memory, new.embedding, batch, event))
+                stored.append(self._insert(new, batch, event))
             for event in events:
                 self._events[event.id] = event
                 self._last_event[(event.scope.team, event.conversation_id)] = event
@@ -110,15 +113,14 @@ class InMemoryStore:
         )
         return self._last_event[(event.scope.team, event.conversation_id)]
 
-    def _insert(
-        self, memory: Memory, vector: Vector, batch: WriteBatch, event: Event | None
-    ) -> StoredMemory:
+    def _insert(self, new: NewMemory, batch: WriteBatch, event: Event | None) -> StoredMemory:
+        memory = new.memory
         existing = self._live_hashes.get((memory.scope.key, memory.content_hash))
         if existing is not None:
             row = insert_history(memory, batch, event, duplicate_of=existing)
             self._history[existing].append(row)
             return StoredMemory(existing, deduplicated=True)
-        self._put(memory, vector)
+        self._put(memory, new.embedding, new.search_text)
         self._history[memory.id].append(insert_history(memory, batch, event))
         return StoredMemory(memory.id, deduplicated=False)
 
@@ -144,12 +146,13 @@ class InMemoryStore:
             vector = self._vectors[after.id]
             if change.embedding is not None:  # checked before anything changes
                 vector = checked_vector(change.embedding, self.dim)
+            search = change.search_text or self._search_texts[after.id]
             self._unindex_text(current)
-            self._put(after, vector)
+            self._put(after, vector, search)
             self._history[after.id].append(change.history)
             return after
 
-    def _put(self, memory: Memory, vector: Vector) -> None:
+    def _put(self, memory: Memory, vector: Vector, search_text: str | None) -> None:
         previous = self._memories.get(memory.id)
         if previous is not None:
             self._live_hashes.pop((previous.scope.key, previous.content_hash), None)
@@ -162,13 +165,14 @@ class InMemoryStore:
                 memory.id, memory.scope, memory.type, memory.lifecycle, self._vectors[memory.id]
             )
         )
-        terms = Counter(keywords(memory.content))
+        self._search_texts[memory.id] = search_text or memory.content
+        terms = Counter(index_tokens(self._search_texts[memory.id]))
         self._doc_len[memory.id] = sum(terms.values())
         for term, tf in terms.items():
             self._postings[term][memory.id] = tf
 
     def _unindex_text(self, memory: Memory) -> None:
-        for term in set(keywords(memory.content)):
+        for term in set(index_tokens(self._search_texts.get(memory.id, ""))):
             self._postings[term].pop(memory.id, None)
         self._doc_len.pop(memory.id, None)
 
@@ -230,7 +234,7 @@ class InMemoryStore:
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
     ) -> builtins.list[tuple[str, float]]:
-        terms = keywords(query)
+        terms = query_terms(query)
         with self._lock:
             n_docs = max(1, len(self._doc_len))
             avg_len = sum(self._doc_len.values()) / n_docs if self._doc_len else 1.0
@@ -281,12 +285,14 @@ class InMemoryStore:
             history = sorted((h for rows in self._history.values() for h in rows),
                              key=lambda h: h.id)
             vectors = dict(self._vectors)
+            search_texts = dict(self._search_texts)
         for event in events:
             yield ExportRecord("event", event.to_dict())
         for memory in memories:
             data = memory.to_dict()
             data["embedding_model"] = self.embedder_name
             data["embedding"] = encode_vector(vectors[memory.id])
+            data["search_text"] = search_texts[memory.id]
             yield ExportRecord("memory", data)
         for row in history:
             yield ExportRecord("history", row.to_dict())
@@ -312,7 +318,8 @@ class InMemoryStore:
             memory = Memory.from_dict(record.data)
             if memory.id in self._memories:
                 return 0
-            self._put(memory, decode_vector(record.data["embedding"]))
+            self._put(memory, decode_vector(record.data["embedding"]),
+                      record.data.get("search_text"))
             return 1
         row = HistoryEvent.from_dict(record.data)
         if any(h.id == row.id for h in self._history[row.memory_id]):

@@ -23,15 +23,16 @@ MEMORY_COLUMNS = (
 M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
 
 INSERT_MEMORY = f"""
-INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev)
-VALUES ({", ".join("?" * 26)}, ?, ?)
+INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev, search_text)
+VALUES ({", ".join("?" * 26)}, ?, ?, ?)
 """
 
 UPDATE_MEMORY = """
 UPDATE memories SET
     type = ?, content = ?, content_hash = ?, subject = ?, tags = ?, importance = ?,
     confidence = ?, pinned = ?, lifecycle = ?, tier = ?, version = ?, provenance = ?,
-    valid_from = ?, valid_to = ?, updated_at = ?, deleted_at = ?, meta = ?, rev = ?
+    valid_from = ?, valid_to = ?, updated_at = ?, deleted_at = ?, meta = ?, rev = ?,
+    search_text = COALESCE(?, search_text)
 WHERE id = ? AND version = ?
 """
 

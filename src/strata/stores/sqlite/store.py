@@ -35,7 +35,6 @@ from strata.domain.models import (
     Scope,
     Tier,
 )
-from strata.domain.text import STOPWORDS, words
 from strata.errors import (
     DuplicateContent,
     IdempotencyMismatch,
@@ -49,6 +48,7 @@ from strata.errors import (
 from strata.ports import (
     ExportRecord,
     MemoryChange,
+    NewMemory,
     Page,
     StoredMemory,
     StoreStats,
@@ -64,13 +64,13 @@ from strata.stores.common import (
     encode_cursor,
     index_covers,
     insert_history,
+    query_terms,
     vector_bytes,
 )
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
 from strata.stores.vector_index import VectorIndex
 
-MAX_QUERY_TERMS = 16
 #: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
 TEXT_POOL = 200
 #: Rows per step when the vector index catches up with the table.
@@ -189,8 +189,7 @@ class SQLiteStore:
             stored = []
             for rev_offset, new in enumerate(batch.memories, start=1):
                 event = events[new.event_index] if new.event_index is not None else None
-                stored.append(self._insert_memory(conn, new.memory, new.embedding, batch, event,
-                                                  rev + rev_offset))
+                stored.append(self._insert_memory(conn, new, batch, event, rev + rev_offset))
             outcome = WriteOutcome(events=events, memories=tuple(stored))
             if claim is not None:
                 conn.execute(q.PUT_IDEMPOTENCY, (
@@ -222,21 +221,25 @@ class SQLiteStore:
         return event
 
     def _insert_memory(
-        self, conn: sqlite3.Connection, memory: Memory, vector: Vector, batch: WriteBatch,
-        event: Event | None, rev: int,
+        self, conn: sqlite3.Connection, new: NewMemory, batch: WriteBatch, event: Event | None,
+        rev: int,
     ) -> StoredMemory:
+        memory = new.memory
         holder = conn.execute(q.LIVE_HOLDER, (memory.scope.key, memory.content_hash)).fetchone()
         if holder is not None:
             _insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder[0]))
             return StoredMemory(holder[0], deduplicated=True)
-        self._insert_memory_row(conn, memory, vector, rev)
+        self._insert_memory_row(conn, memory, new.embedding, rev, new.search_text)
         _insert_history(conn, insert_history(memory, batch, event))
         return StoredMemory(memory.id, deduplicated=False)
 
     def _insert_memory_row(
-        self, conn: sqlite3.Connection, memory: Memory, vector: Vector, rev: int
+        self, conn: sqlite3.Connection, memory: Memory, vector: Vector, rev: int,
+        search_text: str | None,
     ) -> None:
-        cursor = conn.execute(q.INSERT_MEMORY, (*_memory_row(memory), memory.scope.key, rev))
+        cursor = conn.execute(q.INSERT_MEMORY, (
+            *_memory_row(memory), memory.scope.key, rev, search_text or memory.content,
+        ))
         conn.execute(q.INSERT_EMBEDDING, (cursor.lastrowid, self.embedder_name, self.dim,
                                           vector_bytes(checked_vector(vector, self.dim))))
 
@@ -262,7 +265,9 @@ class SQLiteStore:
                         id=after.id, duplicate_of=holder[0],
                     )
             rev = conn.execute(q.MAX_REV).fetchone()[0] + 1
-            conn.execute(q.UPDATE_MEMORY, (*_update_row(after), rev, after.id, version))
+            conn.execute(q.UPDATE_MEMORY, (
+                *_update_row(after), rev, change.search_text, after.id, version,
+            ))
             if change.embedding is not None:
                 blob = vector_bytes(checked_vector(change.embedding, self.dim))
                 conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
@@ -431,10 +436,11 @@ class SQLiteStore:
             for row in conn.execute(f"SELECT {q.EVENT_COLUMNS} FROM events ORDER BY rowid"):
                 yield ExportRecord("event", _event_from_row(row).to_dict())
             for row in conn.execute(
-                f"SELECT {q.M_COLUMNS}, e.model, e.vector FROM memories m "
+                f"SELECT {q.M_COLUMNS}, m.search_text, e.model, e.vector FROM memories m "
                 "JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid"
             ):
-                data = _memory_from_row(row[:-2]).to_dict()
+                data = _memory_from_row(row[:-3]).to_dict()
+                data["search_text"] = row[-3]
                 data["embedding_model"] = row[-2]
                 data["embedding"] = encode_blob(row[-1])  # stored bytes, as they are
                 yield ExportRecord("memory", data)
@@ -464,7 +470,8 @@ class SQLiteStore:
                 conn.execute(q.INSERT_EVENT, _event_row(Event.from_dict(record.data)))
             elif record.kind == "memory":
                 memory = Memory.from_dict(record.data)
-                self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev)
+                self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev,
+                                        record.data.get("search_text"))
             else:
                 _insert_history(conn, HistoryEvent.from_dict(record.data))
         except sqlite3.IntegrityError as exc:
@@ -560,16 +567,11 @@ def _outcome_json(outcome: WriteOutcome) -> str:
 
 
 def fts_query(text: str) -> str | None:
-    """An FTS5 MATCH expression: the query's content words, quoted, OR-ed.
-
-    Stop words are dropped first: OR over common words is what makes FTS5 slow at scale
-    (PERF-NOTES: 89 ms median at 100k), while OR over content words stays under a millisecond.
-    """
-    terms = [w.replace('"', "") for w in words(text) if w not in STOPWORDS and len(w) > 1]
-    unique = list(dict.fromkeys(t for t in terms if t))[:MAX_QUERY_TERMS]
-    if not unique:
+    """An FTS5 MATCH expression: the query's distinct terms, quoted, OR-ed."""
+    terms = query_terms(text)
+    if not terms:
         return None
-    return " OR ".join(f'"{term}"' for term in unique)
+    return " OR ".join(f'"{term}"' for term in terms)
 
 
 @contextmanager
