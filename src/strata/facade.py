@@ -11,8 +11,11 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from strata.domain.lifecycle import (
     Actor,
@@ -23,12 +26,17 @@ from strata.domain.lifecycle import (
     plan_recover,
 )
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
+from strata.domain.text import search_text
 from strata.errors import InvalidInput, NotFound
 from strata.ingest import (
+    Draft,
     Extractor,
+    RememberRequest,
     VerbatimExtractor,
+    build_episode,
     build_events,
     build_memories,
+    memory_embedding_text,
     memory_search_text,
     parse_request,
 )
@@ -153,12 +161,9 @@ class Strata:
         events = build_events(request, now)
         drafts = self._extractor.extract(events)
         memories = build_memories(request, events, drafts, self._extractor.name, now)
-        vectors = self.embedder.embed([m.content for m in memories])
-        search_texts = [
-            memory_search_text(m.content, events[d.event_index] if d.event_index is not None
-                               else None)
-            for m, d in zip(memories, drafts, strict=True)
-        ]
+        new_memories = self._with_index_keys(memories, drafts, events)
+        if self.settings.episodes and len(memories) > 1:
+            new_memories.append(self._episode(request, events, new_memories, now))
         claim = None
         if request.idempotency_key is not None:
             claim = IdempotencyClaim(
@@ -167,18 +172,44 @@ class Strata:
             )
         actor = actor or Actor()
         outcome = self.store.write(WriteBatch(
-            events=events,
-            memories=[NewMemory(m, vectors[i], d.event_index, search_texts[i])
-                      for i, (m, d) in enumerate(zip(memories, drafts, strict=True))],
-            actor=actor.id, reason="remember", request_id=actor.request_id, idempotency=claim,
+            events=events, memories=new_memories, actor=actor.id, reason="remember",
+            request_id=actor.request_id, idempotency=claim,
         ))
+        stored = outcome.memories[:len(memories)]
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
-            memory_ids=tuple(m.memory_id for m in outcome.memories),
+            memory_ids=tuple(m.memory_id for m in stored),
             status="processed",
-            deduplicated=tuple(m.deduplicated for m in outcome.memories),
+            deduplicated=tuple(m.deduplicated for m in stored),
+            episode_id=outcome.memories[-1].memory_id if len(outcome.memories) > len(stored)
+            else None,
             replayed=outcome.replayed,
         )
+
+    def _with_index_keys(
+        self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
+    ) -> builtins.list[NewMemory]:
+        """Vectors and search texts: each turn with its speaker and the turn it answers."""
+        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None)
+                   for d in drafts]
+        vectors = self.embedder.embed([
+            memory_embedding_text(m.content, event, previous)
+            for m, (event, previous) in zip(memories, sources, strict=True)
+        ])
+        return [
+            NewMemory(m, vectors[i], d.event_index, memory_search_text(m.content, *sources[i]))
+            for i, (m, d) in enumerate(zip(memories, drafts, strict=True))
+        ]
+
+    def _episode(
+        self, request: RememberRequest, events: Sequence[Event], parts: Sequence[NewMemory],
+        now: datetime,
+    ) -> NewMemory:
+        """The whole exchange as one item; its vector is the mean of its turns' (no model call)."""
+        episode = build_episode(request, events, [p.memory for p in parts], now)
+        centroid = np.mean([p.embedding for p in parts], axis=0)
+        centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
+        return NewMemory(episode, centroid, None, search_text(episode.content))
 
     def modify(
         self,
@@ -236,8 +267,9 @@ class Strata:
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None
         if planned.content_changed:
-            vector = self.embedder.embed([planned.after.content])[0]
-            search = memory_search_text(planned.after.content, self._source_event(planned.after))
+            source = self._source_event(planned.after)
+            vector = self.embedder.embed([memory_embedding_text(planned.after.content, source)])[0]
+            search = memory_search_text(planned.after.content, source)
         return self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
             embedding=vector, search_text=search,

@@ -186,7 +186,7 @@ def build_memories(
             importance=request.importance, pinned=request.pinned, subject=draft.subject,
             conversation_id=request.conversation_id, tags=request.tags,
             provenance=Provenance(event_ids=(event.id,), extractor=extractor),
-            valid_from=event.ts,
+            valid_from=event.ts, meta={"speaker": event.author} if event.author else {},
         ))
     return memories
 
@@ -228,7 +228,44 @@ def _parse_ts(value: object, index: int) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def memory_search_text(content: str, event: Event | None) -> str:
-    """What lexical search indexes for a memory: its content and who said it, analysed."""
-    speaker = event.author if event is not None and event.author else ""
-    return search_text(f"{speaker} {content}" if speaker else content)
+#: Memories summarising one ``remember(messages=...)`` call carry this tag (and meta kind).
+EPISODE_TAG = "episode"
+
+
+def is_question(text: str) -> bool:
+    return "?" in text
+
+
+def memory_search_text(content: str, event: Event | None, previous: Event | None = None) -> str:
+    """What lexical search indexes for a memory: who said it, its content and, when the turn
+    before was a question, that question (an answer is found by the words it answers)."""
+    parts = [event.author or "" if event is not None else "", content]
+    if previous is not None and is_question(previous.text):
+        parts.append(previous.text)
+    return search_text(" ".join(p for p in parts if p))
+
+
+def memory_embedding_text(content: str, event: Event | None, previous: Event | None = None) -> str:
+    """What the embedder sees: the turn with its speaker, after the turn it replies to."""
+    line = f"{event.author}: {content}" if event is not None and event.author else content
+    if previous is None:
+        return line
+    before = f"{previous.author}: {previous.text}" if previous.author else previous.text
+    return f"{before}\n{line}"
+
+
+def build_episode(
+    request: RememberRequest, events: Sequence[Event], parts: Sequence[Memory], now: datetime,
+) -> Memory:
+    """One episodic memory for a multi-message remember: the whole exchange, so that recall
+    can score a session as a unit and pass the score on to its turns (``meta.parts``)."""
+    lines = [f"{e.author}: {e.text}" if e.author else e.text for e in events]
+    content = "\n".join(lines)
+    return Memory(
+        id=new_id(), scope=request.scope, type=MemoryType.EPISODIC, content=content,
+        content_hash=content_hash(content), created_at=now, updated_at=now,
+        importance=request.importance, conversation_id=request.conversation_id,
+        tags=(EPISODE_TAG,), provenance=Provenance(event_ids=tuple(e.id for e in events),
+                                                   extractor="episode"),
+        valid_from=events[0].ts, meta={"kind": EPISODE_TAG, "parts": [m.id for m in parts]},
+    )

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
+from strata.domain.boosts import damp_other_speakers, episode_bonus, floor_of, named_speaker
 from strata.domain.context import build_context
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.errors import InvalidInput
+from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
 
@@ -23,19 +26,37 @@ MAX_QUERY_CHARS = 4_000
 
 @dataclass(frozen=True, slots=True)
 class RecallConfig:
-    fusion: str = "convex"
-    weights: Weights = field(default_factory=Weights)
-    candidates: int = 50  # per query-dependent signal
+    fusion: str = "zscore"
+    weights: Weights = field(default_factory=lambda: Weights(
+        vector=0.5, lexical=0.5, recency=0.02, importance=0.05))
+    candidates: int = 100  # per query-dependent signal
     recency_half_life_hours: float = 24.0 * 30
     identity_always: bool = True
     disputed_factor: float = 0.5
+    #: Share of an episode's standardised lexical score passed on to each of its turns
+    #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
+    episode_weight: float = 0.6
+    #: Episodes whose turns are fetched even when no signal returned them.
+    episode_expand: int = 2
+    #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
+    speaker_factor: float = 0.5
 
 
+def _query_signals_only(**changes: Any) -> RecallConfig:
+    """A preset without the episode and speaker structure: plain signal fusion."""
+    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, **changes)
+
+
+_PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
 PRESETS: dict[str, RecallConfig] = {
     "hybrid": RecallConfig(),
-    "rrf": RecallConfig(fusion="rrf"),
-    "vector": RecallConfig(weights=Weights(vector=1.0, lexical=0.0, recency=0.0, importance=0.0)),
-    "lexical": RecallConfig(weights=Weights(vector=0.0, lexical=1.0, recency=0.0, importance=0.0)),
+    "hybrid-plain": _query_signals_only(),
+    "convex": _query_signals_only(fusion="convex", weights=_PLAIN_WEIGHTS),
+    "rrf": _query_signals_only(fusion="rrf", weights=_PLAIN_WEIGHTS),
+    "vector": _query_signals_only(
+        weights=Weights(vector=1.0, lexical=0.0, recency=0.0, importance=0.0)),
+    "lexical": _query_signals_only(
+        weights=Weights(vector=0.0, lexical=1.0, recency=0.0, importance=0.0)),
 }
 DEFAULT_PRESET = "hybrid"
 
@@ -75,7 +96,7 @@ class Retriever:
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        ranked = self._rank(vector_hits, lexical_hits, viewer, config)[:k]
+        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config)[:k]
         identity = self._identity(viewer, config)
         context = build_context(_with_identity(ranked, identity), budget_tokens)
         timings["fuse"] = _ms_since(mark)
@@ -87,25 +108,33 @@ class Retriever:
         )
 
     def _rank(
-        self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
-        config: RecallConfig,
+        self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
+        viewer: Scope, config: RecallConfig,
     ) -> list[Hit]:
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
         memories = {m.id: m for m in self._store.get_many(ids, viewer)}
+        episodes = {i: m for i, m in memories.items()
+                    if config.episode_weight > 0 and m.meta.get("kind") == EPISODE_TAG}
+        episode_scores = {i: lexical_hits[i] for i in episodes if i in lexical_hits}
+        turns = {i: m for i, m in memories.items() if i not in episodes}
+        turns.update(self._episode_parts(episodes, episode_scores, turns, viewer, config))
         now = self._now()
         signals: dict[str, dict[str, float]] = {
-            "vector": {i: s for i, s in vector_hits.items() if i in memories},
-            "lexical": {i: s for i, s in lexical_hits.items() if i in memories},
+            "vector": {i: s for i, s in vector_hits.items() if i in turns},
+            "lexical": {i: s for i, s in lexical_hits.items() if i in turns},
             "recency": {
                 i: recency_score(m.valid_from or m.created_at, now, config.recency_half_life_hours)
-                for i, m in memories.items()
+                for i, m in turns.items()
             },
-            "importance": {i: 1.0 if m.pinned else m.importance for i, m in memories.items()},
+            "importance": {i: 1.0 if m.pinned else m.importance for i, m in turns.items()},
         }
         fused = fuse(signals, config.weights, config.fusion)
+        lowest = min(fused.values(), default=0.0)
+        fused.update({i: lowest for i in turns if i not in fused})  # reached through an episode
+        fused = self._structure(fused, turns, episodes, episode_scores, query, config)
         hits = []
         for memory_id, score in fused.items():
-            memory = memories[memory_id]
+            memory = turns[memory_id]
             if memory.lifecycle is Lifecycle.DISPUTED:
                 score *= config.disputed_factor
             breakdown = {name: values[memory_id] for name, values in signals.items()
@@ -113,6 +142,32 @@ class Retriever:
             hits.append(Hit(memory, score, breakdown, memory.provenance.event_ids))
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         return hits
+
+    def _episode_parts(
+        self, episodes: dict[str, Memory], episode_scores: dict[str, float],
+        turns: dict[str, Memory], viewer: Scope, config: RecallConfig,
+    ) -> dict[str, Memory]:
+        """Turns of the best-matching episodes that no signal returned."""
+        best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
+        wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
+        return {m.id: m for m in self._store.get_many(wanted, viewer)} if wanted else {}
+
+    def _structure(
+        self, fused: dict[str, float], turns: dict[str, Memory], episodes: dict[str, Memory],
+        episode_scores: dict[str, float], query: str, config: RecallConfig,
+    ) -> dict[str, float]:
+        """Episode bonus, then speaker damping (docs/retrieval.md has what each is worth)."""
+        if episode_scores:
+            bonus = episode_bonus(episode_scores, {i: _parts(m) for i, m in episodes.items()},
+                                  config.episode_weight)
+            floor = floor_of(bonus)
+            fused = {i: score + bonus.get(i, floor) for i, score in fused.items()}
+        if config.speaker_factor != 1.0:
+            speaker_of = {i: _speaker(m) for i, m in turns.items()}
+            named = named_speaker(query, {s for s in speaker_of.values() if s})
+            if named is not None:
+                fused = damp_other_speakers(fused, speaker_of, named, config.speaker_factor)
+        return fused
 
     def _identity(self, viewer: Scope, config: RecallConfig) -> list[Memory]:
         """The viewer agent's identity memories: always in the context ([002] layer 2)."""
@@ -130,3 +185,13 @@ def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
 
 def _ms_since(mark: float) -> float:
     return (time.perf_counter() - mark) * 1000.0
+
+
+def _parts(episode: Memory) -> list[str]:
+    parts = episode.meta.get("parts", [])
+    return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
+def _speaker(memory: Memory) -> str | None:
+    speaker = memory.meta.get("speaker")
+    return speaker if isinstance(speaker, str) else None

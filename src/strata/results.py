@@ -18,10 +18,12 @@ class RememberResult:
     deduplicated: tuple[bool, ...] = ()  # per memory id: collapsed onto an existing memory
     replayed: bool = False  # the idempotency key was seen before; this is the first answer
     warnings: tuple[str, ...] = ()
+    episode_id: str | None = None  # the memory of the whole exchange (several messages)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "event_ids": list(self.event_ids),
+            "episode_id": self.episode_id,
             "memory_ids": list(self.memory_ids),
             "status": self.status,
             "deduplicated": list(self.deduplicated),

@@ -22,7 +22,7 @@ from pydantic_settings import (
 from strata.errors import InvalidInput
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]
-FusionMethod = Literal["convex", "rrf"]
+FusionMethod = Literal["zscore", "convex", "rrf"]
 
 
 def default_home() -> Path:
@@ -58,14 +58,19 @@ class Settings(BaseSettings):
     max_messages: int = Field(default=1_000, ge=1, description="Most messages per remember.")
     max_k: int = Field(default=100, ge=1, description="Largest k a recall may ask for.")
     default_budget_tokens: int = Field(default=2_000, ge=1, description="Context budget.")
-    fusion: FusionMethod = Field(default="convex", description="How recall signals combine.")
-    candidates: int = Field(default=50, ge=1, description="Candidates per recall signal.")
+    fusion: FusionMethod = Field(default="zscore", description="How recall signals combine.")
+    candidates: int = Field(default=100, ge=1, description="Candidates per recall signal.")
     blas_threads: int | None = Field(
         default=1, ge=1,
         description="BLAS threads for vector search; 1 keeps idle BLAS workers from spinning "
         "on the core SQLite and the model need. None leaves the library default.",
     )
     track_access: bool = Field(default=True, description="Count recalls per memory.")
+    episodes: bool = Field(
+        default=True,
+        description="Also store each multi-message remember as one episodic memory (recall "
+        "scores the exchange as a unit and passes the score on to its turns).",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -29,7 +29,7 @@ def test_remember_with_every_option(cli_json: CliJson) -> None:
                       "--agent", "bot", "--run", "r1")
     assert memory["type"] == "episodic" and memory["pinned"] is True
     assert memory["tags"] == ["drinks", "alice"] and memory["importance"] == 0.9
-    assert memory["conversation_id"] == "c1" and memory["meta"] == {}
+    assert memory["conversation_id"] == "c1" and memory["meta"] == {"speaker": "alice"}
 
 
 def test_remember_messages_file_and_stdin(cli_json: CliJson, tmp_path: Path) -> None:

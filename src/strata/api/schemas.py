@@ -192,6 +192,9 @@ class RememberResponse(ResponseModel):
     deduplicated: list[bool] = Field(description="Per memory id: collapsed onto an existing one.")
     replayed: bool = Field(description="The idempotency key was seen before: the first answer.")
     warnings: list[str]
+    episode_id: str | None = Field(
+        default=None, description="The episodic memory of the whole exchange (several messages)."
+    )
 
 
 class HitOut(ResponseModel):
