@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console, Group
@@ -21,6 +21,15 @@ from rich.progress import (
 from rich.table import Table
 
 from strata.bench.latency import LatencyConfig, LatencyReport, run_latency
+from strata.bench.locomo import (
+    ALL_CATEGORIES,
+    CATEGORY_NAMES,
+    RECALL_ALL_AT,
+    RECALL_ANY_AT,
+    LocomoConfig,
+    LocomoReport,
+    run_locomo,
+)
 from strata.cli.session import errors_reported
 
 bench_app = typer.Typer(help="Measure Strata's performance on this machine.", no_args_is_help=True)
@@ -151,3 +160,108 @@ def _rate(part: dict[str, float | int | None]) -> str:
     if not part["per_s"]:
         return "—"
     return f"{part['per_s']:,.0f} memories/s ({part['memories']:,} in {part['seconds']:.1f} s)"
+
+
+class LocomoEmbedder(StrEnum):
+    """``hashing`` is there for tests: its numbers say nothing about retrieval quality."""
+
+    onnx = "onnx"
+    torch = "torch"
+    hashing = "hashing"
+
+
+@bench_app.command("locomo")
+def locomo(
+    data: Annotated[Path, typer.Option(help="Directory of LoCoMo conversation files.")],
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Write metrics, config and every question's ranked dia_ids here.")] = None,
+    preset: Annotated[str, typer.Option(help="Recall preset to evaluate.")] = "hybrid",
+    corrected: Annotated[Path | None, typer.Option(
+        help="Audited evidence labels: a second scoring of the same run.")] = None,
+    embedder: Annotated[LocomoEmbedder | None, typer.Option(
+        help="Embedding runtime (default: the settings default).")] = None,
+    limit_conversations: Annotated[int | None, typer.Option(
+        min=1, help="Only the first N conversations (by sample id).")] = None,
+    categories: Annotated[str, typer.Option(
+        help="Question categories to run, comma-separated.")] = "1,2,3,4,5",
+) -> None:
+    """Retrieval quality on LoCoMo: recall_any/recall_all@k, nDCG@10, MRR, latency.
+
+    Each conversation goes into a fresh store through ``remember``; each question is
+    recalled with its text and the hits are mapped back to the dialog turns they came from.
+    """
+    console = Console(stderr=True)
+    with errors_reported(as_json=False):
+        config = LocomoConfig(
+            data=data, preset=preset, embedder=embedder.value if embedder else None,
+            corrected=corrected, limit_conversations=limit_conversations,
+            categories=_categories(categories),
+        )
+        with _progress(console) as progress:
+            report = run_locomo(config, _Bars(progress))
+        if json_out is not None:
+            json_out.write_text(json.dumps(report.to_dict()) + "\n", encoding="utf-8")
+    Console().print(render_locomo(report))
+
+
+def _categories(text: str) -> tuple[int, ...]:
+    from strata.errors import InvalidInput
+
+    try:
+        chosen = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError as exc:
+        raise InvalidInput(f"categories must be numbers among {list(ALL_CATEGORIES)}") from exc
+    return chosen
+
+
+_METRIC_COLUMNS = (*(f"recall_any@{k}" for k in RECALL_ANY_AT),
+                   *(f"recall_all@{k}" for k in RECALL_ALL_AT), "ndcg@10", "mrr")
+
+
+def _metrics_table(title: str, metrics: dict[str, Any]) -> Table:
+    """Metrics as rows, question groups as columns (narrow enough for a terminal)."""
+    groups = [("overall 1-4", metrics["overall"])]
+    groups += [(CATEGORY_NAMES[int(cat)], m) for cat, m in metrics["by_category"].items()]
+    groups.append((CATEGORY_NAMES[5], metrics["category_5"]))
+    groups = [(label, m) for label, m in groups if m["n"]]
+    table = Table(title=title)
+    table.add_column("metric")
+    for label, _ in groups:
+        table.add_column(label, justify="right")
+    table.add_row("questions", *(str(m["n"]) for _, m in groups))
+    for name in _METRIC_COLUMNS:
+        table.add_row(name, *(f"{m[name]:.3f}" for _, m in groups))
+    return table
+
+
+def _locomo_facts(report: LocomoReport) -> Table:
+    timing, data = report.timing, report.data
+    table = Table(show_header=False)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    recall = timing["recall_ms"] or {}
+    rows = [
+        ("conversations / turns / questions",
+         f"{len(data['conversations'])} / {data['turns']:,} / {data['questions']:,}"),
+        ("ingest", f"{timing['ingest_s']:.1f} s ({timing['turns_per_s'] or 0:,.0f} turns/s)"),
+        ("recall ms p50 / p95 / p99",
+         " / ".join(f"{recall.get(p, 0):.1f}" for p in ("p50", "p95", "p99"))),
+        ("model load", f"{timing['model_load_s']:.1f} s"),
+        ("questions without usable evidence (not scored)",
+         str(data["questions_without_evidence"])),
+        ("questions with repaired evidence ids", str(len(data["evidence_repairs"]))),
+    ]
+    for label, value in rows:
+        table.add_row(label, value)
+    return table
+
+
+def render_locomo(report: LocomoReport) -> Group:
+    """Metric tables (original labels, then corrected ones if asked) and the run's facts."""
+    cfg = report.config
+    title = f"strata bench locomo — preset {cfg['preset']}, {cfg['embedder']}"
+    parts: list[Any] = [_metrics_table(title, report.metrics)]
+    if report.corrected_metrics is not None:
+        parts.append(_metrics_table("with corrected evidence labels", report.corrected_metrics))
+    parts.append(_locomo_facts(report))
+    return Group(*parts)
