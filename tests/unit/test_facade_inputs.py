@@ -115,3 +115,24 @@ def test_open_accepts_an_embedder_kind(tmp_path: object) -> None:
 
     with Strata.open(Path(str(tmp_path)), embedder="hashing") as strata:
         assert strata.embedder.name.startswith("hashing")
+
+
+def test_a_multi_message_remember_adds_one_episode_over_its_turns() -> None:
+    from strata.testing import memory_strata
+
+    strata = memory_strata()
+    result = strata.remember(messages=[
+        {"author": "Ann", "content": "What did you cook on Sunday?"},
+        {"author": "Bob", "content": "A mushroom risotto with thyme."},
+    ], scope="t")
+    assert len(result.memory_ids) == 2 and result.episode_id is not None
+    episode = strata.get(result.episode_id, scope="t")
+    assert episode.type.value == "episodic" and episode.tags == ("episode",)
+    assert episode.meta["parts"] == list(result.memory_ids)
+    assert episode.content == "Ann: What did you cook on Sunday?\nBob: A mushroom risotto with thyme."
+    # the answer is found by the question's words, and episodes are never hits themselves
+    hits = strata.recall("what was cooked on Sunday", scope="t", k=5).hits
+    assert result.memory_ids[1] in [h.memory.id for h in hits]
+    assert result.episode_id not in [h.memory.id for h in hits]
+    single = strata.remember("one fact", scope="t")
+    assert single.episode_id is None
