@@ -220,6 +220,9 @@ def _flag_opposing_claims(
             related = tuple(c.id for c in candidates[me]
                             if c.subject == facts[me].subject and c.lifecycle in ACTIONABLE)
             prior = result[me]
+            if prior.action is Action.NONE:  # already stored: flag it, add nothing again
+                result[me] = replace(prior, batch_conflicts=(*prior.batch_conflicts, other))
+                continue
             result[me] = Decision(
                 Action.ADD, reason="opposing claims about one subject in the same input",
                 confidence=0.6, contradicts=tuple(dict.fromkeys((*prior.contradicts, *related))),
