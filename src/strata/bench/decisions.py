@@ -31,7 +31,6 @@ from strata.domain.decisions import (
     decide_batch,
     enforce_invariants,
 )
-from strata.domain.models import Lifecycle
 from strata.errors import InvalidInput, StrataError
 from strata.facade import Strata
 from strata.ports import Embedder
@@ -313,7 +312,8 @@ def _action_score(results: Iterable[CaseResult], action: str) -> Score:
 
 def _failure(r: CaseResult) -> dict[str, Any]:
     return {"id": r.case.id, "input": r.case.input,
-            "expected": [list(p) for p in r.case.expected], "predicted": [list(p) for p in r.predicted],
+            "expected": [list(p) for p in r.case.expected],
+            "predicted": [list(p) for p in r.predicted],
             "expected_flags": sorted(r.case.contradicts), "flags": sorted(r.flags),
             "apply_errors": r.apply_errors}
 

@@ -205,7 +205,7 @@ def _resolve_conflict(
 
 def _replaces_by_cue(fact: FactView, candidate: Candidate) -> bool:
     """A subject-less fact with a change cue replaces the memory it mostly repeats."""
-    if not fact.explicit_change or fact.subject is not None and candidate.subject is not None:
+    if not fact.explicit_change or (fact.subject is not None and candidate.subject is not None):
         return False
     return _overlap(fact.content, candidate.content) >= CHANGE_OVERLAP
 

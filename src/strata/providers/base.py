@@ -18,11 +18,11 @@ from strata.domain.decisions import Action, Candidate, Decision, FactView
 
 __all__ = [
     "Action",
-    "Capabilities",
     "Candidate",
+    "Capabilities",
     "Decision",
-    "Extraction",
     "ExtractedFact",
+    "Extraction",
     "FactView",
     "Provider",
     "Relation",

@@ -254,7 +254,8 @@ def _first_person(owner: str) -> Builder:
         if not keywords(value) or verb in _NOT_VERBS:
             return None
         who = "User" if owner == "user" else "The team"
-        said = f"is {value}" if verb == "is" else f"{_third(verb) if owner == 'user' else verb} {value}"
+        said_verb = _third(verb) if owner == "user" else verb
+        said = f"is {value}" if verb == "is" else f"{said_verb} {value}"
         return Slot(f"{owner}.{verb}.{_slug(value)}", value, f"{who} {said}",
                     "semantic", 4, verb)
     return build
