@@ -10,7 +10,11 @@
     ├── ScopeDenied                scope_denied         403
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
-    └── EmbedderError              embedder_error       503
+    ├── EmbedderError              embedder_error       503
+    └── ProviderError              provider_error       502
+        ├── ProviderOutputInvalid  provider_output_invalid 502
+        └── ProviderUnavailable    provider_unavailable 503
+            └── ProviderRateLimited provider_rate_limited 503
 
 Each class carries a stable machine-readable ``code`` and the HTTP status it maps to. Front
 ends translate these once, at their edge: the HTTP API into a JSON body
@@ -29,6 +33,10 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "PinnedMemory",
+    "ProviderError",
+    "ProviderOutputInvalid",
+    "ProviderRateLimited",
+    "ProviderUnavailable",
     "ScopeDenied",
     "StoreError",
     "StoreLocked",
@@ -103,4 +111,32 @@ class StoreLocked(StoreError):
 
 class EmbedderError(StrataError):
     code = "embedder_error"
+    http_status = 503
+
+
+class ProviderError(StrataError):
+    """An extraction/decision provider failed; the pipeline falls back (raw save at worst)."""
+
+    code = "provider_error"
+    http_status = 502
+
+
+class ProviderOutputInvalid(ProviderError):
+    """The provider answered, but not with output that passes the schema ([003] §11.1)."""
+
+    code = "provider_output_invalid"
+    http_status = 502
+
+
+class ProviderUnavailable(ProviderError):
+    """The provider could not be reached in time (connection refused, timeout, 5xx)."""
+
+    code = "provider_unavailable"
+    http_status = 503
+
+
+class ProviderRateLimited(ProviderUnavailable):
+    """HTTP 429 after the allowed retries; ``details["retry_after"]`` says when to try again."""
+
+    code = "provider_rate_limited"
     http_status = 503

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,7 @@ from strata.errors import InvalidInput
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
+ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
 
 
 def default_home() -> Path:
@@ -71,6 +72,32 @@ class Settings(BaseSettings):
         description="Also store each multi-message remember as one episodic memory (recall "
         "scores the exchange as a unit and passes the score on to its turns).",
     )
+    # -- extraction / decision providers ([003] §9-10) --
+    provider: ProviderKind = Field(
+        default="rules", description="Extraction/decision provider: rules (built-in, local), "
+        "ollama, openai (any OpenAI-compatible server), anthropic.")
+    fallback_provider: ProviderKind | None = Field(
+        default=None, description="Tried when the preferred provider fails.")
+    local_only: bool = Field(
+        default=False, description="Refuse any provider that sends text off this machine.")
+    ollama_url: str = Field(default="http://127.0.0.1:11434", description="Ollama base URL.")
+    ollama_model: str = Field(default="llama3.1:8b", description="Ollama model.")
+    openai_url: str = Field(default="https://api.openai.com",
+                            description="OpenAI-compatible base URL (without /v1).")
+    openai_model: str = Field(default="gpt-4o-mini", description="OpenAI-compatible model.")
+    openai_api_key: SecretStr | None = Field(default=None, description="Bearer API key.")
+    anthropic_url: str = Field(default="https://api.anthropic.com",
+                               description="Anthropic base URL.")
+    anthropic_model: str = Field(default="claude-3-5-haiku-latest",
+                                 description="Anthropic model.")
+    anthropic_api_key: SecretStr | None = Field(default=None, description="x-api-key value.")
+    provider_timeout_s: float = Field(default=30.0, gt=0, description="Per-request timeout.")
+    provider_max_retries: int = Field(
+        default=1, ge=0, le=5, description="Retries after a 429/503 with a short Retry-After.")
+    redact_terms: list[str] = Field(
+        default_factory=list,
+        description="Extra sensitive terms redacted before a remote call (with the built-in "
+        "secret patterns).")
 
     @classmethod
     def settings_customise_sources(

@@ -129,7 +129,8 @@ def test_a_multi_message_remember_adds_one_episode_over_its_turns() -> None:
     episode = strata.get(result.episode_id, scope="t")
     assert episode.type.value == "episodic" and episode.tags == ("episode",)
     assert episode.meta["parts"] == list(result.memory_ids)
-    assert episode.content == "Ann: What did you cook on Sunday?\nBob: A mushroom risotto with thyme."
+    assert episode.content == (
+        "Ann: What did you cook on Sunday?\nBob: A mushroom risotto with thyme.")
     # the answer is found by the question's words, and episodes are never hits themselves
     hits = strata.recall("what was cooked on Sunday", scope="t", k=5).hits
     assert result.memory_ids[1] in [h.memory.id for h in hits]

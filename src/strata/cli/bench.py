@@ -20,6 +20,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from strata.bench.decisions import DecisionsReport, run_decisions
 from strata.bench.latency import LatencyConfig, LatencyReport, run_latency
 from strata.bench.locomo import (
     ALL_CATEGORIES,
@@ -265,3 +266,52 @@ def render_locomo(report: LocomoReport) -> Group:
         parts.append(_metrics_table("with corrected evidence labels", report.corrected_metrics))
     parts.append(_locomo_facts(report))
     return Group(*parts)
+
+
+@bench_app.command("decisions")
+def decisions(
+    gold: Annotated[Path, typer.Option(help="Gold set directory (*.jsonl).")] = Path(
+        "bench/mutation"),
+    k: Annotated[int, typer.Option(min=1, max=50, help="Candidates per fact.")] = 8,
+    embedder: Annotated[str, typer.Option(help="hashing (default), onnx or torch.")] = "hashing",
+    failures: Annotated[bool, typer.Option("--failures", help="List the missed cases.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Precision/recall of the rule-based ADD/UPDATE/DELETE/NONE decisions and contradiction
+    flags on the gold set, and duplicate growth when every input is fed twice."""
+    from strata.embedders import make_embedder
+    from strata.settings import default_model_cache
+
+    with errors_reported(as_json=as_json):
+        chosen = make_embedder(embedder, cache_dir=default_model_cache(), cache_size=1_000)
+        report = run_decisions(gold, chosen, k=k)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+        return
+    Console().print(_decisions_table(report))
+    if failures:
+        for failure in report.failures:
+            typer.echo(json.dumps(failure))
+
+
+def _decisions_table(report: DecisionsReport) -> Group:
+    table = Table(title=f"strata bench decisions — {report.cases} cases, {report.embedder}, "
+                        f"k={report.k}")
+    for column in ("", "precision", "recall", "F1", "predicted", "expected"):
+        table.add_column(column, justify="left" if not column else "right")
+    rows = [*report.actions.items(), ("contradiction flags", report.contradictions)]
+    for label, s in rows:
+        table.add_row(label, f"{s.precision:.3f}", f"{s.recall:.3f}", f"{s.f1:.3f}",
+                      str(s.predicted), str(s.expected))
+    facts = Table(show_header=False)
+    facts.add_column("measure")
+    facts.add_column("value", justify="right")
+    facts.add_row("duplicate growth (2nd pass ADDs / inputs)",
+                  f"{report.duplicate_growth:.2%} ({report.second_pass_adds})")
+    pinned = "—" if report.pinned_accuracy is None else f"{report.pinned_accuracy:.2%}"
+    facts.add_row("'remember this' pinned", pinned)
+    for category, (ok, n) in sorted(report.by_category.items()):
+        facts.add_row(f"cases fully right: {category}", f"{ok}/{n}")
+    for name, passed in report.targets.items():
+        facts.add_row(name, "[green]PASS[/green]" if passed else "[red]FAIL[/red]")
+    return Group(table, facts)

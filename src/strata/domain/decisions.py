@@ -1,0 +1,287 @@
+"""What to do with one extracted fact, given the memories it might touch ([003] §11.2-11.3,
+[002] contradiction detection). Pure: no I/O, no clock of its own.
+
+The rules, in order (the first that applies wins):
+
+1. An exact duplicate (same normalised content) of a live memory → NONE.
+2. A near duplicate (cosine > 0.95) with the same polarity → NONE.
+3. A memory about the same claim (same subject, or the same words) that the fact conflicts with:
+   - the memory is pinned or under a manual override lock → ADD, both flagged as contradicting
+     (a decision never deletes or overwrites such a memory);
+   - the fact is hedged or of low confidence → ADD, both flagged (an ambiguous conflict:
+     it may not overwrite anything);
+   - the fact negates the memory → DELETE it (superseded by the negation);
+   - the fact gives the same subject a new value → UPDATE it (a new version; the old one is
+     superseded);
+   - a fact without a known subject replaces an overlapping memory only with an explicit
+     change cue ("now", "actually", "moved to"); otherwise it is simply ADDed.
+4. Otherwise → ADD.
+
+Within one input ([003] §11.3) two opposing claims about one subject, neither marked as a
+correction, block each other's destructive decisions: both are ADDed and flagged.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from strata.domain.models import Lifecycle
+from strata.domain.text import keywords, normalize
+
+#: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
+NEAR_DUPLICATE = 0.95
+#: Below this confidence a fact may add, never replace or delete.
+MIN_DESTRUCTIVE_CONFIDENCE = 0.6
+#: Keyword overlap (Jaccard) at which two subject-less statements are about the same claim.
+SAME_CLAIM_OVERLAP = 0.8
+#: ... and at which an explicit change cue lets the new one replace the old one.
+CHANGE_OVERLAP = 0.5
+#: Lifecycles a decision may act on; superseded or deleted rows are history, not candidates.
+ACTIONABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
+
+_NEGATION_WORDS = frozenset({"not", "no", "never", "longer", "anymore", "don't", "doesn't",
+                             "isn't", "aren't", "wasn't", "won't", "didn't", "stopped"})
+
+
+class Action(enum.StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    NONE = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    """The parts of an extracted fact the rules read."""
+
+    content: str
+    subject: str | None = None
+    value: str | None = None
+    negated: bool = False
+    explicit_change: bool = False
+    hedged: bool = False
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An existing memory a fact might duplicate or change, with its similarity to the fact."""
+
+    id: str
+    content: str
+    similarity: float = 0.0  # cosine to the fact
+    subject: str | None = None
+    value: str | None = None
+    negated: bool = False
+    pinned: bool = False
+    lifecycle: Lifecycle = Lifecycle.ACTIVE
+    manual_override_until: datetime | None = None
+
+    def locked(self, now: datetime) -> bool:
+        """Pinned, or edited by hand recently enough that inference must not touch it."""
+        return self.pinned or (
+            self.manual_override_until is not None and self.manual_override_until > now
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision for one fact, with what the history row needs to explain it."""
+
+    action: Action
+    target_id: str | None = None
+    reason: str = ""
+    confidence: float = 1.0
+    contradicts: tuple[str, ...] = ()  # memory ids this fact conflicts with (both → disputed)
+    batch_conflicts: tuple[int, ...] = ()  # indexes of facts of the same input it opposes
+    provider: str = "rules"
+    model: str | None = None
+    prompt_version: str | None = None
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.contradicts or self.batch_conflicts)
+
+
+def decide(fact: FactView, candidates: Sequence[Candidate], now: datetime) -> Decision:
+    """The rule-based decision for one fact (see the module docstring)."""
+    live = sorted((c for c in candidates if c.lifecycle in ACTIONABLE),
+                  key=lambda c: (-c.similarity, c.id))
+    duplicate = _duplicate(fact, live)
+    if duplicate is not None:
+        return duplicate
+    for candidate in live:
+        relation = _relation(fact, candidate)
+        if relation == "same":
+            return Decision(Action.NONE, candidate.id, "same subject and value as the memory",
+                            confidence=0.9)
+        if relation in ("conflict", "negation"):
+            return _resolve_conflict(fact, candidate, relation, now)
+    for candidate in live:
+        if _replaces_by_cue(fact, candidate):
+            return _resolve_conflict(fact, candidate, "conflict", now)
+    return Decision(Action.ADD, reason="new information", confidence=0.9)
+
+
+def decide_batch(
+    facts: Sequence[FactView], candidates: Sequence[Sequence[Candidate]], now: datetime
+) -> list[Decision]:
+    """Decisions for all facts of one input: per-fact rules, then the batch rules of §11.3."""
+    decisions = [decide(f, c, now) for f, c in zip(facts, candidates, strict=True)]
+    decisions = _flag_opposing_claims(facts, candidates, decisions)
+    return _one_decision_per_target(decisions)
+
+
+def enforce_invariants(
+    decision: Decision, candidates: Sequence[Candidate], now: datetime
+) -> Decision:
+    """Whatever proposed ``decision`` (rules or a model), a pinned or locked memory is never
+    updated or deleted, and contradiction links point only at real candidates."""
+    by_id = {c.id: c for c in candidates}
+    contradicts = tuple(i for i in decision.contradicts if i in by_id)
+    decision = replace(decision, contradicts=contradicts)
+    if decision.action not in (Action.UPDATE, Action.DELETE):
+        return decision
+    target = by_id.get(decision.target_id or "")
+    if target is None or not target.locked(now):
+        return decision
+    return replace(
+        decision, action=Action.ADD, target_id=None,
+        contradicts=tuple(dict.fromkeys((*contradicts, target.id))),
+        reason=f"{decision.action.value} blocked: the memory is pinned or locked; "
+               f"kept both, flagged as contradicting",
+    )
+
+
+def _duplicate(fact: FactView, live: Sequence[Candidate]) -> Decision | None:
+    text = normalize(fact.content)
+    for candidate in live:
+        if normalize(candidate.content) == text:
+            return Decision(Action.NONE, candidate.id, "exact duplicate", confidence=1.0)
+    for candidate in live:
+        if candidate.similarity > NEAR_DUPLICATE and candidate.negated == fact.negated:
+            return Decision(Action.NONE, candidate.id,
+                            f"near duplicate (cosine {candidate.similarity:.3f})", confidence=0.95)
+    return None
+
+
+def _relation(fact: FactView, candidate: Candidate) -> str | None:
+    """``same``, ``conflict`` (new value), ``negation`` (polarity flip) or None (unrelated)."""
+    if fact.subject is not None and fact.subject == candidate.subject:
+        same_value = _same_value(fact.value, candidate.value)
+        if same_value and fact.negated == candidate.negated:
+            return "same"
+        if same_value or fact.value is None or candidate.value is None:
+            return "negation" if fact.negated != candidate.negated else "same"
+        if fact.negated:
+            return None  # "not in Paris" says nothing against "in Berlin"
+        return "conflict"
+    if fact.negated != candidate.negated and _overlap(fact.content, candidate.content) >= (
+        SAME_CLAIM_OVERLAP
+    ):
+        return "negation"
+    return None
+
+
+def _resolve_conflict(
+    fact: FactView, candidate: Candidate, relation: str, now: datetime
+) -> Decision:
+    if candidate.locked(now):
+        return Decision(Action.ADD, reason="conflicts with a pinned or locked memory; kept both",
+                        confidence=0.8, contradicts=(candidate.id,))
+    if fact.hedged or fact.confidence < MIN_DESTRUCTIVE_CONFIDENCE:
+        return Decision(Action.ADD, reason="ambiguous conflict: the new claim is uncertain",
+                        confidence=0.6, contradicts=(candidate.id,))
+    if relation == "negation" and fact.negated:
+        return Decision(Action.DELETE, candidate.id, "negated by the new fact",
+                        confidence=0.9 if fact.explicit_change else 0.8)
+    reason = "explicit correction" if fact.explicit_change else "same subject, new value"
+    return Decision(Action.UPDATE, candidate.id, reason,
+                    confidence=0.9 if fact.explicit_change else 0.8)
+
+
+def _replaces_by_cue(fact: FactView, candidate: Candidate) -> bool:
+    """A subject-less fact with a change cue replaces the memory it mostly repeats."""
+    if not fact.explicit_change or (fact.subject is not None and candidate.subject is not None):
+        return False
+    return _overlap(fact.content, candidate.content) >= CHANGE_OVERLAP
+
+
+def _flag_opposing_claims(
+    facts: Sequence[FactView], candidates: Sequence[Sequence[Candidate]],
+    decisions: list[Decision],
+) -> list[Decision]:
+    result = list(decisions)
+    for i, j in _opposing_pairs(facts):
+        for me, other in ((i, j), (j, i)):
+            related = tuple(c.id for c in candidates[me]
+                            if c.subject == facts[me].subject and c.lifecycle in ACTIONABLE)
+            prior = result[me]
+            if prior.action is Action.NONE:  # already stored: flag it, add nothing again
+                result[me] = replace(prior, batch_conflicts=(*prior.batch_conflicts, other))
+                continue
+            result[me] = Decision(
+                Action.ADD, reason="opposing claims about one subject in the same input",
+                confidence=0.6, contradicts=tuple(dict.fromkeys((*prior.contradicts, *related))),
+                batch_conflicts=(*prior.batch_conflicts, other),
+            )
+    for i, j in _corrected_pairs(facts):
+        result[i] = Decision(Action.NONE, reason=f"corrected by fact {j} of the same input",
+                             confidence=0.8)
+    return result
+
+
+def _opposing_pairs(facts: Sequence[FactView]) -> list[tuple[int, int]]:
+    pairs = []
+    for i, first in enumerate(facts):
+        for j in range(i + 1, len(facts)):
+            second = facts[j]
+            if first.explicit_change or second.explicit_change:
+                continue
+            if _claims_oppose(first, second):
+                pairs.append((i, j))
+    return pairs
+
+
+def _corrected_pairs(facts: Sequence[FactView]) -> list[tuple[int, int]]:
+    """(earlier, later) where the later fact explicitly corrects the earlier one."""
+    return [(i, j) for i, first in enumerate(facts) for j in range(i + 1, len(facts))
+            if facts[j].explicit_change and _claims_oppose(first, facts[j])]
+
+
+def _claims_oppose(first: FactView, second: FactView) -> bool:
+    if first.subject is None or first.subject != second.subject:
+        return False
+    if first.negated or second.negated:
+        return first.negated != second.negated and _same_value(first.value, second.value)
+    return not _same_value(first.value, second.value)
+
+
+def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
+    """An UPDATE of a memory makes a DELETE of the same memory in the same input moot
+    ("I don't live in Berlin anymore, I moved to Munich")."""
+    updated = {d.target_id for d in decisions if d.action is Action.UPDATE}
+    return [
+        Decision(Action.NONE, d.target_id, "the memory is updated by another fact of the input",
+                 confidence=d.confidence)
+        if d.action is Action.DELETE and d.target_id in updated else d
+        for d in decisions
+    ]
+
+
+def _same_value(first: str | None, second: str | None) -> bool:
+    if first is None or second is None:
+        return first is second
+    return set(keywords(first)) == set(keywords(second))
+
+
+def _overlap(first: str, second: str) -> float:
+    """Jaccard overlap of content words, ignoring negation words."""
+    a = set(keywords(first)) - _NEGATION_WORDS
+    b = set(keywords(second)) - _NEGATION_WORDS
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)

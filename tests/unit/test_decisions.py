@@ -1,0 +1,129 @@
+"""The pure decision rules of ``strata.domain.decisions``."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from strata.domain.decisions import (
+    Action,
+    Candidate,
+    Decision,
+    FactView,
+    decide,
+    decide_batch,
+    enforce_invariants,
+)
+from strata.domain.models import Lifecycle
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+BERLIN = Candidate("m1", "User lives in Berlin", 0.7, subject="user.location", value="Berlin")
+
+
+def fact(content: str, **kw: object) -> FactView:
+    return FactView(content, **kw)  # type: ignore[arg-type]
+
+
+def test_no_candidates_is_add() -> None:
+    assert decide(fact("User lives in Berlin"), [], NOW).action is Action.ADD
+
+
+def test_exact_and_near_duplicates_are_none() -> None:
+    assert decide(fact("user lives in  BERLIN"), [BERLIN], NOW).target_id == "m1"
+    near = Candidate("m2", "User resides in Berlin", 0.97)
+    assert decide(fact("User lives in Berlin!"), [near], NOW) .action is Action.NONE
+    opposite = Candidate("m3", "User does not live in Berlin", 0.97, negated=True)
+    assert decide(fact("User lives in Berlin"), [opposite], NOW).action is not Action.NONE
+
+
+def test_same_subject_new_value_updates() -> None:
+    d = decide(fact("User lives in Munich", subject="user.location", value="Munich"),
+               [BERLIN], NOW)
+    assert (d.action, d.target_id) == (Action.UPDATE, "m1")
+
+
+def test_same_subject_same_value_is_none() -> None:
+    d = decide(fact("I live in berlin", subject="user.location", value="berlin"), [BERLIN], NOW)
+    assert d.action is Action.NONE
+
+
+def test_negation_deletes_but_a_different_negated_value_adds() -> None:
+    gone = fact("User no longer lives in Berlin", subject="user.location", value="Berlin",
+                negated=True, explicit_change=True)
+    assert decide(gone, [BERLIN], NOW).action is Action.DELETE
+    paris = fact("User does not live in Paris", subject="user.location", value="Paris",
+                 negated=True)
+    d = decide(paris, [BERLIN], NOW)
+    assert d.action is Action.ADD and not d.contradicts
+
+
+def test_hedged_or_low_confidence_conflict_is_disputed() -> None:
+    for view in (fact("User lives in Munich", subject="user.location", value="Munich",
+                      hedged=True),
+                 fact("User lives in Munich", subject="user.location", value="Munich",
+                      confidence=0.3)):
+        d = decide(view, [BERLIN], NOW)
+        assert d.action is Action.ADD and d.contradicts == ("m1",)
+
+
+def test_pinned_and_locked_memories_are_never_changed() -> None:
+    munich = fact("User lives in Munich", subject="user.location", value="Munich",
+                  explicit_change=True)
+    pinned = Candidate("m1", BERLIN.content, 0.7, "user.location", "Berlin", pinned=True)
+    locked = Candidate("m1", BERLIN.content, 0.7, "user.location", "Berlin",
+                       manual_override_until=NOW + timedelta(days=1))
+    expired = Candidate("m1", BERLIN.content, 0.7, "user.location", "Berlin",
+                        manual_override_until=NOW - timedelta(days=1))
+    for candidate in (pinned, locked):
+        d = decide(munich, [candidate], NOW)
+        assert d.action is Action.ADD and d.contradicts == ("m1",)
+    assert decide(munich, [expired], NOW).action is Action.UPDATE
+
+
+def test_superseded_and_deleted_rows_are_not_candidates() -> None:
+    old = Candidate("m1", "User lives in Berlin", 1.0, lifecycle=Lifecycle.SUPERSEDED)
+    assert decide(fact("User lives in Berlin"), [old], NOW).action is Action.ADD
+
+
+def test_subjectless_fact_replaces_only_with_a_change_cue() -> None:
+    server = Candidate("m1", "The staging server runs on AWS", 0.6)
+    plain = fact("The staging server runs on GCP")
+    assert decide(plain, [server], NOW).action is Action.ADD
+    cued = fact("The staging server now runs on GCP", explicit_change=True)
+    assert decide(cued, [server], NOW).action is Action.UPDATE
+
+
+def test_opposing_claims_in_one_input_block_each_other() -> None:
+    berlin = fact("User lives in Berlin", subject="user.location", value="Berlin")
+    paris = fact("User lives in Paris", subject="user.location", value="Paris")
+    rome = Candidate("m9", "User lives in Rome", 0.5, subject="user.location", value="Rome")
+    first, second = decide_batch([berlin, paris], [[rome], [rome]], NOW)
+    assert first.action is second.action is Action.ADD
+    assert first.batch_conflicts == (1,) and second.batch_conflicts == (0,)
+    assert first.contradicts == ("m9",) and first.disputed
+
+
+def test_a_correction_in_the_same_input_wins() -> None:
+    berlin = fact("User lives in Berlin", subject="user.location", value="Berlin")
+    munich = fact("User lives in Munich", subject="user.location", value="Munich",
+                  explicit_change=True)
+    first, second = decide_batch([berlin, munich], [[], []], NOW)
+    assert (first.action, second.action) == (Action.NONE, Action.ADD)
+
+
+def test_update_and_delete_of_one_memory_keep_the_update() -> None:
+    gone = fact("User no longer lives in Berlin", subject="user.location", value="Berlin",
+                negated=True, explicit_change=True)
+    munich = fact("User lives in Munich", subject="user.location", value="Munich",
+                  explicit_change=True)
+    actions = [d.action for d in decide_batch([gone, munich], [[BERLIN], [BERLIN]], NOW)]
+    assert actions == [Action.NONE, Action.UPDATE]
+
+
+def test_invariants_turn_a_model_update_of_a_pinned_memory_into_a_flagged_add() -> None:
+    pinned = Candidate("m1", "User is allergic to penicillin", 0.9, pinned=True)
+    for action in (Action.UPDATE, Action.DELETE):
+        d = enforce_invariants(Decision(action, "m1", "model said so", contradicts=("zz",)),
+                               [pinned], NOW)
+        assert (d.action, d.target_id, d.contradicts) == (Action.ADD, None, ("m1",))
+    kept = enforce_invariants(Decision(Action.NONE, "m1"), [pinned], NOW)
+    assert kept.action is Action.NONE

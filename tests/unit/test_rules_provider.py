@@ -1,0 +1,63 @@
+"""The rule-based extractor: subjects, importance scale, cues, chatter, relations."""
+
+from __future__ import annotations
+
+import pytest
+
+from strata.providers.base import ExtractedFact
+from strata.providers.rules import RuleBasedProvider
+
+PROVIDER = RuleBasedProvider()
+
+
+def only(text: str) -> ExtractedFact:
+    facts = PROVIDER.extract(text).facts
+    assert len(facts) == 1, facts
+    return facts[0]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "importance"), [
+    ("My name is Priya Raman.", "user.name", "Priya Raman", 9),
+    ("I work at Datadog", "user.employer", "Datadog", 9),
+    ("I'm a backend engineer at Stripe.", "user.role", "backend engineer", 9),
+    ("I prefer Python over Java", "user.preference.language", "Python", 8),
+    ("I hate meetings before 10am", "user.opinion.meetings_10am", "negative", 8),
+    ("We decided to use Postgres.", "project.decision.database", "use Postgres", 7),
+    ("The deadline is March 15", "project.deadline", "March 15", 6),
+    ("I live in Berlin", "user.location", "Berlin", 7),
+])
+def test_slots_and_the_importance_scale(text: str, subject: str, value: str,
+                                        importance: int) -> None:
+    fact = only(text)
+    assert (fact.subject, fact.value, fact.importance) == (subject, value, importance)
+    assert fact.relations and fact.relations[0].source == "User"
+
+
+def test_remember_this_is_importance_ten_and_pinned() -> None:
+    fact = only("Remember this: my passport expires in August 2027.")
+    assert fact.importance == 10 and fact.pinned
+    assert not only("My passport expires in August 2027.").pinned
+
+
+def test_cues() -> None:
+    assert only("Actually, I moved to Munich").explicit_change
+    assert only("I no longer eat meat").negated
+    assert only("I think the deadline is Friday").hedged
+    assert only("I think the deadline is Friday").confidence < 0.6
+
+
+@pytest.mark.parametrize("text", ["hi!", "Thanks, that's helpful.", "ok cool",
+                                  "What's the weather like?", "Sounds good", "lol"])
+def test_chatter_and_questions_give_no_facts(text: str) -> None:
+    assert PROVIDER.extract(text).facts == ()
+
+
+def test_clauses_split_and_unknown_statements_are_casual_mentions() -> None:
+    facts = PROVIDER.extract("Hi! I live in Oslo. Quarterly planning happens in Lisbon.").facts
+    assert [f.subject for f in facts] == ["user.location", None]
+    assert facts[1].importance == 3 and "Lisbon" in facts[1].entities
+
+
+def test_extraction_is_deterministic() -> None:
+    text = "I moved to Lisbon, I work at Feedzai and I prefer tea."
+    assert PROVIDER.extract(text) == PROVIDER.extract(text)
