@@ -15,6 +15,7 @@ from strata.domain.models import (
 from strata.errors import (
     DuplicateContent,
     EmbedderError,
+    HTTPError,
     IdempotencyMismatch,
     InvalidInput,
     NotFound,
@@ -23,6 +24,7 @@ from strata.errors import (
     StoreError,
     StoreLocked,
     StrataError,
+    TransportError,
     VersionConflict,
 )
 from strata.facade import Strata
@@ -40,6 +42,7 @@ __all__ = [
     "EmbedderError",
     "Event",
     "Filters",
+    "HTTPError",
     "HistoryEvent",
     "HistoryKind",
     "Hit",
@@ -63,6 +66,7 @@ __all__ = [
     "Strata",
     "StrataError",
     "Tier",
+    "TransportError",
     "VersionConflict",
     "__version__",
 ]

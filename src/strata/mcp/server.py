@@ -418,8 +418,8 @@ def build_server(strata: Strata, resolve: CallerResolver) -> MCPServer:
         SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
     )
     tools = StrataTools(strata, resolve)
-    for name, annotations in TOOLS:
-        server.add_tool(getattr(tools, name), name=name, annotations=annotations)
+    for name, hints in TOOLS:
+        server.add_tool(getattr(tools, name), name=name, annotations=hints)
     return server
 
 

@@ -17,7 +17,7 @@ from strata.api.app import create_app
 from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
 from tests.live_server import serving
-from tests.mcp.test_mcp_stdio import payload
+from tests.mcp_server.test_mcp_stdio import payload
 
 
 @pytest.fixture
