@@ -26,7 +26,7 @@ from strata.domain.lifecycle import MAX_REASON_CHARS, Actor
 from strata.domain.models import Filters, Memory, MemoryType, Scope
 from strata.errors import StrataError
 from strata.facade import Strata
-from strata.hooks import SessionContext, SessionHooks
+from strata.hooks import CaptureHook, SessionHooks
 from strata.results import Recall, RememberResult
 
 MCP_ACTOR = "mcp"
@@ -334,8 +334,8 @@ class StrataTools:
         the token budget)."""
         def call() -> dict[str, Any]:
             scope = self._caller(ctx).scope
-            return _context(self.hooks.session_start(session_id, scope=scope,
-                                                     budget_tokens=budget_tokens))
+            return self.hooks.session_start(session_id, scope=scope,
+                                            budget_tokens=budget_tokens).to_dict()
         return run(call)
 
     def user_prompt_submit(
@@ -379,12 +379,12 @@ class StrataTools:
         (identity, pinned, this session's memories, then recent ones)."""
         def call() -> dict[str, Any]:
             scope = self._caller(ctx).scope
-            return _context(self.hooks.compaction_complete(session_id, scope=scope,
-                                                           budget_tokens=budget_tokens))
+            return self.hooks.compaction_complete(session_id, scope=scope,
+                                                  budget_tokens=budget_tokens).to_dict()
         return run(call)
 
     def _capture(
-        self, hook: Any, session_id: str, messages: list[Turn], event_id: str | None,
+        self, hook: CaptureHook, session_id: str, messages: list[Turn], event_id: str | None,
         ctx: Context | None,
     ) -> CallToolResult:
         def call() -> dict[str, Any]:
@@ -421,10 +421,6 @@ def build_server(strata: Strata, resolve: CallerResolver) -> MCPServer:
     for name, hints in TOOLS:
         server.add_tool(getattr(tools, name), name=name, annotations=hints)
     return server
-
-
-def _context(result: SessionContext) -> dict[str, Any]:
-    return result.to_dict()
 
 
 def _request_id(ctx: Context | None) -> str | None:
