@@ -93,7 +93,7 @@ def test_refusals_come_back_as_error_results_with_the_code(strata: Strata) -> No
 
 
 def test_a_resolver_can_refuse_a_caller(strata: Strata) -> None:
-    def refuse(headers: Any) -> Caller:
+    def refuse(request: Any) -> Caller:
         raise ScopeDenied("no token")
 
     server = build_server(strata, refuse)

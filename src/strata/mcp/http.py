@@ -5,7 +5,7 @@ sub-app's lifespan never runs, so ``mount`` wraps the host app's lifespan instea
 manager runs once, so each lifespan run makes a fresh one (an app can be started twice, as
 tests do).
 
-Who is calling comes from one injected ``CallerResolver`` fed the request headers. The default,
+Who is calling comes from one injected ``CallerResolver`` fed the HTTP request. The default,
 ``header_caller``, acts in the scope the ``X-Strata-Team/User/Agent/Run`` headers name, as the
 HTTP API acts in the scope a request names; an auth layer replaces it with one that checks the
 bearer token and narrows the scope, raising a ``StrataError`` to refuse.
@@ -13,12 +13,13 @@ bearer token and narrows the scope, raising a ``StrataError`` to refuse.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Send
@@ -34,10 +35,10 @@ SCOPE_HEADERS = {"team": "x-strata-team", "user": "x-strata-user", "agent": "x-s
 HTTP_ACTOR = "mcp-http"
 
 
-def header_caller(headers: Mapping[str, str] | None) -> Caller:
+def header_caller(request: Request | None) -> Caller:
     """The scope the request's ``X-Strata-*`` headers name (team ``default`` if none)."""
-    named = {name: headers.get(header) for name, header in SCOPE_HEADERS.items()} if (
-        headers is not None) else {}
+    named = {name: request.headers.get(header) for name, header in SCOPE_HEADERS.items()} if (
+        request is not None) else {}
     return Caller(scope=Scope.parse(named), actor=HTTP_ACTOR)
 
 

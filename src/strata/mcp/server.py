@@ -7,19 +7,20 @@ result ``{"error": {code, message, details}}`` the model can read and act on, ne
 
 Scope is never a tool argument: a ``CallerResolver`` decides who is calling and in which
 scope, from the transport (stdio: the options ``strata mcp`` was started with; HTTP: the
-request's headers). So a model cannot widen its own scope.
+request: its headers, its client address). So a model cannot widen its own scope.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request
 
 from strata import __version__
 from strata.domain.lifecycle import MAX_REASON_CHARS, Actor
@@ -52,13 +53,14 @@ class Caller:
     actor: str = MCP_ACTOR
 
 
-CallerResolver = Callable[[Mapping[str, str] | None], Caller]
-"""Gets the request headers (None on stdio); raises a ``StrataError`` to refuse the call."""
+CallerResolver = Callable[[Request | None], Caller]
+"""Gets the HTTP request (its headers, its client address; None on stdio); raises a
+``StrataError`` to refuse the call."""
 
 
 def fixed_caller(caller: Caller) -> CallerResolver:
     """The resolver of a single-user transport (stdio): always the same caller."""
-    return lambda headers: caller
+    return lambda request: caller
 
 
 # -- argument types (their descriptions are what the model reads) ----------------------------
@@ -187,7 +189,7 @@ class StrataTools:
         self.resolve = resolve
 
     def _caller(self, ctx: Context | None) -> Caller:
-        return self.resolve(ctx.headers if ctx is not None else None)
+        return self.resolve(_http_request(ctx))
 
     def _actor(self, caller: Caller, ctx: Context | None) -> Actor:
         return Actor(id=caller.actor, request_id=_request_id(ctx))
@@ -421,6 +423,17 @@ def build_server(strata: Strata, resolve: CallerResolver) -> MCPServer:
     for name, hints in TOOLS:
         server.add_tool(getattr(tools, name), name=name, annotations=hints)
     return server
+
+
+def _http_request(ctx: Context | None) -> Request | None:
+    """The HTTP request a tool call came in, if it came over HTTP."""
+    if ctx is None:
+        return None
+    try:
+        request = ctx.request_context.request
+    except ValueError:  # no request in flight (a direct call in a test)
+        return None
+    return request if isinstance(request, Request) else None
 
 
 def _request_id(ctx: Context | None) -> str | None:
