@@ -22,14 +22,14 @@ def test_every_error_has_a_stable_code_and_status() -> None:
             assert value is strata.StrataError or value.code != "strata_error", name
             assert 400 <= value.http_status < 600, name
             codes[value.code] = name
-    assert len(codes) == 15  # one distinct code per error class
+    assert len(codes) == 17  # one distinct code per error class
 
 
 def test_importing_strata_loads_no_model_runtime() -> None:
     probe = (
         "import sys, strata; "
-        "print(sorted(m for m in ('torch', 'onnxruntime', 'sentence_transformers', 'fastapi') "
-        "if m in sys.modules))"
+        "print(sorted(m for m in ('torch', 'onnxruntime', 'sentence_transformers', 'fastapi', "
+        "'mcp') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

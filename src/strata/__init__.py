@@ -15,6 +15,7 @@ from strata.domain.models import (
 from strata.errors import (
     DuplicateContent,
     EmbedderError,
+    HTTPError,
     IdempotencyMismatch,
     InvalidInput,
     NotFound,
@@ -27,6 +28,7 @@ from strata.errors import (
     StoreError,
     StoreLocked,
     StrataError,
+    TransportError,
     VersionConflict,
 )
 from strata.facade import Strata
@@ -44,6 +46,7 @@ __all__ = [
     "EmbedderError",
     "Event",
     "Filters",
+    "HTTPError",
     "HistoryEvent",
     "HistoryKind",
     "Hit",
@@ -71,6 +74,7 @@ __all__ = [
     "Strata",
     "StrataError",
     "Tier",
+    "TransportError",
     "VersionConflict",
     "__version__",
 ]

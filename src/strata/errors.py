@@ -11,15 +11,19 @@
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
     ├── EmbedderError              embedder_error       503
-    └── ProviderError              provider_error       502
-        ├── ProviderOutputInvalid  provider_output_invalid 502
-        └── ProviderUnavailable    provider_unavailable 503
-            └── ProviderRateLimited provider_rate_limited 503
+    ├── ProviderError              provider_error       502
+    │   ├── ProviderOutputInvalid  provider_output_invalid 502
+    │   └── ProviderUnavailable    provider_unavailable 503
+    │       └── ProviderRateLimited provider_rate_limited 503
+    ├── TransportError             transport_error      503  (client: no answer)
+    └── HTTPError                  http_error           502  (client: an unknown answer)
 
 Each class carries a stable machine-readable ``code`` and the HTTP status it maps to. Front
 ends translate these once, at their edge: the HTTP API into a JSON body
 ``{"error": {"code", "message", "details"}}``, the CLI into a message and a non-zero exit.
 Lower-library errors (sqlite3, onnxruntime, ...) are wrapped at the adapter boundary.
+``strata.client`` raises the class an error answer's ``code`` names, so remote calls fail
+with the same classes as local ones; the last two classes are the client's own.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any, ClassVar
 __all__ = [
     "DuplicateContent",
     "EmbedderError",
+    "HTTPError",
     "IdempotencyMismatch",
     "InvalidInput",
     "NotFound",
@@ -41,6 +46,7 @@ __all__ = [
     "StoreError",
     "StoreLocked",
     "StrataError",
+    "TransportError",
     "VersionConflict",
 ]
 
@@ -140,3 +146,16 @@ class ProviderRateLimited(ProviderUnavailable):
 
     code = "provider_rate_limited"
     http_status = 503
+class TransportError(StrataError):
+    """The client got no answer from the server: connection refused, timeout, broken stream."""
+
+    code = "transport_error"
+    http_status = 503
+
+
+class HTTPError(StrataError):
+    """The server answered with an error this client cannot map to a class above (a proxy's
+    page, a code from a newer server); ``details`` holds ``status`` and the ``code``."""
+
+    code = "http_error"
+    http_status = 502

@@ -378,4 +378,7 @@ def create_app(strata: Strata, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastA
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    from strata.mcp.http import mount as mount_mcp
+
+    mount_mcp(app, strata)  # the MCP tools over streamable HTTP at /mcp
     return app

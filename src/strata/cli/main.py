@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from strata.cli import render
+from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput
@@ -542,3 +543,4 @@ def _add_bench(cli: typer.Typer) -> None:
 
 
 _add_bench(app)
+app.command("mcp")(mcp_command)

@@ -1,0 +1,287 @@
+"""The client's logic without I/O: each operation becomes a ``Call`` (the HTTP request to send
+and how to read its answer), and an error answer becomes the ``strata.errors`` class its
+``error.code`` names. The sync and async clients only send calls and hand back ``call.parse``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypedDict, TypeVar
+
+from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
+from strata.errors import HTTPError, InvalidInput, StrataError
+from strata.ports import Page
+from strata.results import Hit, Recall, RememberResult
+
+T = TypeVar("T")
+ScopeLike = Scope | Mapping[str, Any] | str | None
+Query = builtins.list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One HTTP exchange: what to send, and how a successful answer becomes a result."""
+
+    method: str
+    path: str
+    parse: Callable[[Any], T]
+    params: Query = field(default_factory=builtins.list)
+    body: dict[str, Any] | None = None
+
+
+class RememberOptions(TypedDict, total=False):
+    messages: Sequence[Mapping[str, Any]] | None
+    scope: ScopeLike
+    type: MemoryType | str
+    importance: float | None
+    pinned: bool
+    tags: Sequence[str]
+    conversation_id: str | None
+    author: str | None
+    meta: Mapping[str, Any] | None
+    idempotency_key: str | None
+
+
+class RecallOptions(TypedDict, total=False):
+    scope: ScopeLike
+    k: int
+    budget_tokens: int | None
+    filters: Filters | None
+    preset_name: str | None
+
+
+class ModifyOptions(TypedDict, total=False):
+    scope: ScopeLike
+    content: str | None
+    importance: float | None
+    pinned: bool | None
+    tags: Sequence[str] | None
+    type: MemoryType | str | None
+    subject: str | None
+    if_version: int | None
+
+
+class ForgetOptions(TypedDict, total=False):
+    scope: ScopeLike
+    force: bool
+    if_version: int | None
+
+
+class ListOptions(TypedDict, total=False):
+    scope: ScopeLike
+    filters: Filters | None
+    limit: int
+    cursor: str | None
+
+
+# -- building requests --------------------------------------------------------------------
+
+
+def remember(text: str | None = None, **options: Any) -> Call[RememberResult]:
+    body: dict[str, Any] = {"text": text, "scope": _scope(options.pop("scope", None))}
+    body.update(_jsonable(options))
+    return Call("POST", "/v1/remember", parse_remembered, body=_without_none(body))
+
+
+def recall(query: str, **options: Any) -> Call[Recall]:
+    body: dict[str, Any] = {
+        "query": query, "scope": _scope(options.get("scope")), "k": options.get("k", 10),
+        "budget_tokens": options.get("budget_tokens"), "preset": options.get("preset_name"),
+        "filters": _filters_body(options.get("filters")),
+    }
+    return Call("POST", "/v1/recall", parse_recall, body=_without_none(body))
+
+
+def get(memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False
+        ) -> Call[Memory]:
+    params = _scope_params(scope) + _flag("include_deleted", include_deleted)
+    return Call("GET", _memory_path(memory_id), Memory.from_dict, params=params)
+
+
+def list(**options: Any) -> Call[Page]:
+    params = _scope_params(options.get("scope")) + _filters_params(options.get("filters"))
+    params.append(("limit", str(options.get("limit", 50))))
+    if options.get("cursor") is not None:
+        params.append(("cursor", options["cursor"]))
+    return Call("GET", "/v1/memories", parse_page, params=params)
+
+
+def modify(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
+    params = _scope_params(options.pop("scope", None))
+    body = _without_none({"reason": reason, **_jsonable(options)})
+    return Call("PATCH", _memory_path(memory_id), Memory.from_dict, params=params, body=body)
+
+
+def forget(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
+    params = [*_scope_params(options.get("scope")), ("reason", reason)]
+    params += _flag("force", bool(options.get("force", False)))
+    if options.get("if_version") is not None:
+        params.append(("if_version", str(options["if_version"])))
+    return Call("DELETE", _memory_path(memory_id), Memory.from_dict, params=params)
+
+
+def recover(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/recover", Memory.from_dict,
+                params=_scope_params(scope), body={"reason": reason})
+
+
+def history(memory_id: str, *, scope: ScopeLike = None) -> Call[builtins.list[HistoryEvent]]:
+    return Call("GET", f"{_memory_path(memory_id)}/history", parse_history,
+                params=_scope_params(scope))
+
+
+def health() -> Call[dict[str, Any]]:
+    return Call("GET", "/healthz", dict)
+
+
+def encode(body: Mapping[str, Any]) -> bytes:
+    """JSON, with times (e.g. a message's ``ts``) in ISO 8601."""
+    try:
+        return json.dumps(body, default=_encode_default, ensure_ascii=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"the request cannot be sent as JSON: {exc}") from exc
+
+
+def _encode_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, tuple | set | frozenset):
+        return builtins.list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+# -- reading answers ----------------------------------------------------------------------
+
+
+def parse_remembered(data: Mapping[str, Any]) -> RememberResult:
+    return RememberResult(
+        event_ids=tuple(data["event_ids"]), memory_ids=tuple(data["memory_ids"]),
+        status=data["status"], deduplicated=tuple(data.get("deduplicated", ())),
+        replayed=bool(data.get("replayed", False)), warnings=tuple(data.get("warnings", ())),
+        episode_id=data.get("episode_id"),
+    )
+
+
+def parse_recall(data: Mapping[str, Any]) -> Recall:
+    hits = tuple(
+        Hit(Memory.from_dict(h["memory"]), float(h["score"]), dict(h["signals"]),
+            tuple(h["evidence"]))
+        for h in data["hits"]
+    )
+    return Recall(
+        query=data["query"], hits=hits, context=data["context"],
+        context_memory_ids=tuple(data["context_memory_ids"]),
+        context_tokens=int(data["context_tokens"]), timings_ms=dict(data.get("timings_ms", {})),
+    )
+
+
+def parse_page(data: Mapping[str, Any]) -> Page:
+    return Page(tuple(Memory.from_dict(m) for m in data["items"]), data.get("next_cursor"))
+
+
+def parse_history(data: Mapping[str, Any]) -> builtins.list[HistoryEvent]:
+    return [HistoryEvent.from_dict(row) for row in data["items"]]
+
+
+def error_for(status: int, content: bytes) -> StrataError:
+    """The error an answer with a 4xx/5xx status stands for: the ``strata.errors`` class its
+    code names, else ``HTTPError`` (a proxy's page, an error this client does not know)."""
+    try:
+        error = json.loads(content)["error"]
+        code, message = str(error["code"]), str(error["message"])
+        details = dict(error.get("details") or {})
+    except (ValueError, KeyError, TypeError):
+        text = content[:200].decode("utf-8", "replace")
+        return HTTPError(f"HTTP {status}: {text}", status=status)
+    known = error_classes().get(code)
+    if known is None:
+        return HTTPError(message, status=status, code=code, **details)
+    return known(message, **details)
+
+
+def error_classes() -> dict[str, type[StrataError]]:
+    """Every error class by its code; a class added to ``strata.errors`` is known at once."""
+    found: dict[str, type[StrataError]] = {}
+    pending = builtins.list(StrataError.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.code, cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _memory_path(memory_id: str) -> str:
+    from urllib.parse import quote
+
+    return f"/v1/memories/{quote(memory_id, safe='')}"
+
+
+def _scope(scope: ScopeLike) -> dict[str, str | None]:
+    return Scope.parse(scope).to_dict()
+
+
+def _scope_params(scope: ScopeLike) -> Query:
+    return [(k, v) for k, v in _scope(scope).items() if v is not None]
+
+
+def _flag(name: str, value: bool) -> Query:
+    return [(name, "true")] if value else []
+
+
+def _jsonable(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Enums by value, sequences as lists, for a JSON body."""
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if isinstance(value, MemoryType):
+            value = value.value
+        elif isinstance(value, tuple):
+            value = builtins.list(value)
+        out[key] = value
+    return out
+
+
+def _without_none(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _filters_body(filters: Filters | None) -> dict[str, Any] | None:
+    if filters is None or filters.is_empty:
+        return None
+    body = {
+        "types": [t.value for t in filters.types], "tags_any": builtins.list(filters.tags_any),
+        "lifecycles": [lc.value for lc in filters.lifecycles],
+        "min_importance": filters.min_importance, "pinned": filters.pinned,
+        "conversation_id": filters.conversation_id,
+        "created_after": _time(filters.created_after),
+        "created_before": _time(filters.created_before),
+    }
+    return _without_none(body)
+
+
+def _filters_params(filters: Filters | None) -> Query:
+    if filters is None:
+        return []
+    params: Query = [("types", t.value) for t in filters.types]
+    params += [("tags_any", tag) for tag in filters.tags_any]
+    params += [("lifecycles", lc.value) for lc in filters.lifecycles]
+    single = {
+        "min_importance": filters.min_importance, "conversation_id": filters.conversation_id,
+        "created_after": _time(filters.created_after),
+        "created_before": _time(filters.created_before),
+        "pinned": None if filters.pinned is None else str(filters.pinned).lower(),
+    }
+    params += [(k, str(v)) for k, v in single.items() if v is not None]
+    return params + _flag("include_deleted", filters.include_deleted)

@@ -1,0 +1,155 @@
+"""One scenario, run through the in-process facade and through the client against the real
+HTTP app (sync: a live server; async: the ASGI app in-process): the same results, the same
+types, the same error classes."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+import httpx
+import pytest
+
+from strata.api.app import create_app
+from strata.client import AsyncStrataClient, StrataClient
+from strata.domain.models import Filters, MemoryType
+from strata.embedders.hashing import HashingEmbedder
+from strata.errors import StrataError
+from strata.facade import Strata
+from strata.testing import FakeClock
+from tests.live_server import serving
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+ALICE = {"user": "alice"}
+
+
+def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
+    """remember → recall → get → list → modify → forget → recover → history, with the
+    refusals along the way; every answer (or error) in order."""
+    out: list[Any] = []
+
+    def step(method: str, *args: Any, **kwargs: Any) -> Any:
+        tick()
+        try:
+            result = getattr(api, method)(*args, **kwargs)
+        except StrataError as exc:
+            out.append(exc)
+            return None
+        out.append(result)
+        return result
+
+    first = step("remember", "The user's favourite tea is oolong.", scope=ALICE, tags=["tea"],
+                 importance=0.8, idempotency_key="k1")
+    step("remember", "The user's favourite tea is oolong.", scope=ALICE, tags=["tea"],
+         importance=0.8, idempotency_key="k1")
+    step("remember", "Other words.", scope=ALICE, idempotency_key="k1")  # key reused: refused
+    step("remember", messages=[{"role": "user", "content": "I moved to Lisbon."},
+                               {"role": "assistant", "content": "Noted: Lisbon."}],
+         scope=ALICE, conversation_id="c1", type=MemoryType.EPISODIC)
+    step("remember", "Team rule: deploy on Tuesdays.", pinned=True)
+    memory_id = first.memory_ids[0]
+    step("recall", "favourite tea", scope=ALICE, k=3)
+    step("recall", "Lisbon", scope=ALICE, filters=Filters(types=(MemoryType.EPISODIC,)),
+         budget_tokens=50, preset_name="rrf")
+    step("recall", "   ", scope=ALICE)
+    step("get", memory_id, scope=ALICE)
+    step("get", memory_id, scope={"user": "bob"})
+    page = step("list", scope=ALICE, limit=2)
+    step("list", scope=ALICE, limit=2, cursor=page.next_cursor)
+    step("list", scope=ALICE, filters=Filters(tags_any=("tea",), min_importance=0.5))
+    step("modify", memory_id, reason="corrected", scope=ALICE,
+         content="The user's favourite tea is sencha.", tags=["tea", "green"], if_version=1)
+    step("modify", memory_id, reason="stale", scope=ALICE, importance=0.1, if_version=1)
+    step("forget", memory_id, reason="asked to", scope=ALICE)
+    step("get", memory_id, scope=ALICE)
+    step("get", memory_id, scope=ALICE, include_deleted=True)
+    step("list", scope=ALICE, filters=Filters(include_deleted=True), limit=10)
+    step("recover", memory_id, reason="by mistake", scope=ALICE)
+    step("history", memory_id, scope=ALICE)
+    step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
+    return out
+
+
+def normal(results: list[Any]) -> Any:
+    """JSON-ready, with ids numbered by first appearance; cursors, timings and the history's
+    actor (the server names its own: ``api``) elided."""
+    ids: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: ("…" if k in {"timings_ms", "next_cursor", "actor"} and v else walk(v))
+                    for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        if isinstance(value, str) and UUID.match(value):
+            return ids.setdefault(value, f"id{len(ids)}")
+        return value
+
+    def plain(result: Any) -> Any:
+        if isinstance(result, StrataError):
+            return {"error": type(result).__name__, "code": result.code}
+        if isinstance(result, list):
+            return [row.to_dict() for row in result]
+        return result.to_dict()
+
+    return walk([plain(r) for r in results])
+
+
+def run_on(strata: Strata, clock: FakeClock, api: Any | None = None) -> list[Any]:
+    return scenario(api or strata, lambda: clock.advance(minutes=1))
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[tuple[Strata, FakeClock], tuple[Strata, FakeClock]]]:
+    """Two facades with equal fake clocks on fresh SQLite stores: one local, one served."""
+    made = []
+    for name in ("local", "served"):
+        clock = FakeClock()
+        made.append((Strata.open(tmp_path / name, embedder=HashingEmbedder(), clock=clock),
+                     clock))
+    yield made[0], made[1]
+    for strata, _ in made:
+        strata.close()
+
+
+def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
+    (local, local_clock), (served, served_clock) = pair
+    expected = run_on(local, local_clock)
+    with serving(create_app(served)) as url, StrataClient(url) as client:
+        got = run_on(served, served_clock, client)
+    assert [type(r) for r in got] == [type(r) for r in expected]
+    assert normal(got) == normal(expected)
+    assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
+        "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
+        "VersionConflict"]
+    assert {row.actor for row in got[-2]} == {"api"}
+
+
+class Blocking:
+    """An async client's methods, called from sync code through an event loop thread."""
+
+    def __init__(self, client: AsyncStrataClient, portal: Any) -> None:
+        self.client = client
+        self.portal = portal
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.client, name)
+        return lambda *args, **kwargs: self.portal.call(functools.partial(method, *args,
+                                                                          **kwargs))
+
+
+def test_the_async_client_gives_what_the_facade_gives(pair: Any) -> None:
+    (local, local_clock), (served, served_clock) = pair
+    expected = run_on(local, local_clock)
+    transport = httpx.ASGITransport(app=create_app(served))
+    with anyio.from_thread.start_blocking_portal() as portal:
+        client = AsyncStrataClient(http=httpx.AsyncClient(transport=transport,
+                                                          base_url="http://strata"))
+        got = run_on(served, served_clock, Blocking(client, portal))
+        portal.call(client.aclose)
+    assert [type(r) for r in got] == [type(r) for r in expected]
+    assert normal(got) == normal(expected)

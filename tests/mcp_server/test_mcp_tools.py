@@ -1,0 +1,179 @@
+"""The MCP tools and hooks, driven in-process by the official client: what a model sees
+(schemas, descriptions), what each tool does through the facade, and how refusals read."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from strata.domain.models import MemoryType, Scope
+from strata.errors import ScopeDenied
+from strata.facade import Strata
+from strata.mcp.server import TOOLS, Caller, build_server, fixed_caller
+from tests.mcp_server.test_mcp_stdio import payload
+
+ALICE = Scope(user="alice")
+Session = Callable[[Client], Awaitable[Any]]
+
+
+def drive(strata: Strata, session: Session, caller: Caller | None = None) -> Any:
+    server = build_server(strata, fixed_caller(caller or Caller(scope=ALICE)))
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await session(client)
+
+    return anyio.run(main)
+
+
+def call(name: str, **arguments: Any) -> Session:
+    async def session(client: Client) -> CallToolResult:
+        return await client.call_tool(name, arguments)
+    return session
+
+
+def error_code(result: CallToolResult) -> str:
+    assert result.is_error
+    code: str = result.structured_content["error"]["code"]
+    assert result.content[0].text.startswith(f"{code}: ")  # type: ignore[union-attr]
+    return code
+
+
+@pytest.fixture
+def strata(tmp_path: Any) -> Any:
+    from strata.embedders.hashing import HashingEmbedder
+
+    with Strata.open(tmp_path, embedder=HashingEmbedder()) as opened:
+        yield opened
+
+
+def test_every_tool_is_described_and_none_takes_a_scope(strata: Strata) -> None:
+    async def session(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = drive(strata, session)
+    assert [t.name for t in tools] == [name for name, _ in TOOLS]
+    for tool in tools:
+        assert tool.description and len(tool.description) > 40, tool.name
+        properties = tool.input_schema["properties"]
+        assert not {"scope", "team", "user", "agent", "run", "ctx"} & set(properties), tool.name
+        undescribed = [p for p, spec in properties.items() if "description" not in spec
+                       and p not in {"importance", "k"}]
+        assert not undescribed, (tool.name, undescribed)
+    annotations = {t.name: t.annotations for t in tools}
+    assert annotations["memory_search"].read_only_hint  # type: ignore[union-attr]
+    assert annotations["memory_forget"].destructive_hint  # type: ignore[union-attr]
+
+
+def test_tools_act_only_in_the_callers_scope(strata: Strata) -> None:
+    strata.remember("Bob's secret.", scope={"user": "bob"})
+    mine = payload(drive(strata, call("memory_store", content="Alice's note.")))
+    listed = payload(drive(strata, call("memory_list")))
+    assert [m["id"] for m in listed["items"]] == mine["memory_ids"]
+    found = payload(drive(strata, call("memory_search", query="secret")))
+    assert all(h["content"] != "Bob's secret." for h in found["hits"])
+    assert strata.get(mine["memory_ids"][0], scope=ALICE).scope == ALICE
+
+
+def test_refusals_come_back_as_error_results_with_the_code(strata: Strata) -> None:
+    pinned = strata.remember("Never deploy on Fridays.", scope=ALICE, pinned=True).memory_ids[0]
+    assert error_code(drive(strata, call("memory_forget", memory_id=pinned,
+                                         reason="x"))) == "pinned"
+    assert error_code(drive(strata, call("memory_modify", memory_id=pinned, reason="x",
+                                         importance=0.1, if_version=7))) == "version_conflict"
+    assert error_code(drive(strata, call("memory_get", memory_id="missing"))) == "not_found"
+    assert strata.get(pinned, scope=ALICE).version == 1  # nothing changed
+    bad = drive(strata, call("memory_search", query="x", k=0))  # refused by the schema
+    assert bad.is_error
+
+
+def test_a_resolver_can_refuse_a_caller(strata: Strata) -> None:
+    def refuse(request: Any) -> Caller:
+        raise ScopeDenied("no token")
+
+    server = build_server(strata, refuse)
+
+    async def main() -> CallToolResult:
+        async with Client(server) as client:
+            return await client.call_tool("memory_list", {})
+
+    assert error_code(anyio.run(main)) == "scope_denied"
+
+
+def test_modify_and_forget_record_the_reason_and_the_mcp_actor(strata: Strata) -> None:
+    memory_id = strata.remember("Tea: oolong.", scope=ALICE).memory_ids[0]
+    changed = payload(drive(strata, call("memory_modify", memory_id=memory_id,
+                                         reason="correction", content="Tea: sencha.",
+                                         tags=["tea"], type="user_profile")))
+    assert (changed["content"], changed["tags"], changed["type"]) == (
+        "Tea: sencha.", ["tea"], "user_profile")
+    payload(drive(strata, call("memory_forget", memory_id=memory_id, reason="asked")))
+    rows = strata.history(memory_id, scope=ALICE)
+    assert [(r.actor, r.reason) for r in rows[1:]] == [("mcp", "correction"), ("mcp", "asked")]
+
+
+def test_session_start_injects_identity_and_pinned_before_recent(strata: Strata) -> None:
+    agent = Scope(user="alice", agent="helper")
+    strata.remember("I am Helper, a concise assistant.", scope=agent, type=MemoryType.IDENTITY)
+    strata.remember("Alice is vegetarian.", scope=agent, pinned=True)
+    for i in range(40):
+        strata.remember(f"Minor detail number {i}.", scope=agent)
+    result = payload(drive(strata, call("session_start", session_id="s1", budget_tokens=60),
+                           Caller(scope=agent)))
+    context = result["context"]
+    assert "I am Helper" in context and "Alice is vegetarian." in context
+    assert "Minor detail number 39." in context  # the newest fill what is left
+    assert "Minor detail number 0." not in context  # the budget held
+    assert result["context_tokens"] <= 60
+
+
+def test_captures_are_idempotent_per_event(strata: Strata) -> None:
+    turns = [{"role": "user", "content": "My sister is called Ana."},
+             {"role": "assistant", "content": "I will remember Ana."}]
+
+    async def session(client: Client) -> list[Any]:
+        calls = [("session_end", {"messages": turns}),
+                 ("session_end", {"messages": turns}),
+                 ("pre_compaction", {"messages": turns, "event_id": "c-1"}),
+                 ("pre_compaction", {"messages": turns[:1], "event_id": "c-1"})]
+        return [await client.call_tool(name, {"session_id": "s1", **args})
+                for name, args in calls]
+
+    first, repeat, compacted, key_reused = drive(strata, session)
+    assert not payload(first)["replayed"] and payload(repeat)["replayed"]
+    assert payload(repeat)["memory_ids"] == payload(first)["memory_ids"]
+    assert payload(compacted)["deduplicated"] == [True, True]  # same content, new event
+    assert error_code(key_reused) == "idempotency_mismatch"
+    assert strata.stats().events == 4  # two captures of two messages; repeats wrote nothing
+    memories = strata.list(scope=ALICE).items
+    assert {m.conversation_id for m in memories} == {"s1"}
+    assert {m.type for m in memories} == {MemoryType.EPISODIC}
+
+
+def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
+    strata: Strata,
+) -> None:
+    strata.remember("Alice's cat is named Miso.", scope=ALICE)
+    for i in range(30):
+        strata.remember(f"Later unrelated fact {i}.", scope=ALICE)
+
+    async def session(client: Client) -> list[Any]:
+        prompt = await client.call_tool("user_prompt_submit",
+                                        {"session_id": "s2", "prompt": "cat named Miso"})
+        await client.call_tool("pre_compaction", {"session_id": "s2", "messages": [
+            {"role": "user", "content": "We agreed on the blue logo."}]})
+        for i in range(30):
+            strata.remember(f"Even later fact {i}.", scope=ALICE)
+        after = await client.call_tool("compaction_complete",
+                                       {"session_id": "s2", "budget_tokens": 40})
+        return [prompt, after]
+
+    prompt, after = drive(strata, session)
+    assert payload(prompt)["hits"][0]["content"] == "Alice's cat is named Miso."
+    assert "Miso" in payload(prompt)["context"]
+    assert "We agreed on the blue logo." in payload(after)["context"]
