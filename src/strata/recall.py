@@ -28,14 +28,14 @@ MAX_QUERY_CHARS = 4_000
 class RecallConfig:
     fusion: str = "zscore"
     weights: Weights = field(default_factory=lambda: Weights(
-        vector=0.5, lexical=0.5, recency=0.02, importance=0.05))
+        vector=0.4, lexical=0.6, recency=0.02, importance=0.05))
     candidates: int = 100  # per query-dependent signal
     recency_half_life_hours: float = 24.0 * 30
     identity_always: bool = True
     disputed_factor: float = 0.5
     #: Share of an episode's standardised lexical score passed on to each of its turns
     #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
-    episode_weight: float = 0.6
+    episode_weight: float = 0.4
     #: Episodes whose turns are fetched even when no signal returned them.
     episode_expand: int = 2
     #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
