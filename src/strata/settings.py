@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,7 @@ from strata.errors import InvalidInput
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["convex", "rrf"]
+AuthMode = Literal["local", "token"]
 
 
 def default_home() -> Path:
@@ -66,6 +67,37 @@ class Settings(BaseSettings):
         "on the core SQLite and the model need. None leaves the library default.",
     )
     track_access: bool = Field(default=True, description="Count recalls per memory.")
+    auth_mode: AuthMode = Field(
+        default="local",
+        description="local: loopback only, no token; token: every request needs a bearer token.",
+    )
+    mutation_rate_per_s: float = Field(
+        default=5.0, gt=0, description="Per-token refill rate of forget/modify calls (per process)."
+    )
+    mutation_burst: int = Field(
+        default=60, ge=1, description="Per-token burst of forget/modify calls (per process)."
+    )
+    forget_confirm_threshold: int = Field(
+        default=10, ge=1,
+        description="Bulk forgets of more ids than this need the preview's confirm token.",
+    )
+    forget_max_ids: int = Field(default=100, ge=1, description="Most ids one bulk forget takes.")
+    forget_preview_ttl_s: int = Field(
+        default=600, ge=1, description="How long a forget preview token stays valid."
+    )
+    confirm_secret: SecretStr | None = Field(
+        default=None,
+        description="Key that signs forget preview tokens; set it when several processes "
+        "serve one store (default: random per process).",
+    )
+    max_batch_items: int = Field(default=100, ge=1, description="Most items of a batch modify.")
+    max_pipeline_timeout_ms: int = Field(
+        default=60_000, ge=1, description="Largest pipeline_timeout_ms a remember may ask for."
+    )
+    max_body_bytes: int = Field(default=1 << 20, ge=1, description="Largest HTTP request body.")
+    import_max_bytes: int = Field(
+        default=256 << 20, ge=1, description="Largest HTTP import body (streamed to disk)."
+    )
 
     @classmethod
     def settings_customise_sources(

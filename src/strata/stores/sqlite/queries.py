@@ -51,6 +51,9 @@ LAST_EVENT = """
 SELECT id, seq FROM events WHERE team = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1
 """
 
+TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
+INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join('?' * 9)})"
+
 INSERT_HISTORY = """
 INSERT INTO history (id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id,
                      provider, model, prompt_version, confidence)
