@@ -13,19 +13,25 @@ from strata.domain.models import (
     Tier,
 )
 from strata.errors import (
+    ConfirmationRequired,
     DuplicateContent,
     EmbedderError,
     IdempotencyMismatch,
     InvalidInput,
     NotFound,
+    PayloadTooLarge,
+    PermissionDenied,
     PinnedMemory,
+    RateLimited,
     ScopeDenied,
     StoreError,
     StoreLocked,
     StrataError,
+    Unauthenticated,
     VersionConflict,
 )
 from strata.facade import Strata
+from strata.policy import Principal, Role
 from strata.ports import Store
 from strata.recall import PRESETS, RecallConfig
 from strata.results import Hit, ImportReport, Recall, RememberResult
@@ -36,6 +42,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "Actor",
+    "ConfirmationRequired",
     "DuplicateContent",
     "EmbedderError",
     "Event",
@@ -50,10 +57,15 @@ __all__ = [
     "Memory",
     "MemoryType",
     "NotFound",
+    "PayloadTooLarge",
+    "PermissionDenied",
     "PinnedMemory",
+    "Principal",
+    "RateLimited",
     "Recall",
     "RecallConfig",
     "RememberResult",
+    "Role",
     "Scope",
     "ScopeDenied",
     "Settings",
@@ -63,6 +75,7 @@ __all__ = [
     "Strata",
     "StrataError",
     "Tier",
+    "Unauthenticated",
     "VersionConflict",
     "__version__",
 ]

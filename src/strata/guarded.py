@@ -51,8 +51,11 @@ class GuardedStrata:
         """The scope this principal acts in when it asks for ``requested``."""
         return narrow(self.principal, Scope.parse(requested))
 
-    def _authorize(self, operation: Operation) -> None:
+    def require(self, operation: Operation) -> None:
+        """Refuse unless this principal's role allows ``operation`` (``PermissionDenied``)."""
         authorize(self.principal, operation)
+
+    _authorize = require
 
     def _spend(self, cost: int = 1) -> None:
         if self.principal.kind == "token":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -19,7 +19,7 @@ from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
 from strata.ports import Page, StoreStats
 from strata.recall import MAX_QUERY_CHARS
-from strata.results import ImportReport
+from strata.results import ImportReport, RememberResult
 
 MAX_TEXT_CHARS = 100_000
 MAX_MESSAGES = 1_000
@@ -84,7 +84,16 @@ class RememberRequest(RequestModel):
     conversation_id: Name | None = None
     author: Name | None = None
     meta: dict[str, Any] | None = None
-    idempotency_key: Name | None = None
+    idempotency_key: Name | None = Field(
+        default=None, description="The same key with the same body returns the first answer "
+        "(header Idempotent-Replayed: true); with another body it is refused (422).",
+    )
+    mode: Literal["sync", "async", "auto"] = Field(
+        default="auto", description="No job queue exists yet: every mode is processed now; "
+        "async says so in a warning.",
+    )
+    raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
+    pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)
 
     def message_dicts(self) -> list[dict[str, Any]] | None:
         if self.messages is None:
@@ -92,20 +101,32 @@ class RememberRequest(RequestModel):
         return [m.model_dump(exclude_none=True) for m in self.messages]
 
 
+def _values(description: str) -> Any:
+    return Field(default_factory=list, max_length=MAX_FILTER_VALUES, description=description)
+
+
 class FiltersIn(RequestModel):
-    types: list[MemoryType] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    tags_any: list[Tag] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    lifecycles: list[Lifecycle] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    min_importance: Importance | None = None
+    """Every condition given must hold (AND); list operators as their names say."""
+
+    types: list[MemoryType] = _values("type is one of these")
+    types_not: list[MemoryType] = _values("type is none of these")
+    tags_any: list[Tag] = _values("has at least one of these tags")
+    tags_all: list[Tag] = _values("has every one of these tags")
+    tags_none: list[Tag] = _values("has none of these tags")
+    lifecycles: list[Lifecycle] = _values("lifecycle is one of these (default: active, disputed)")
+    min_importance: Importance | None = Field(default=None, description="importance >= this")
+    max_importance: Importance | None = Field(default=None, description="importance <= this")
     pinned: bool | None = Field(default=None, strict=True)
     conversation_id: Name | None = None
-    created_after: Time | None = None
-    created_before: Time | None = None
+    created_after: Time | None = Field(default=None, description="created at or after")
+    created_before: Time | None = Field(default=None, description="created strictly before")
 
     def to_filters(self) -> Filters:
         return Filters(
-            types=tuple(self.types), tags_any=tuple(self.tags_any),
-            lifecycles=tuple(self.lifecycles), min_importance=self.min_importance,
+            types=tuple(self.types), types_not=tuple(self.types_not),
+            tags_any=tuple(self.tags_any), tags_all=tuple(self.tags_all),
+            tags_none=tuple(self.tags_none), lifecycles=tuple(self.lifecycles),
+            min_importance=self.min_importance, max_importance=self.max_importance,
             pinned=self.pinned, conversation_id=self.conversation_id,
             created_after=self.created_after, created_before=self.created_before,
         )
@@ -135,6 +156,41 @@ class ModifyRequest(RequestModel):
 
 class RecoverRequest(RequestModel):
     reason: Reason
+
+
+MemoryIdField = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+MAX_BATCH = 100
+MAX_TOKEN_CHARS = 100_000
+
+
+class ModifyItem(ModifyRequest):
+    id: MemoryIdField
+
+
+class ModifyBatchRequest(RequestModel):
+    """Each item is applied on its own (atomic per item); one result per item."""
+
+    items: list[ModifyItem] = Field(min_length=1, max_length=MAX_BATCH)
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+
+    def item_dicts(self) -> list[dict[str, Any]]:
+        return [item.model_dump(exclude_none=True) for item in self.items]
+
+
+class ForgetRequest(RequestModel):
+    """``preview`` needs ``query``; ``execute`` needs ``ids`` (chosen from the preview),
+    ``preview_token`` and ``reason``, plus ``confirm_token`` above the threshold."""
+
+    mode: Literal["preview", "execute"]
+    query: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_CHARS)
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+    limit: int = Field(default=20, ge=1, le=MAX_K, strict=True)
+    ids: list[MemoryIdField] | None = Field(default=None, min_length=1, max_length=1_000)
+    preview_token: str | None = Field(default=None, min_length=1, max_length=MAX_TOKEN_CHARS)
+    confirm_token: str | None = Field(default=None, min_length=1, max_length=1_000)
+    reason: Reason | None = None
+    force: bool = Field(default=False, strict=True, description="Operators only: pinned too.")
 
 
 # -- responses (documentation of the payloads below) --------------------------------------
@@ -186,11 +242,14 @@ class MemoryOut(ResponseModel):
 
 
 class RememberResponse(ResponseModel):
+    """A replay of an idempotency key returns this same body; the header
+    ``Idempotent-Replayed`` says whether it was one."""
+
     event_ids: list[str]
     memory_ids: list[str]
-    status: str
+    status: Literal["processed", "queued", "raw_saved"]
+    job_id: str | None = Field(description="Set when queued; never, until a job queue exists.")
     deduplicated: list[bool] = Field(description="Per memory id: collapsed onto an existing one.")
-    replayed: bool = Field(description="The idempotency key was seen before: the first answer.")
     warnings: list[str]
 
 
@@ -238,6 +297,57 @@ class HistoryResponse(ResponseModel):
     items: list[HistoryEventOut] = Field(description="Oldest first.")
 
 
+class ErrorOut(ResponseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
+    message: str
+    details: dict[str, Any]
+
+
+class ErrorResponse(ResponseModel):
+    error: ErrorOut
+
+
+class ItemOut(ResponseModel):
+    id: str
+    ok: bool
+    memory: MemoryOut | None
+    error: ErrorOut | None
+
+
+class BatchOut(ResponseModel):
+    items: list[ItemOut]
+    succeeded: int
+    failed: int
+
+
+class CandidateOut(ResponseModel):
+    id: str
+    score: float
+    memory: MemoryOut
+
+
+class ForgetResponse(ResponseModel):
+    """``preview``: candidates and tokens. ``execute``: one result per id."""
+
+    mode: Literal["preview", "execute"]
+    candidates: list[CandidateOut] | None = None
+    preview_token: str | None = None
+    confirm_token: str | None = Field(
+        default=None, description="Only when there are more candidates than the threshold."
+    )
+    confirm_threshold: int | None = None
+    expires_at: datetime | None = None
+    items: list[ItemOut] | None = None
+    succeeded: int | None = None
+    failed: int | None = None
+
+
+class ImportOut(ResponseModel):
+    read: int
+    inserted: int
+    skipped: int
+
+
 class StatsOut(ResponseModel):
     events: int
     memories: int
@@ -254,17 +364,14 @@ class HealthResponse(ResponseModel):
     stats: StatsOut
 
 
-class ErrorOut(ResponseModel):
-    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
-    message: str
-    details: dict[str, Any]
-
-
-class ErrorResponse(ResponseModel):
-    error: ErrorOut
-
-
 # -- payloads: the JSON both the HTTP API and `strata --json` emit -------------------------
+
+
+def remember_payload(result: RememberResult) -> dict[str, Any]:
+    """The HTTP body of a remember: the same for the first answer and every replay."""
+    body = result.to_dict()
+    del body["replayed"]
+    return {**body, "job_id": None}
 
 
 def page_payload(page: Page) -> dict[str, Any]:
