@@ -221,7 +221,8 @@ class Signer:
 
     def verify(self, token: str, now: float, what: str) -> dict[str, Any]:
         """The payload, if ``token`` was signed here and has not expired; else InvalidInput."""
-        body, _, mac = token.partition(".") if isinstance(token, str) else ("", "", "")
+        valid_text = isinstance(token, str) and token.isascii()
+        body, _, mac = token.partition(".") if valid_text else ("", "", "")
         if not body or not hmac.compare_digest(mac, self._mac(body)):
             raise InvalidInput(f"{what} is not valid (not issued here, or altered)")
         try:

@@ -17,6 +17,7 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Send
 from starlette.types import Scope as ASGIScope
 
@@ -106,15 +107,29 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def on_http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body FastAPI could not parse: bad input, like the rest
+            return error_response(422, "invalid_input", str(exc.detail))
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = f"no route for {request.method} {request.url.path}" if (
             exc.status_code == 404) else str(exc.detail)
-        return error_response(exc.status_code, code, message, headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # every method of the path, not just the first route's
+            headers = {"Allow": ", ".join(sorted(_allowed_methods(request)))}
+        return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(Exception)
     async def on_bug(request: Request, exc: Exception) -> JSONResponse:
         # Starlette re-raises the exception after this response, so it is still logged.
         return error_response(500, "internal_error", "internal server error")
+
+
+def _allowed_methods(request: Request) -> set[str]:
+    allowed: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            allowed |= set(getattr(route, "methods", None) or ())
+    return allowed
 
 
 def _error_headers(exc: StrataError) -> dict[str, str] | None:
@@ -232,8 +247,9 @@ system_router = APIRouter(tags=["system"])
                     responses=error_responses(*COMMON_ERRORS))
 def remember(body: RememberRequest, guarded: GuardedDep) -> JSONResponse:
     """Record a text (or a list of messages) as raw events and derive memories from them."""
+    text, messages = body.content()
     result = guarded.remember(
-        body.text, messages=body.message_dicts(), scope=body.scope.to_scope(),
+        text, messages=messages, scope=body.scope.to_scope(),
         type=body.type, importance=body.importance, pinned=body.pinned, tags=body.tags,
         conversation_id=body.conversation_id, author=body.author, meta=body.meta,
         idempotency_key=body.idempotency_key, mode=body.mode, raw=body.raw,
@@ -351,4 +367,21 @@ def create_app(
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    if app.state.auth_mode == "local":
+        _document_without_auth(app)
     return app
+
+
+def _document_without_auth(app: FastAPI) -> None:
+    """Local mode takes no token, so its OpenAPI schema declares no security scheme."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.pop("security", None)
+        schema.get("components", {}).pop("securitySchemes", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Body, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
@@ -19,11 +19,13 @@ from strata.api.deps import (
     GuardedDep,
     ScopeDep,
     error_responses,
+    json_error_responses,
 )
 from strata.api.metrics import CONTENT_TYPE
 from strata.api.schemas import (
     MAX_ID_CHARS,
     BatchOut,
+    ForgetPreviewRequest,
     ForgetRequest,
     ForgetResponse,
     ImportOut,
@@ -43,18 +45,16 @@ ops_router = APIRouter(tags=["system"])
 
 @bulk_router.post("/forget", response_model=ForgetResponse,
                   responses=error_responses(*COMMON_ERRORS, 428, 429))
-def forget_by_query(body: ForgetRequest, guarded: GuardedDep) -> JSONResponse:
+def forget_by_query(
+    body: Annotated[ForgetRequest, Body(discriminator="mode")], guarded: GuardedDep
+) -> JSONResponse:
     """Forget by query in two steps: ``preview`` lists candidates with scores and changes
     nothing; ``execute`` soft-deletes ids chosen from that preview."""
     scope = body.scope.to_scope()
-    if body.mode == "preview":
-        if body.query is None:
-            raise InvalidInput("mode=preview needs a query")
+    if isinstance(body, ForgetPreviewRequest):
         preview = guarded.forget_preview(body.query, scope=scope,
                                          filters=body.filters.to_filters(), limit=body.limit)
         return JSONResponse(preview.to_dict())
-    if body.ids is None or body.preview_token is None or body.reason is None:
-        raise InvalidInput("mode=execute needs ids, preview_token and reason from a preview")
     result = guarded.forget_execute(
         body.ids, preview_token=body.preview_token, reason=body.reason, scope=scope,
         confirm_token=body.confirm_token, force=body.force,
@@ -105,6 +105,8 @@ async def import_jsonl(request: Request, guarded: GuardedDep, scope: ScopeDep) -
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
         async for chunk in request.stream():
             spool.write(chunk)
+        if spool.tell() == 0:
+            raise InvalidInput("the import body is empty: send JSONL, one object per line")
         spool.seek(0)
         report = await run_in_threadpool(
             guarded.import_records, _jsonl_records(spool), scope=scope
@@ -124,7 +126,7 @@ def _jsonl_records(file: IO[bytes]) -> Iterator[Any]:
 
 @ops_router.get("/metrics", response_class=PlainTextResponse,
                 responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}},
-                           **error_responses(401, 403, 503)})
+                           **json_error_responses(401, 403, 503)})
 def metrics(request: Request, guarded: GuardedDep) -> PlainTextResponse:
     """Prometheus text format: requests and latency per route and status, memory counts
     (operators and admins)."""

@@ -138,6 +138,15 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             for status in statuses}
 
 
+def json_error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The same, spelled out as JSON for routes whose success is not JSON (FastAPI would
+    otherwise document the errors in the route's own media type)."""
+    schema = {"$ref": "#/components/schemas/ErrorResponse"}
+    return {status: {"description": ERROR_DESCRIPTIONS[status],
+                     "content": {"application/json": {"schema": schema}}}
+            for status in statuses}
+
+
 ERROR_DESCRIPTIONS = {
     401: "Token mode: no bearer token, or an unknown or revoked one",
     403: "The caller's role does not allow this, or the target is outside its scope",

@@ -9,11 +9,12 @@ dicts.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
@@ -38,11 +39,31 @@ def assume_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
-Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
-Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS)]
-Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
-Time = Annotated[datetime, AfterValidator(assume_utc)]
+# Patterns say in the schema what the facade checks: not blank (Python's idea of whitespace,
+# which includes \x1c-\x1f), no NUL in texts, no '|' in scope names (the scope key separator).
+NOT_BLANK = r"^[\s\S]*[^\s\x1c-\x1f][\s\S]*$"
+SCOPE_NAME = r"^[^|]*[^|\s\x1c-\x1f][^|]*$"
+TEXT = r"^[^\x00]*[^\x00\s\x1c-\x1f][^\x00]*$"
+SIGNED = r"^[A-Za-z0-9_-]+\.[0-9a-f]+$"  # the tokens a forget preview hands out
+
+Key = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=NOT_BLANK)]
+ScopeName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=SCOPE_NAME)]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=NOT_BLANK)]
+Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS, pattern=NOT_BLANK)]
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern=TEXT)]
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK)]
+def iso_text(value: object) -> object:
+    """Times are ISO 8601 text: a bare number (which pydantic would read as a Unix time) is
+    refused, as the schema's ``date-time`` format says."""
+    if isinstance(value, int | float) or (
+        isinstance(value, str) and re.fullmatch(r"\s*[+-]?[\d.]+([eE][+-]?\d+)?\s*", value)
+    ):
+        raise ValueError("expected an ISO 8601 time, not a number")
+    return value
+
+
+Time = Annotated[datetime, BeforeValidator(iso_text), AfterValidator(assume_utc)]
 Importance = Annotated[float, Field(ge=0.0, le=1.0, strict=True)]
 Version = Annotated[int, Field(ge=1, strict=True)]
 
@@ -54,10 +75,10 @@ class RequestModel(BaseModel):
 
 
 class ScopeIn(RequestModel):
-    team: Name = "default"
-    user: Name | None = None
-    agent: Name | None = None
-    run: Name | None = None
+    team: ScopeName = "default"
+    user: ScopeName | None = None
+    agent: ScopeName | None = None
+    run: ScopeName | None = None
 
     def to_scope(self) -> Scope:
         return Scope(team=self.team, user=self.user, agent=self.agent, run=self.run)
@@ -71,11 +92,9 @@ class MessageIn(RequestModel):
     meta: dict[str, Any] | None = None
 
 
-class RememberRequest(RequestModel):
-    """Exactly one of ``text`` or ``messages``."""
+class RememberFields(RequestModel):
+    """What a remember carries besides its content."""
 
-    text: Text | None = None
-    messages: list[MessageIn] | None = Field(default=None, min_length=1, max_length=MAX_MESSAGES)
     scope: ScopeIn = Field(default_factory=ScopeIn)
     type: MemoryType = MemoryType.SEMANTIC
     importance: Importance | None = None
@@ -84,7 +103,7 @@ class RememberRequest(RequestModel):
     conversation_id: Name | None = None
     author: Name | None = None
     meta: dict[str, Any] | None = None
-    idempotency_key: Name | None = Field(
+    idempotency_key: Key | None = Field(
         default=None, description="The same key with the same body returns the first answer "
         "(header Idempotent-Replayed: true); with another body it is refused (422).",
     )
@@ -95,10 +114,23 @@ class RememberRequest(RequestModel):
     raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
     pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)
 
-    def message_dicts(self) -> list[dict[str, Any]] | None:
-        if self.messages is None:
-            return None
-        return [m.model_dump(exclude_none=True) for m in self.messages]
+
+class RememberText(RememberFields):
+    text: Text
+
+    def content(self) -> tuple[str | None, list[dict[str, Any]] | None]:
+        return self.text, None
+
+
+class RememberMessages(RememberFields):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+
+    def content(self) -> tuple[str | None, list[dict[str, Any]] | None]:
+        return None, [m.model_dump(exclude_none=True) for m in self.messages]
+
+
+#: Exactly one of ``text`` or ``messages``.
+RememberRequest = RememberText | RememberMessages
 
 
 def _values(description: str) -> Any:
@@ -133,12 +165,14 @@ class FiltersIn(RequestModel):
 
 
 class RecallRequest(RequestModel):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    query: QueryText
     scope: ScopeIn = Field(default_factory=ScopeIn)
     k: int = Field(default=10, ge=1, le=MAX_K, strict=True)
     budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS, strict=True)
     filters: FiltersIn = Field(default_factory=FiltersIn)
-    preset: Name | None = Field(default=None, description="hybrid (default), rrf, vector, lexical")
+    preset: Literal["hybrid", "rrf", "vector", "lexical"] | None = Field(
+        default=None, description="Default: hybrid."
+    )
 
 
 class ModifyRequest(RequestModel):
@@ -177,20 +211,31 @@ class ModifyBatchRequest(RequestModel):
         return [item.model_dump(exclude_none=True) for item in self.items]
 
 
-class ForgetRequest(RequestModel):
-    """``preview`` needs ``query``; ``execute`` needs ``ids`` (chosen from the preview),
-    ``preview_token`` and ``reason``, plus ``confirm_token`` above the threshold."""
+class ForgetPreviewRequest(RequestModel):
+    """Which memories owned within ``scope`` match ``query`` and ``filters``; changes nothing."""
 
-    mode: Literal["preview", "execute"]
-    query: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_CHARS)
+    mode: Literal["preview"]
+    query: QueryText
     scope: ScopeIn = Field(default_factory=ScopeIn)
     filters: FiltersIn = Field(default_factory=FiltersIn)
     limit: int = Field(default=20, ge=1, le=MAX_K, strict=True)
-    ids: list[MemoryIdField] | None = Field(default=None, min_length=1, max_length=1_000)
-    preview_token: str | None = Field(default=None, min_length=1, max_length=MAX_TOKEN_CHARS)
-    confirm_token: str | None = Field(default=None, min_length=1, max_length=1_000)
-    reason: Reason | None = None
+
+
+class ForgetExecuteRequest(RequestModel):
+    """Soft-delete ``ids`` chosen from a preview (same caller and scope); more than the
+    threshold also need the preview's ``confirm_token``."""
+
+    mode: Literal["execute"]
+    ids: list[MemoryIdField] = Field(min_length=1, max_length=MAX_K)
+    preview_token: str = Field(min_length=1, max_length=MAX_TOKEN_CHARS, pattern=SIGNED)
+    confirm_token: str | None = Field(default=None, min_length=1, max_length=1_000,
+                                      pattern=SIGNED)
+    reason: Reason
+    scope: ScopeIn = Field(default_factory=ScopeIn)
     force: bool = Field(default=False, strict=True, description="Operators only: pinned too.")
+
+
+ForgetRequest = ForgetPreviewRequest | ForgetExecuteRequest
 
 
 # -- responses (documentation of the payloads below) --------------------------------------
