@@ -312,8 +312,8 @@ class Strata:
         actor: Actor | None = None,
     ) -> ForgetPreview:
         """What a forget by ``query`` would delete: memories owned within ``scope`` (not merely
-        visible to it), best match first. Changes nothing; the tokens it returns are bound to
-        ``actor``, ``scope`` and exactly these candidates."""
+        visible to it) that match it lexically or closely by vector, best first. Changes
+        nothing; the tokens it returns are bound to ``actor``, ``scope`` and these candidates."""
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
         where = Scope.parse(scope)
@@ -322,7 +322,7 @@ class Strata:
             self._config(None),
         )
         candidates = tuple(ForgetCandidate(h.memory, h.score) for h in found.hits
-                           if owns(where, h.memory.scope))
+                           if owns(where, h.memory.scope) and self._matches(h.signals))
         expires = self._clock.now() + timedelta(seconds=self.settings.forget_preview_ttl_s)
         preview_token = self._signer.sign({
             "kind": "forget_preview", "actor": (actor or Actor()).id, "scope": where.key,
@@ -334,6 +334,12 @@ class Strata:
             confirm = self._signer.sign({"kind": "forget_confirm", "exp": expires.timestamp(),
                                          "preview": _digest(preview_token)})
         return ForgetPreview(candidates, preview_token, confirm, threshold, expires)
+
+    def _matches(self, signals: Mapping[str, float]) -> bool:
+        """Recall always fills k; a forget candidate must actually match the query."""
+        return signals.get("lexical", 0.0) > 0.0 or (
+            signals.get("vector", 0.0) >= self.settings.forget_min_similarity
+        )
 
     def forget_execute(
         self,

@@ -81,6 +81,10 @@ class Settings(BaseSettings):
         default=10, ge=1,
         description="Bulk forgets of more ids than this need the preview's confirm token.",
     )
+    forget_min_similarity: float = Field(
+        default=0.5, ge=0.0, le=1.0,
+        description="A forget-by-query candidate needs a lexical match or this cosine.",
+    )
     forget_max_ids: int = Field(default=100, ge=1, description="Most ids one bulk forget takes.")
     forget_preview_ttl_s: int = Field(
         default=600, ge=1, description="How long a forget preview token stays valid."

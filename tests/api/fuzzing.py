@@ -87,6 +87,9 @@ def config(max_examples: int, seed: int, phases: tuple[str, ...] = PHASES) -> Sc
         "generation": {"max-examples": max_examples},
         "checks": {
             "enabled": True,
+            # A soft-deleted memory keeps its history readable (the audit trail, and what
+            # recover restores from): GET .../history after DELETE answering 200 is the design.
+            "use_after_free": {"enabled": False},
             "positive_data_acceptance": {
                 "expected-statuses": ["2xx", "401", "403", "404", "409", "422", "428"],
             },
@@ -95,8 +98,9 @@ def config(max_examples: int, seed: int, phases: tuple[str, ...] = PHASES) -> Sc
 
 
 def run(max_examples: int, *, seed: int = 1, phases: tuple[str, ...] = PHASES,
-        home: Path | None = None) -> FuzzReport:
-    """Fuzz a fresh store (hashing embedder) through the whole API."""
+        path_regex: str | None = None, home: Path | None = None) -> FuzzReport:
+    """Fuzz a fresh store (hashing embedder) through the whole API (or the paths matching
+    ``path_regex``)."""
     with tempfile.TemporaryDirectory() as tmp:
         strata = Strata.open(home or Path(tmp), embedder=HashingEmbedder(),
                              auth_mode="token", mutation_burst=1_000_000)
@@ -108,6 +112,8 @@ def run(max_examples: int, *, seed: int = 1, phases: tuple[str, ...] = PHASES,
                 headers={"Authorization": f"Bearer {secret}"},
             )
             schema.config.update(headers={"Authorization": f"Bearer {secret}"})
+            if path_regex is not None:
+                schema = schema.include(path_regex=path_regex)
             return _collect(from_schema(schema).execute())
         finally:
             strata.close()

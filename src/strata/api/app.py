@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
@@ -29,6 +29,7 @@ from strata.api.deps import (
     GuardedDep,
     ScopeDep,
     error_responses,
+    single_values,
 )
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.schemas import (
@@ -355,6 +356,7 @@ def create_app(
         title="Strata",
         version=__version__,
         description="Long-term memory for LLM agents.",
+        dependencies=[Depends(single_values)],
     )
     app.state.strata = strata
     app.state.auth_mode = auth_mode or settings.auth_mode

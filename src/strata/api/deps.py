@@ -88,6 +88,20 @@ GuardedDep = Annotated[GuardedStrata, Depends(get_guarded)]
 ScopeName = Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
+LIST_PARAMETERS = frozenset({"types", "types_not", "tags_any", "tags_all", "tags_none",
+                             "lifecycles"})
+
+
+async def single_values(request: Request) -> None:
+    """A parameter that takes one value refuses two (``?team=a&team=b`` would silently mean
+    ``b``): only the list filters repeat."""
+    keys = [key for key, _ in request.query_params.multi_items()]
+    repeated = sorted({k for k in keys if keys.count(k) > 1} - LIST_PARAMETERS)
+    if repeated:
+        raise InvalidInput(f"query parameters given more than once: {repeated}",
+                           parameters=repeated)
+
+
 async def query_scope(
     team: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)] = "default",
     user: ScopeName = None,
