@@ -13,25 +13,31 @@ from strata.domain.models import (
     Tier,
 )
 from strata.errors import (
+    ConfirmationRequired,
     DuplicateContent,
     EmbedderError,
     HTTPError,
     IdempotencyMismatch,
     InvalidInput,
     NotFound,
+    PayloadTooLarge,
+    PermissionDenied,
     PinnedMemory,
     ProviderError,
     ProviderOutputInvalid,
     ProviderRateLimited,
     ProviderUnavailable,
+    RateLimited,
     ScopeDenied,
     StoreError,
     StoreLocked,
     StrataError,
     TransportError,
+    Unauthenticated,
     VersionConflict,
 )
 from strata.facade import Strata
+from strata.policy import Principal, Role
 from strata.ports import Store
 from strata.recall import PRESETS, RecallConfig
 from strata.results import Hit, ImportReport, Recall, RememberResult
@@ -42,6 +48,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PRESETS",
     "Actor",
+    "ConfirmationRequired",
     "DuplicateContent",
     "EmbedderError",
     "Event",
@@ -57,14 +64,19 @@ __all__ = [
     "Memory",
     "MemoryType",
     "NotFound",
+    "PayloadTooLarge",
+    "PermissionDenied",
     "PinnedMemory",
+    "Principal",
     "ProviderError",
     "ProviderOutputInvalid",
     "ProviderRateLimited",
     "ProviderUnavailable",
+    "RateLimited",
     "Recall",
     "RecallConfig",
     "RememberResult",
+    "Role",
     "Scope",
     "ScopeDenied",
     "Settings",
@@ -75,6 +87,7 @@ __all__ = [
     "StrataError",
     "Tier",
     "TransportError",
+    "Unauthenticated",
     "VersionConflict",
     "__version__",
 ]

@@ -8,6 +8,11 @@
     ├── PinnedMemory               pinned               409
     ├── IdempotencyMismatch        idempotency_mismatch 422
     ├── ScopeDenied                scope_denied         403
+    ├── PermissionDenied           permission_denied    403
+    ├── Unauthenticated            unauthenticated      401
+    ├── RateLimited                rate_limited         429
+    ├── ConfirmationRequired       confirmation_required 428
+    ├── PayloadTooLarge            payload_too_large    413
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
     ├── EmbedderError              embedder_error       503
@@ -31,22 +36,27 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 __all__ = [
+    "ConfirmationRequired",
     "DuplicateContent",
     "EmbedderError",
     "HTTPError",
     "IdempotencyMismatch",
     "InvalidInput",
     "NotFound",
+    "PayloadTooLarge",
+    "PermissionDenied",
     "PinnedMemory",
     "ProviderError",
     "ProviderOutputInvalid",
     "ProviderRateLimited",
     "ProviderUnavailable",
+    "RateLimited",
     "ScopeDenied",
     "StoreError",
     "StoreLocked",
     "StrataError",
     "TransportError",
+    "Unauthenticated",
     "VersionConflict",
 ]
 
@@ -103,6 +113,40 @@ class IdempotencyMismatch(StrataError):
 class ScopeDenied(StrataError):
     code = "scope_denied"
     http_status = 403
+
+
+class PermissionDenied(StrataError):
+    """The caller's role does not allow the operation (checked before anything is looked up,
+    so it says nothing about whether a target exists)."""
+
+    code = "permission_denied"
+    http_status = 403
+
+
+class Unauthenticated(StrataError):
+    """No credentials, or credentials that match no live token."""
+
+    code = "unauthenticated"
+    http_status = 401
+
+
+class RateLimited(StrataError):
+    """Too many destructive calls for this caller; ``details.retry_after_s`` says when."""
+
+    code = "rate_limited"
+    http_status = 429
+
+
+class ConfirmationRequired(StrataError):
+    """A bulk forget above the threshold needs the preview's confirm token."""
+
+    code = "confirmation_required"
+    http_status = 428
+
+
+class PayloadTooLarge(StrataError):
+    code = "payload_too_large"
+    http_status = 413
 
 
 class StoreError(StrataError):

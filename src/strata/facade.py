@@ -9,17 +9,21 @@ first, then handed to the store with the rows they belong to.
 from __future__ import annotations
 
 import builtins
+import hashlib
+import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from strata.domain.ids import new_id
 from strata.domain.lifecycle import (
     Actor,
     Planned,
+    check_reason,
     check_version,
     plan_forget,
     plan_modify,
@@ -27,7 +31,7 @@ from strata.domain.lifecycle import (
 )
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.domain.text import search_text
-from strata.errors import InvalidInput, NotFound
+from strata.errors import ConfirmationRequired, InvalidInput, NotFound, StrataError
 from strata.ingest import (
     Draft,
     Extractor,
@@ -40,6 +44,7 @@ from strata.ingest import (
     memory_search_text,
     parse_request,
 )
+from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
     Clock,
     Embedder,
@@ -51,15 +56,31 @@ from strata.ports import (
     Store,
     StoreStats,
     SystemClock,
+    TokenRecord,
     WriteBatch,
 )
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
-from strata.results import ImportReport, Recall, RememberResult
+from strata.results import (
+    BatchResult,
+    ForgetCandidate,
+    ForgetPreview,
+    ImportReport,
+    ItemResult,
+    Recall,
+    RememberResult,
+)
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
 
+if TYPE_CHECKING:
+    from strata.guarded import GuardedStrata
+
 ScopeLike = Scope | Mapping[str, Any] | str | None
 MAX_PAGE = 500
+REMEMBER_MODES = ("sync", "async", "auto")
+NO_QUEUE_WARNING = "mode=async: no job queue exists yet, so this was processed synchronously"
+MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
+                           "subject", "if_version"})
 
 
 class Strata:
@@ -80,6 +101,13 @@ class Strata:
         self._clock = clock or SystemClock()
         self._extractor = extractor or VerbatimExtractor()
         self._retriever = Retriever(store, embedder, self._clock.now)
+        self.rate_limiter = RateLimiter(
+            self.settings.mutation_rate_per_s, self.settings.mutation_burst
+        )
+        secret = self.settings.confirm_secret
+        self._signer = Signer(
+            secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
+        )
 
     @classmethod
     def open(
@@ -145,12 +173,18 @@ class Strata:
         meta: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         actor: Actor | None = None,
+        mode: str = "sync",
+        raw: bool = False,
+        pipeline_timeout_ms: int | None = None,
     ) -> RememberResult:
         """Record ``text`` (or each of ``messages``) as an immutable event and derive memories.
 
         Exact duplicates of a live memory in the same scope collapse onto it; the same
         ``idempotency_key`` returns the first answer (a different body under it is refused).
+        ``raw`` skips extraction (status ``raw_saved``). There is no job queue yet: every
+        ``mode`` is processed now; ``async`` says so in a warning rather than faking a job.
         """
+        self._check_remember_mode(mode, raw, pipeline_timeout_ms)
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -159,8 +193,9 @@ class Strata:
         )
         now = self._clock.now()
         events = build_events(request, now)
-        drafts = self._extractor.extract(events)
-        memories = build_memories(request, events, drafts, self._extractor.name, now)
+        extractor = VerbatimExtractor() if raw else self._extractor
+        drafts = extractor.extract(events)
+        memories = build_memories(request, events, drafts, extractor.name, now)
         new_memories = self._with_index_keys(memories, drafts, events)
         if self.settings.episodes and len(memories) > 1:
             new_memories.append(self._episode(request, events, new_memories, now))
@@ -168,7 +203,7 @@ class Strata:
         if request.idempotency_key is not None:
             claim = IdempotencyClaim(
                 key=f"{request.scope.key}\x1f{request.idempotency_key}",
-                request_hash=request.fingerprint(),
+                request_hash=f"{request.fingerprint()}:{mode}:{int(raw)}",
             )
         actor = actor or Actor()
         outcome = self.store.write(WriteBatch(
@@ -179,11 +214,12 @@ class Strata:
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
-            status="processed",
+            status="raw_saved" if raw else "processed",
             deduplicated=tuple(m.deduplicated for m in stored),
             episode_id=outcome.memories[-1].memory_id if len(outcome.memories) > len(stored)
             else None,
             replayed=outcome.replayed,
+            warnings=(NO_QUEUE_WARNING,) if mode == "async" else (),
         )
 
     def _with_index_keys(
@@ -210,6 +246,18 @@ class Strata:
         centroid = np.mean([p.embedding for p in parts], axis=0)
         centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
         return NewMemory(episode, centroid, None, search_text(episode.content))
+
+    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None) -> None:
+        if mode not in REMEMBER_MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(REMEMBER_MODES)}", mode=mode)
+        if not isinstance(raw, bool):
+            raise InvalidInput("raw must be true or false")
+        limit = self.settings.max_pipeline_timeout_ms
+        if timeout_ms is not None and (
+            isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
+            or not 1 <= timeout_ms <= limit
+        ):
+            raise InvalidInput(f"pipeline_timeout_ms must be an integer from 1 to {limit}")
 
     def modify(
         self,
@@ -263,6 +311,140 @@ class Strata:
             actor=actor or Actor(), reason=reason,
         )
         return self._apply(planned, current.version)
+
+    def modify_many(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        scope: ScopeLike = None,
+        actor: Actor | None = None,
+        modify: Callable[..., Memory] | None = None,
+    ) -> BatchResult:
+        """Apply each ``{id, reason, content?, importance?, pinned?, tags?, type?, subject?,
+        if_version?}`` as its own ``modify``: atomic per item, one result per item.
+        ``modify`` replaces the per-item call (a guarded view passes its own)."""
+        self._check_batch(items, self.settings.max_batch_items)
+        apply = modify or self.modify
+        return BatchResult(tuple(
+            _one_item(item, lambda fields: apply(
+                fields.pop("id"), scope=scope, actor=actor, **fields))
+            for item in items
+        ))
+
+    @staticmethod
+    def _check_batch(items: object, limit: int) -> None:
+        if not isinstance(items, list | tuple) or not items:
+            raise InvalidInput("items must be a non-empty list")
+        if len(items) > limit:
+            raise InvalidInput(f"at most {limit} items per batch", count=len(items))
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+                raise InvalidInput(f"item {index} must be an object with an id")
+            unknown = set(item) - MODIFY_FIELDS
+            if unknown:
+                raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
+
+    def forget_preview(
+        self,
+        query: str,
+        *,
+        scope: ScopeLike = None,
+        filters: Filters | None = None,
+        limit: int = 20,
+        actor: Actor | None = None,
+    ) -> ForgetPreview:
+        """What a forget by ``query`` would delete: memories owned within ``scope`` (not merely
+        visible to it) that match it lexically or closely by vector, best first. Changes
+        nothing; the tokens it returns are bound to ``actor``, ``scope`` and these candidates."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
+        where = Scope.parse(scope)
+        found = self._retriever.recall(
+            query, where, min(limit, self.settings.max_k), 1, filters or Filters(),
+            self._config(None),
+        )
+        candidates = tuple(ForgetCandidate(h.memory, h.score) for h in found.hits
+                           if owns(where, h.memory.scope) and self._matches(h.signals))
+        expires = self._clock.now() + timedelta(seconds=self.settings.forget_preview_ttl_s)
+        preview_token = self._signer.sign({
+            "kind": "forget_preview", "actor": (actor or Actor()).id, "scope": where.key,
+            "ids": [c.memory.id for c in candidates], "exp": expires.timestamp(),
+        })
+        threshold = self.settings.forget_confirm_threshold
+        confirm = None
+        if len(candidates) > threshold:
+            confirm = self._signer.sign({"kind": "forget_confirm", "exp": expires.timestamp(),
+                                         "preview": _digest(preview_token)})
+        return ForgetPreview(candidates, preview_token, confirm, threshold, expires)
+
+    def _matches(self, signals: Mapping[str, float]) -> bool:
+        """Recall always fills k; a forget candidate must actually match the query."""
+        return signals.get("lexical", 0.0) > 0.0 or (
+            signals.get("vector", 0.0) >= self.settings.forget_min_similarity
+        )
+
+    def forget_execute(
+        self,
+        ids: Sequence[str],
+        *,
+        preview_token: str,
+        reason: str,
+        scope: ScopeLike = None,
+        confirm_token: str | None = None,
+        force: bool = False,
+        actor: Actor | None = None,
+        forget: Callable[..., Memory] | None = None,
+    ) -> BatchResult:
+        """Soft-delete ``ids`` chosen from a preview, each on its own (one result per id).
+        ``forget`` replaces the per-item call (a guarded view passes its own)."""
+        reason = check_reason(reason)
+        actor = actor or Actor()
+        where = Scope.parse(scope)
+        chosen = self._check_forget_ids(ids)
+        now = self._clock.now().timestamp()
+        shown = self._signer.verify(preview_token, now, "preview_token")
+        if (shown.get("kind"), shown.get("actor"), shown.get("scope")) != (
+            "forget_preview", actor.id, where.key
+        ):
+            raise InvalidInput("preview_token was issued for another caller or scope")
+        outside = [i for i in chosen if i not in set(shown.get("ids", ()))]
+        if outside:
+            raise InvalidInput("ids must be chosen from the preview's candidates", ids=outside)
+        if len(chosen) > self.settings.forget_confirm_threshold:
+            self._check_confirm(confirm_token, preview_token, now, len(chosen))
+        apply = forget or self.forget
+        return BatchResult(tuple(
+            _one_item({"id": memory_id}, lambda fields: apply(
+                fields["id"], reason=reason, scope=where, force=force, actor=actor))
+            for memory_id in chosen
+        ))
+
+    def _check_forget_ids(self, ids: Sequence[str]) -> tuple[str, ...]:
+        if isinstance(ids, str) or not isinstance(ids, Sequence) or not ids:
+            raise InvalidInput("ids must be a non-empty list chosen from a preview")
+        if not all(isinstance(i, str) and i for i in ids):
+            raise InvalidInput("ids must be strings")
+        limit = self.settings.forget_max_ids
+        if len(ids) > limit:
+            raise InvalidInput(f"at most {limit} ids per forget", count=len(ids))
+        return tuple(dict.fromkeys(ids))
+
+    def _check_confirm(self, token: str | None, preview_token: str, now: float, count: int) -> None:
+        threshold = self.settings.forget_confirm_threshold
+        if token is None:
+            raise ConfirmationRequired(
+                f"forgetting {count} memories (more than {threshold}) needs the preview's "
+                "confirm_token", count=count, threshold=threshold,
+            )
+        confirmed = self._signer.verify(token, now, "confirm_token")
+        if (confirmed.get("kind"), confirmed.get("preview")) != (
+            "forget_confirm", _digest(preview_token)
+        ):
+            raise InvalidInput("confirm_token belongs to another preview")
+
+    def job(self, job_id: str) -> dict[str, Any]:
+        """A background job's state. There is no job queue yet, so no job exists."""
+        raise NotFound(f"job {job_id} not found: this version has no job queue", id=job_id)
 
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None
@@ -351,9 +533,13 @@ class Strata:
 
     # -- moving data ------------------------------------------------------------------------
 
-    def export(self) -> Iterator[dict[str, Any]]:
-        """Every event, memory (with its vector) and history row, as JSON-ready dicts."""
+    def export(self, *, scope: Scope | None = None) -> Iterator[dict[str, Any]]:
+        """Every event, memory (with its vector) and history row, as JSON-ready dicts; with
+        ``scope``, only those owned within it (history: of the memories exported)."""
+        kept: set[str] = set()
         for record in self.store.export():
+            if scope is not None and not _exported_within(record, scope, kept):
+                continue
             yield {"record": record.kind, **record.data}
 
     def import_records(
@@ -363,6 +549,7 @@ class Strata:
         scope: ScopeLike = None,
         batch_size: int = 256,
         on_progress: Callable[[int], None] | None = None,
+        actor: Actor | None = None,
     ) -> ImportReport:
         """Load JSON objects: exported records (``record`` = event/memory/history) are restored
         with their ids and history; plain ``{"text": ...}`` objects are remembered."""
@@ -383,7 +570,7 @@ class Strata:
                     if len(pending) >= batch_size:
                         flush()
                 else:
-                    inserted += self._remember_record(record, scope, line_no)
+                    inserted += self._remember_record(record, scope, line_no, actor)
                 read += 1
                 if on_progress is not None:
                     on_progress(read)
@@ -394,7 +581,9 @@ class Strata:
         flush()
         return ImportReport(read=read, inserted=inserted, skipped=read - inserted)
 
-    def _remember_record(self, record: Mapping[str, Any], scope: ScopeLike, line_no: int) -> int:
+    def _remember_record(
+        self, record: Mapping[str, Any], scope: ScopeLike, line_no: int, actor: Actor | None
+    ) -> int:
         allowed = {"text", "scope", "type", "importance", "pinned", "tags", "conversation_id",
                    "author", "meta", "idempotency_key"}
         unknown = set(record) - allowed
@@ -402,7 +591,7 @@ class Strata:
             raise InvalidInput(f"record {line_no}: unknown fields {sorted(unknown)}")
         fields = dict(record)
         fields.setdefault("scope", scope)
-        result = self.remember(**fields)
+        result = self.remember(**fields, actor=actor)
         return 0 if all(result.deduplicated) or result.replayed else 1
 
     def _with_vectors(self, records: builtins.list[ExportRecord]) -> builtins.list[ExportRecord]:
@@ -420,6 +609,76 @@ class Strata:
                 record.data["embedding"] = encode_vector(vector)
                 record.data["embedding_model"] = self.embedder.name
         return list(records)
+
+    # -- callers ----------------------------------------------------------------------------
+
+    def as_principal(self, principal: Principal, *, request_id: str | None = None
+                     ) -> GuardedStrata:
+        """A view with the same methods that enforces ``principal``'s role and scope."""
+        from strata.guarded import GuardedStrata
+
+        return GuardedStrata(self, principal, request_id=request_id)
+
+    def create_token(
+        self, role: Role | str, *, team: str, user: str | None = None,
+        agent: str | None = None, label: str | None = None,
+    ) -> tuple[TokenRecord, str]:
+        """A new API token and its secret; only a hash of the secret is stored, so this is
+        the one time it can be shown."""
+        scope = Scope(team=team, user=user, agent=agent)  # validates the names
+        if label is not None and (not isinstance(label, str) or len(label) > 200):
+            raise InvalidInput("label must be a string of at most 200 characters")
+        secret = new_secret()
+        record = TokenRecord(
+            id=new_id(), token_hash=hash_secret(secret), role=Role.parse(role).label,
+            team=scope.team, user=scope.user, agent=scope.agent, label=label,
+            created_at=self._clock.now(),
+        )
+        self.store.put_token(record)
+        return record, secret
+
+    def authenticate(self, secret: str | None) -> Principal:
+        """The principal a bearer token stands for; ``Unauthenticated`` if none (or revoked)."""
+        from strata.errors import Unauthenticated
+
+        if not secret or len(secret) > 200:
+            raise Unauthenticated("a bearer token is required")
+        record = self.store.token_by_hash(hash_secret(secret))
+        if record is None or record.revoked_at is not None:
+            raise Unauthenticated("unknown or revoked token")
+        return Principal.from_token(record)
+
+    def tokens(self) -> builtins.list[TokenRecord]:
+        return self.store.tokens()
+
+    def revoke_token(self, token_id: str) -> None:
+        if not self.store.revoke_token(token_id, self._clock.now()):
+            raise NotFound(f"no live token {token_id}", id=token_id)
+
+
+def _one_item(item: Mapping[str, Any], call: Callable[[dict[str, Any]], Memory]) -> ItemResult:
+    """Run one batch item; its refusal becomes its result instead of failing the batch."""
+    fields = dict(item)
+    memory_id = str(fields.get("id"))
+    try:
+        return ItemResult(memory_id, True, memory=call(fields))
+    except StrataError as exc:
+        return ItemResult(memory_id, False, error=exc.to_dict())
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+def _exported_within(record: ExportRecord, scope: Scope, kept: set[str]) -> bool:
+    """Export order is events, memories, history: a history row goes with its memory."""
+    if record.kind == "history":
+        return str(record.data.get("memory_id")) in kept
+    if not owns(scope, Scope.parse(record.data["scope"])):
+        return False
+    if record.kind == "memory":
+        kept.add(str(record.data["id"]))
+    return True
 
 
 def _limit_blas_threads(threads: int | None) -> None:

@@ -135,9 +135,53 @@ class ExportRecord:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """An API token as stored: only a hash of its secret, never the secret itself."""
+
+    id: str  # public; written to history as the actor
+    token_hash: str  # sha256 hex of the secret
+    role: str  # reader | writer | operator | admin (strata.policy.Role)
+    team: str
+    created_at: datetime
+    user: str | None = None
+    agent: str | None = None
+    label: str | None = None
+    revoked_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the hash."""
+        return {
+            "id": self.id, "role": self.role, "team": self.team, "user": self.user,
+            "agent": self.agent, "label": self.label, "created_at": self.created_at.isoformat(),
+            "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+        }
+
+
 @runtime_checkable
-class Store(Protocol):
-    """Persistence for events, memories, vectors, history and idempotency keys."""
+class TokenStore(Protocol):
+    """Where API tokens live: a deliberately small port (insert, find by hash, list, revoke)."""
+
+    def put_token(self, record: TokenRecord) -> None:
+        """Insert; an id or hash already stored raises ``DuplicateContent``."""
+        ...
+
+    def token_by_hash(self, token_hash: str) -> TokenRecord | None:
+        """The token with this hash, revoked or not (the caller checks ``revoked_at``)."""
+        ...
+
+    def tokens(self) -> builtins.list[TokenRecord]:
+        """Every token, oldest first."""
+        ...
+
+    def revoke_token(self, token_id: str, at: datetime) -> bool:
+        """Mark revoked at ``at``; False if no live token has this id."""
+        ...
+
+
+@runtime_checkable
+class Store(TokenStore, Protocol):
+    """Persistence for events, memories, vectors, history, idempotency keys and API tokens."""
 
     def close(self) -> None: ...
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from strata.domain.models import Memory
@@ -76,3 +77,70 @@ class ImportReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"read": self.read, "inserted": self.inserted, "skipped": self.skipped}
+
+
+@dataclass(frozen=True, slots=True)
+class ItemResult:
+    """One item of a batch: applied (with the memory as it now is) or refused (with why)."""
+
+    id: str
+    ok: bool
+    memory: Memory | None = None
+    error: dict[str, Any] | None = None  # {"code", "message", "details"} of the StrataError
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "ok": self.ok,
+            "memory": self.memory.to_dict() if self.memory is not None else None,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """Per-item outcomes of a batch modify or a bulk forget; atomic per item, not overall."""
+
+    items: tuple[ItemResult, ...]
+
+    @property
+    def succeeded(self) -> int:
+        return sum(1 for item in self.items if item.ok)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": [item.to_dict() for item in self.items],
+            "succeeded": self.succeeded,
+            "failed": len(self.items) - self.succeeded,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetCandidate:
+    memory: Memory
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.memory.id, "score": self.score, "memory": self.memory.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPreview:
+    """What a forget by query would delete. Executing needs ``preview_token`` and ids chosen
+    from ``candidates``; more than ``confirm_threshold`` ids also need ``confirm_token``."""
+
+    candidates: tuple[ForgetCandidate, ...]
+    preview_token: str
+    confirm_token: str | None
+    confirm_threshold: int
+    expires_at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": "preview",
+            "candidates": [c.to_dict() for c in self.candidates],
+            "preview_token": self.preview_token,
+            "confirm_token": self.confirm_token,
+            "confirm_threshold": self.confirm_threshold,
+            "expires_at": self.expires_at.isoformat(),
+        }

@@ -24,6 +24,7 @@ from strata.errors import InvalidInput
 EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
 ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
+AuthMode = Literal["local", "token"]
 
 
 def default_home() -> Path:
@@ -98,6 +99,41 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Extra sensitive terms redacted before a remote call (with the built-in "
         "secret patterns).")
+    auth_mode: AuthMode = Field(
+        default="local",
+        description="local: loopback only, no token; token: every request needs a bearer token.",
+    )
+    mutation_rate_per_s: float = Field(
+        default=5.0, gt=0, description="Per-token refill rate of forget/modify calls (per process)."
+    )
+    mutation_burst: int = Field(
+        default=60, ge=1, description="Per-token burst of forget/modify calls (per process)."
+    )
+    forget_confirm_threshold: int = Field(
+        default=10, ge=1,
+        description="Bulk forgets of more ids than this need the preview's confirm token.",
+    )
+    forget_min_similarity: float = Field(
+        default=0.5, ge=0.0, le=1.0,
+        description="A forget-by-query candidate needs a lexical match or this cosine.",
+    )
+    forget_max_ids: int = Field(default=100, ge=1, description="Most ids one bulk forget takes.")
+    forget_preview_ttl_s: int = Field(
+        default=600, ge=1, description="How long a forget preview token stays valid."
+    )
+    confirm_secret: SecretStr | None = Field(
+        default=None,
+        description="Key that signs forget preview tokens; set it when several processes "
+        "serve one store (default: random per process).",
+    )
+    max_batch_items: int = Field(default=100, ge=1, description="Most items of a batch modify.")
+    max_pipeline_timeout_ms: int = Field(
+        default=60_000, ge=1, description="Largest pipeline_timeout_ms a remember may ask for."
+    )
+    max_body_bytes: int = Field(default=1 << 20, ge=1, description="Largest HTTP request body.")
+    import_max_bytes: int = Field(
+        default=256 << 20, ge=1, description="Largest HTTP import body (streamed to disk)."
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -59,10 +59,11 @@ def test_remember_messages(client: TestClient) -> None:
 
 def test_remember_same_idempotency_key_replays_first_answer(client: TestClient) -> None:
     body = {"text": "once only", "scope": A, "idempotency_key": "k-1"}
-    first = client.post("/v1/remember", json=body).json()
-    second = client.post("/v1/remember", json=body).json()
-    assert second["replayed"] is True
-    assert second["memory_ids"] == first["memory_ids"]
+    first = client.post("/v1/remember", json=body)
+    second = client.post("/v1/remember", json=body)
+    assert first.headers["Idempotent-Replayed"] == "false"
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert second.json() == first.json()
 
 
 def test_recall_with_filters_and_preset(client: TestClient, remember: Remember) -> None:

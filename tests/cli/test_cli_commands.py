@@ -177,10 +177,26 @@ def test_serve_runs_uvicorn_with_the_app(cli: Cli, monkeypatch: pytest.MonkeyPat
     assert "http://127.0.0.1:8420" in result.stdout
     assert isinstance(calls[0]["app"], FastAPI)
     assert (calls[0]["host"], calls[0]["port"]) == ("127.0.0.1", 8420)
-    announced = cli("serve", "--host", "0.0.0.0", "--port", "9000", "--json")
+    announced = cli("serve", "--host", "::1", "--port", "9000", "--json")
     assert announced.exit_code == 0
-    assert json.loads(announced.stdout)["url"] == "http://0.0.0.0:9000"
-    assert (calls[1]["host"], calls[1]["port"]) == ("0.0.0.0", 9000)
+    assert json.loads(announced.stdout)["url"] == "http://::1:9000"
+    assert (calls[1]["host"], calls[1]["port"]) == ("::1", 9000)
+
+
+def test_serve_refuses_a_network_address_without_token_auth(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append({"app": app, **kw}))
+    refused = cli("serve", "--host", "0.0.0.0")
+    assert refused.exit_code == 2 and "STRATA_AUTH_MODE=token" in refused.output
+    assert calls == []
+    monkeypatch.setenv("STRATA_AUTH_MODE", "token")
+    assert cli("serve", "--host", "0.0.0.0").exit_code == 0
+    assert calls[0]["host"] == "0.0.0.0"
+    assert calls[0]["app"].state.auth_mode == "token"
 
 
 def test_help_imports_no_model_runtime() -> None:

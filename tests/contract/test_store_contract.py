@@ -251,12 +251,18 @@ def test_list_pages_newest_first_without_gaps(strata: Strata, clock: FakeClock) 
 
 def test_filters_narrow_list_and_recall(strata: Strata) -> None:
     tea = strata.remember("tea with lemon", scope=A, tags=["drink"], importance=0.9).memory_ids[0]
-    strata.remember("tea ceremony history", scope=A, type="episodic", importance=0.2)
+    ceremony = strata.remember("tea ceremony history", scope=A, type="episodic",
+                               importance=0.2, tags=["drink", "japan"]).memory_ids[0]
     pinned = strata.remember("tea budget is fixed", scope=A, pinned=True).memory_ids[0]
     only = {
-        Filters(tags_any=("drink",)): {tea},
+        Filters(tags_any=("drink",)): {tea, ceremony},
         Filters(types=(MemoryType.SEMANTIC,), min_importance=0.8): {tea},
         Filters(pinned=True): {pinned},
+        Filters(types_not=(MemoryType.EPISODIC,)): {tea, pinned},
+        Filters(tags_all=("drink", "japan")): {ceremony},
+        Filters(tags_none=("japan",)): {tea, pinned},
+        Filters(max_importance=0.5): {ceremony, pinned},
+        Filters(min_importance=0.3, max_importance=0.5): {pinned},
     }
     for filters, expected in only.items():
         assert {m.id for m in strata.list(scope=A, filters=filters).items} == expected

@@ -3,28 +3,38 @@
 Each route parses its input, calls the facade once and returns the facade's payload. Errors
 are mapped here, once: every ``StrataError`` becomes ``{"error": {code, message, details}}``
 with its ``http_status``; request validation, unknown routes and oversized bodies use the same
-shape. Routes are grouped in routers per area and share a few dependencies (the facade, the
-acting scope, the actor), so auth, more routes or an MCP mount can be added around them.
+shape. Routes are grouped in routers per area and share the dependencies of
+``strata.api.deps``: the caller (a ``Principal``, from the auth mode) and the facade as that
+caller sees it (``GuardedStrata``, which applies roles, scopes and rate limits).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Send
 from starlette.types import Scope as ASGIScope
 
 from strata import __version__
+from strata.api.bulk import bulk_router, ops_router, transfer_router
+from strata.api.deps import (
+    COMMON_ERRORS,
+    FiltersDep,
+    GuardedDep,
+    ScopeDep,
+    error_responses,
+    single_values,
+)
+from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.schemas import (
     MAX_ID_CHARS,
-    MAX_NAME_CHARS,
     MAX_PAGE,
-    ErrorResponse,
     HealthResponse,
     HistoryResponse,
     MemoryOut,
@@ -35,18 +45,17 @@ from strata.api.schemas import (
     RecoverRequest,
     RememberRequest,
     RememberResponse,
-    Time,
     health_payload,
     history_payload,
     page_payload,
+    remember_payload,
 )
-from strata.domain.lifecycle import MAX_REASON_CHARS, Actor
-from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
-from strata.errors import StrataError
+from strata.domain.lifecycle import MAX_REASON_CHARS
+from strata.errors import PayloadTooLarge, RateLimited, StrataError, Unauthenticated
 from strata.facade import Strata
+from strata.settings import AuthMode
 
-MAX_BODY_BYTES = 1 << 20  # 1 MiB
-API_ACTOR = "api"  # the actor written on history rows until auth names the caller
+MAX_BODY_BYTES = 1 << 20  # 1 MiB: the default of settings.max_body_bytes
 
 # -- errors -------------------------------------------------------------------------------
 
@@ -89,7 +98,8 @@ def _summary(errors: list[dict[str, Any]]) -> str:
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StrataError)
     async def on_strata_error(request: Request, exc: StrataError) -> JSONResponse:
-        return error_response(exc.http_status, exc.code, exc.message, exc.details)
+        return error_response(exc.http_status, exc.code, exc.message, exc.details,
+                              headers=_error_headers(exc))
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -98,10 +108,15 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def on_http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body FastAPI could not parse: bad input, like the rest
+            return error_response(422, "invalid_input", str(exc.detail))
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = f"no route for {request.method} {request.url.path}" if (
             exc.status_code == 404) else str(exc.detail)
-        return error_response(exc.status_code, code, message, headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # every method of the path, not just the first route's
+            headers = {"Allow": ", ".join(sorted(_allowed_methods(request)))}
+        return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(Exception)
     async def on_bug(request: Request, exc: Exception) -> JSONResponse:
@@ -109,31 +124,75 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(500, "internal_error", "internal server error")
 
 
+def _allowed_methods(request: Request) -> set[str]:
+    allowed: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            allowed |= set(getattr(route, "methods", None) or ())
+    return allowed
+
+
+def _error_headers(exc: StrataError) -> dict[str, str] | None:
+    if isinstance(exc, RateLimited):
+        return {"Retry-After": str(exc.details.get("retry_after_s", 1))}
+    if isinstance(exc, Unauthenticated):
+        return {"WWW-Authenticate": "Bearer"}
+    return None
+
+
 class BodySizeLimit:
     """Refuses request bodies over ``max_bytes`` with 413 before any route sees them: first
     by the declared Content-Length, then by counting the bytes that actually arrive (a client
-    may send chunked or lie). The accepted body is buffered and replayed to the app."""
+    may send chunked or lie). The accepted body is buffered and replayed to the app.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    Paths in ``streamed`` (the import) have their own, larger limit and are not buffered: the
+    bytes are counted as the route reads them, and one too many raises ``PayloadTooLarge``.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int,
+                 streamed: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.streamed = dict(streamed or {})
 
     async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.streamed.get(scope["path"], self.max_bytes)
         declared = _declared_length(scope)
-        too_large = declared is not None and declared > self.max_bytes
-        body = None if too_large else await _read_body(receive, self.max_bytes)
+        if declared is not None and declared > limit:
+            await _too_large(limit)(scope, receive, send)
+            return
+        if scope["path"] in self.streamed:
+            await self.app(scope, _counted(receive, limit), send)
+            return
+        body = await _read_body(receive, limit)
         if body is None:
-            response = error_response(
-                413, "payload_too_large",
-                f"request body is larger than {self.max_bytes} bytes",
-                {"limit_bytes": self.max_bytes},
-            )
-            await response(scope, receive, send)
+            await _too_large(limit)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return error_response(413, "payload_too_large", f"request body is larger than {limit} bytes",
+                          {"limit_bytes": limit})
+
+
+def _counted(receive: Receive, limit: int) -> Receive:
+    size = 0
+
+    async def counting() -> Message:
+        nonlocal size
+        message = await receive()
+        size += len(message.get("body", b""))
+        if size > limit:
+            raise PayloadTooLarge(f"request body is larger than {limit} bytes",
+                                  limit_bytes=limit)
+        return message
+
+    return counting
 
 
 def _declared_length(scope: ASGIScope) -> int | None:
@@ -173,212 +232,163 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-# -- dependencies -------------------------------------------------------------------------
-# These do no I/O, so they are ``async def`` and run on the event loop; the routes that call
-# the (synchronous) facade are plain ``def`` and run in FastAPI's threadpool.
-
-ScopeResolver = Callable[[Scope], Scope]
-
-
-async def get_strata(request: Request) -> Strata:
-    strata: Strata = request.app.state.strata
-    return strata
-
-
-def _as_requested(scope: Scope) -> Scope:
-    return scope
-
-
-async def scope_resolver() -> ScopeResolver:
-    """How the scope a request names becomes the scope it acts in: as named, for now.
-
-    The one place an auth layer hooks in (``app.dependency_overrides[scope_resolver]``) to
-    check or narrow the scope against the caller, raising ``ScopeDenied``.
-    """
-    return _as_requested
-
-
-async def request_actor(
-    x_request_id: Annotated[str | None, Header(max_length=MAX_NAME_CHARS)] = None,
-) -> Actor:
-    """Who is acting, for the history rows; ``X-Request-ID`` is recorded with them."""
-    return Actor(id=API_ACTOR, request_id=x_request_id)
-
-
-StrataDep = Annotated[Strata, Depends(get_strata)]
-ResolverDep = Annotated[ScopeResolver, Depends(scope_resolver)]
-ActorDep = Annotated[Actor, Depends(request_actor)]
-ScopeName = Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS)]
-
-
-async def query_scope(
-    resolve: ResolverDep,
-    team: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)] = "default",
-    user: ScopeName = None,
-    agent: ScopeName = None,
-    run: ScopeName = None,
-) -> Scope:
-    """The scope of a request that carries it as query parameters."""
-    return resolve(Scope(team=team, user=user, agent=agent, run=run))
-
-
-async def query_filters(
-    types: Annotated[list[MemoryType] | None, Query()] = None,
-    tags_any: Annotated[list[str] | None, Query()] = None,
-    lifecycles: Annotated[list[Lifecycle] | None, Query()] = None,
-    min_importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
-    pinned: bool | None = None,
-    conversation_id: Annotated[str | None, Query(max_length=MAX_NAME_CHARS)] = None,
-    created_after: Annotated[Time | None, Query()] = None,
-    created_before: Annotated[Time | None, Query()] = None,
-    include_deleted: bool = False,
-) -> Filters:
-    return Filters(
-        types=tuple(types or ()), tags_any=tuple(tags_any or ()),
-        lifecycles=tuple(lifecycles or ()), min_importance=min_importance, pinned=pinned,
-        conversation_id=conversation_id, created_after=created_after,
-        created_before=created_before, include_deleted=include_deleted,
-    )
-
-
-ScopeDep = Annotated[Scope, Depends(query_scope)]
-FiltersDep = Annotated[Filters, Depends(query_filters)]
-MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
-ReasonQuery = Annotated[str, Query(min_length=1, max_length=MAX_REASON_CHARS)]
-
 # -- routes -------------------------------------------------------------------------------
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse, "description": description}
-    for status, description in (
-        (404, "Not found, or not visible to this scope"),
-        (409, "Version conflict, pinned memory or duplicate content"),
-        (413, "Request body larger than 1 MiB"),
-        (422, "Invalid input"),
-        (503, "Store or embedder unavailable"),
-    )
-}
+MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
+ReasonQuery = Annotated[str, Query(min_length=1, max_length=MAX_REASON_CHARS)]
+_READ = error_responses(*COMMON_ERRORS)
+_WRITE = error_responses(*COMMON_ERRORS, 409, 429)
 
-memory_router = APIRouter(prefix="/v1", tags=["memory"], responses=_ERRORS)
-memories_router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=_ERRORS)
+memory_router = APIRouter(prefix="/v1", tags=["memory"])
+memories_router = APIRouter(prefix="/v1/memories", tags=["memories"])
 system_router = APIRouter(tags=["system"])
 
 
-@memory_router.post("/remember", response_model=RememberResponse)
-def remember(
-    body: RememberRequest, strata: StrataDep, resolve: ResolverDep, actor: ActorDep
-) -> JSONResponse:
+@memory_router.post("/remember", response_model=RememberResponse,
+                    responses=error_responses(*COMMON_ERRORS))
+def remember(body: RememberRequest, guarded: GuardedDep) -> JSONResponse:
     """Record a text (or a list of messages) as raw events and derive memories from them."""
-    result = strata.remember(
-        body.text, messages=body.message_dicts(), scope=resolve(body.scope.to_scope()),
+    text, messages = body.content()
+    result = guarded.remember(
+        text, messages=messages, scope=body.scope.to_scope(),
         type=body.type, importance=body.importance, pinned=body.pinned, tags=body.tags,
         conversation_id=body.conversation_id, author=body.author, meta=body.meta,
-        idempotency_key=body.idempotency_key, actor=actor,
+        idempotency_key=body.idempotency_key, mode=body.mode, raw=body.raw,
+        pipeline_timeout_ms=body.pipeline_timeout_ms,
     )
-    return JSONResponse(result.to_dict())
+    replayed = "true" if result.replayed else "false"
+    return JSONResponse(remember_payload(result), headers={"Idempotent-Replayed": replayed})
 
 
-@memory_router.post("/recall", response_model=RecallResponse)
-def recall(body: RecallRequest, strata: StrataDep, resolve: ResolverDep) -> JSONResponse:
+@memory_router.post("/recall", response_model=RecallResponse, responses=_READ)
+def recall(body: RecallRequest, guarded: GuardedDep) -> JSONResponse:
     """The memories most useful for a query, best first, and a prompt-ready context."""
-    result = strata.recall(
-        body.query, scope=resolve(body.scope.to_scope()), k=body.k,
-        budget_tokens=body.budget_tokens, filters=body.filters.to_filters(),
-        preset_name=body.preset,
+    result = guarded.recall(
+        body.query, scope=body.scope.to_scope(), k=body.k, budget_tokens=body.budget_tokens,
+        filters=body.filters.to_filters(), preset_name=body.preset,
     )
     return JSONResponse(result.to_dict())
 
 
-@memories_router.get("", response_model=MemoryPage)
+@memories_router.get("", response_model=MemoryPage, responses=_READ)
 def list_memories(
-    strata: StrataDep,
+    guarded: GuardedDep,
     scope: ScopeDep,
     filters: FiltersDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     cursor: Annotated[str | None, Query(max_length=1_000)] = None,
 ) -> JSONResponse:
     """Newest first, one page at a time."""
-    page = strata.list(scope=scope, filters=filters, limit=limit, cursor=cursor)
+    page = guarded.list(scope=scope, filters=filters, limit=limit, cursor=cursor)
     return JSONResponse(page_payload(page))
 
 
-@memories_router.get("/{memory_id}", response_model=MemoryOut)
+@memories_router.get("/{memory_id}", response_model=MemoryOut, responses=_READ)
 def get_memory(
-    memory_id: MemoryId, strata: StrataDep, scope: ScopeDep, include_deleted: bool = False
+    memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep, include_deleted: bool = False
 ) -> JSONResponse:
-    memory = strata.get(memory_id, scope=scope, include_deleted=include_deleted)
+    memory = guarded.get(memory_id, scope=scope, include_deleted=include_deleted)
     return JSONResponse(memory.to_dict())
 
 
-@memories_router.patch("/{memory_id}", response_model=MemoryOut)
+@memories_router.patch("/{memory_id}", response_model=MemoryOut, responses=_WRITE)
 def modify_memory(
-    memory_id: MemoryId, body: ModifyRequest, strata: StrataDep, scope: ScopeDep,
-    actor: ActorDep,
+    memory_id: MemoryId, body: ModifyRequest, guarded: GuardedDep, scope: ScopeDep
 ) -> JSONResponse:
     """Change a memory as a new version; ``if_version`` guards against lost updates."""
-    memory = strata.modify(
+    memory = guarded.modify(
         memory_id, reason=body.reason, scope=scope, content=body.content,
         importance=body.importance, pinned=body.pinned, tags=body.tags, type=body.type,
-        subject=body.subject, if_version=body.if_version, actor=actor,
+        subject=body.subject, if_version=body.if_version,
     )
     return JSONResponse(memory.to_dict())
 
 
-@memories_router.delete("/{memory_id}", response_model=MemoryOut)
+@memories_router.delete("/{memory_id}", response_model=MemoryOut, responses=_WRITE)
 def forget_memory(
     memory_id: MemoryId,
     reason: ReasonQuery,
-    strata: StrataDep,
+    guarded: GuardedDep,
     scope: ScopeDep,
-    actor: ActorDep,
     force: bool = False,
     if_version: Annotated[int | None, Query(ge=1)] = None,
 ) -> JSONResponse:
-    """Soft-delete (recoverable); a pinned memory needs ``force=true``."""
-    memory = strata.forget(
-        memory_id, reason=reason, scope=scope, force=force, if_version=if_version, actor=actor
-    )
+    """Soft-delete (recoverable); a pinned memory needs ``force=true`` (operators only)."""
+    memory = guarded.forget(memory_id, reason=reason, scope=scope, force=force,
+                            if_version=if_version)
     return JSONResponse(memory.to_dict())
 
 
-@memories_router.post("/{memory_id}/recover", response_model=MemoryOut)
+@memories_router.post("/{memory_id}/recover", response_model=MemoryOut,
+                      responses=error_responses(*COMMON_ERRORS, 409))
 def recover_memory(
-    memory_id: MemoryId, body: RecoverRequest, strata: StrataDep, scope: ScopeDep,
-    actor: ActorDep,
+    memory_id: MemoryId, body: RecoverRequest, guarded: GuardedDep, scope: ScopeDep
 ) -> JSONResponse:
     """Bring a forgotten memory back as it was before it was forgotten."""
-    memory = strata.recover(memory_id, reason=body.reason, scope=scope, actor=actor)
+    memory = guarded.recover(memory_id, reason=body.reason, scope=scope)
     return JSONResponse(memory.to_dict())
 
 
-@memories_router.get("/{memory_id}/history", response_model=HistoryResponse)
-def memory_history(memory_id: MemoryId, strata: StrataDep, scope: ScopeDep) -> JSONResponse:
+@memories_router.get("/{memory_id}/history", response_model=HistoryResponse, responses=_READ)
+def memory_history(memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """Every change to the memory, oldest first, with actor and reason."""
-    return JSONResponse(history_payload(strata.history(memory_id, scope=scope)))
+    return JSONResponse(history_payload(guarded.history(memory_id, scope=scope)))
 
 
-@system_router.get("/healthz", response_model=HealthResponse)
-def healthz(strata: StrataDep) -> JSONResponse:
+@system_router.get("/healthz", response_model=HealthResponse,
+                   responses=error_responses(401, 403, 503))
+def healthz(guarded: GuardedDep) -> JSONResponse:
     """Liveness plus a summary of what the store holds; 503 if the store cannot answer."""
-    return JSONResponse(health_payload(strata.stats(), strata.embedder.name))
+    return JSONResponse(health_payload(guarded.stats(), guarded.strata.embedder.name))
 
 
-ROUTERS = (memory_router, memories_router, system_router)
+ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
+           ops_router)
 
 
-def create_app(strata: Strata, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
-    """An ASGI app serving ``strata``. The caller owns ``strata`` and closes it."""
+def create_app(
+    strata: Strata, *, max_body_bytes: int | None = None, auth_mode: AuthMode | None = None
+) -> FastAPI:
+    """An ASGI app serving ``strata``. The caller owns ``strata`` and closes it. Limits and
+    the auth mode default to ``strata.settings``."""
+    settings = strata.settings
     app = FastAPI(
         title="Strata",
         version=__version__,
         description="Long-term memory for LLM agents.",
+        dependencies=[Depends(single_values)],
     )
     app.state.strata = strata
-    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    app.state.auth_mode = auth_mode or settings.auth_mode
+    app.state.metrics = Metrics()
+    app.add_middleware(
+        BodySizeLimit, max_bytes=max_body_bytes or settings.max_body_bytes,
+        streamed={"/v1/import": settings.import_max_bytes},
+    )
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
-    from strata.mcp.http import mount as mount_mcp
+    if app.state.auth_mode == "local":
+        # The MCP tools over streamable HTTP at /mcp. Only in local mode for now: the MCP
+        # resolver does not check bearer tokens yet, so token mode does not expose it.
+        from strata.mcp.http import mount as mount_mcp
 
-    mount_mcp(app, strata)  # the MCP tools over streamable HTTP at /mcp
+        mount_mcp(app, strata)
+        _document_without_auth(app)
     return app
+
+
+def _document_without_auth(app: FastAPI) -> None:
+    """Local mode takes no token, so its OpenAPI schema declares no security scheme."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                operation.pop("security", None)
+        schema.get("components", {}).pop("securitySchemes", None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

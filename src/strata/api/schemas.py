@@ -9,17 +9,18 @@ dicts.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
 from strata.ports import Page, StoreStats
 from strata.recall import MAX_QUERY_CHARS
-from strata.results import ImportReport
+from strata.results import ImportReport, RememberResult
 
 MAX_TEXT_CHARS = 100_000
 MAX_MESSAGES = 1_000
@@ -38,11 +39,31 @@ def assume_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
-Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
-Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS)]
-Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
-Time = Annotated[datetime, AfterValidator(assume_utc)]
+# Patterns say in the schema what the facade checks: not blank (Python's idea of whitespace,
+# which includes \x1c-\x1f), no NUL in texts, no '|' in scope names (the scope key separator).
+NOT_BLANK = r"^[\s\S]*[^\s\x1c-\x1f][\s\S]*$"
+SCOPE_NAME = r"^[^|]*[^|\s\x1c-\x1f][^|]*$"
+TEXT = r"^[^\x00]*[^\x00\s\x1c-\x1f][^\x00]*$"
+SIGNED = r"^[A-Za-z0-9_-]+\.[0-9a-f]+$"  # the tokens a forget preview hands out
+
+Key = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=NOT_BLANK)]
+ScopeName = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, pattern=SCOPE_NAME)]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=NOT_BLANK)]
+Reason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS, pattern=NOT_BLANK)]
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern=TEXT)]
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=NOT_BLANK)]
+def iso_text(value: object) -> object:
+    """Times are ISO 8601 text: a bare number (which pydantic would read as a Unix time) is
+    refused, as the schema's ``date-time`` format says."""
+    if isinstance(value, int | float) or (
+        isinstance(value, str) and re.fullmatch(r"\s*[+-]?[\d.]+([eE][+-]?\d+)?\s*", value)
+    ):
+        raise ValueError("expected an ISO 8601 time, not a number")
+    return value
+
+
+Time = Annotated[datetime, BeforeValidator(iso_text), AfterValidator(assume_utc)]
 Importance = Annotated[float, Field(ge=0.0, le=1.0, strict=True)]
 Version = Annotated[int, Field(ge=1, strict=True)]
 
@@ -54,10 +75,10 @@ class RequestModel(BaseModel):
 
 
 class ScopeIn(RequestModel):
-    team: Name = "default"
-    user: Name | None = None
-    agent: Name | None = None
-    run: Name | None = None
+    team: ScopeName = "default"
+    user: ScopeName | None = None
+    agent: ScopeName | None = None
+    run: ScopeName | None = None
 
     def to_scope(self) -> Scope:
         return Scope(team=self.team, user=self.user, agent=self.agent, run=self.run)
@@ -71,11 +92,9 @@ class MessageIn(RequestModel):
     meta: dict[str, Any] | None = None
 
 
-class RememberRequest(RequestModel):
-    """Exactly one of ``text`` or ``messages``."""
+class RememberFields(RequestModel):
+    """What a remember carries besides its content."""
 
-    text: Text | None = None
-    messages: list[MessageIn] | None = Field(default=None, min_length=1, max_length=MAX_MESSAGES)
     scope: ScopeIn = Field(default_factory=ScopeIn)
     type: MemoryType = MemoryType.SEMANTIC
     importance: Importance | None = None
@@ -84,40 +103,76 @@ class RememberRequest(RequestModel):
     conversation_id: Name | None = None
     author: Name | None = None
     meta: dict[str, Any] | None = None
-    idempotency_key: Name | None = None
+    idempotency_key: Key | None = Field(
+        default=None, description="The same key with the same body returns the first answer "
+        "(header Idempotent-Replayed: true); with another body it is refused (422).",
+    )
+    mode: Literal["sync", "async", "auto"] = Field(
+        default="auto", description="No job queue exists yet: every mode is processed now; "
+        "async says so in a warning.",
+    )
+    raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
+    pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)
 
-    def message_dicts(self) -> list[dict[str, Any]] | None:
-        if self.messages is None:
-            return None
-        return [m.model_dump(exclude_none=True) for m in self.messages]
+
+class RememberText(RememberFields):
+    text: Text
+
+    def content(self) -> tuple[str | None, list[dict[str, Any]] | None]:
+        return self.text, None
+
+
+class RememberMessages(RememberFields):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+
+    def content(self) -> tuple[str | None, list[dict[str, Any]] | None]:
+        return None, [m.model_dump(exclude_none=True) for m in self.messages]
+
+
+#: Exactly one of ``text`` or ``messages``.
+RememberRequest = RememberText | RememberMessages
+
+
+def _values(description: str) -> Any:
+    return Field(default_factory=list, max_length=MAX_FILTER_VALUES, description=description)
 
 
 class FiltersIn(RequestModel):
-    types: list[MemoryType] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    tags_any: list[Tag] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    lifecycles: list[Lifecycle] = Field(default_factory=list, max_length=MAX_FILTER_VALUES)
-    min_importance: Importance | None = None
+    """Every condition given must hold (AND); list operators as their names say."""
+
+    types: list[MemoryType] = _values("type is one of these")
+    types_not: list[MemoryType] = _values("type is none of these")
+    tags_any: list[Tag] = _values("has at least one of these tags")
+    tags_all: list[Tag] = _values("has every one of these tags")
+    tags_none: list[Tag] = _values("has none of these tags")
+    lifecycles: list[Lifecycle] = _values("lifecycle is one of these (default: active, disputed)")
+    min_importance: Importance | None = Field(default=None, description="importance >= this")
+    max_importance: Importance | None = Field(default=None, description="importance <= this")
     pinned: bool | None = Field(default=None, strict=True)
     conversation_id: Name | None = None
-    created_after: Time | None = None
-    created_before: Time | None = None
+    created_after: Time | None = Field(default=None, description="created at or after")
+    created_before: Time | None = Field(default=None, description="created strictly before")
 
     def to_filters(self) -> Filters:
         return Filters(
-            types=tuple(self.types), tags_any=tuple(self.tags_any),
-            lifecycles=tuple(self.lifecycles), min_importance=self.min_importance,
+            types=tuple(self.types), types_not=tuple(self.types_not),
+            tags_any=tuple(self.tags_any), tags_all=tuple(self.tags_all),
+            tags_none=tuple(self.tags_none), lifecycles=tuple(self.lifecycles),
+            min_importance=self.min_importance, max_importance=self.max_importance,
             pinned=self.pinned, conversation_id=self.conversation_id,
             created_after=self.created_after, created_before=self.created_before,
         )
 
 
 class RecallRequest(RequestModel):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    query: QueryText
     scope: ScopeIn = Field(default_factory=ScopeIn)
     k: int = Field(default=10, ge=1, le=MAX_K, strict=True)
     budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS, strict=True)
     filters: FiltersIn = Field(default_factory=FiltersIn)
-    preset: Name | None = Field(default=None, description="hybrid (default), rrf, vector, lexical")
+    preset: Literal["hybrid", "rrf", "vector", "lexical"] | None = Field(
+        default=None, description="Default: hybrid."
+    )
 
 
 class ModifyRequest(RequestModel):
@@ -135,6 +190,52 @@ class ModifyRequest(RequestModel):
 
 class RecoverRequest(RequestModel):
     reason: Reason
+
+
+MemoryIdField = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+MAX_BATCH = 100
+MAX_TOKEN_CHARS = 100_000
+
+
+class ModifyItem(ModifyRequest):
+    id: MemoryIdField
+
+
+class ModifyBatchRequest(RequestModel):
+    """Each item is applied on its own (atomic per item); one result per item."""
+
+    items: list[ModifyItem] = Field(min_length=1, max_length=MAX_BATCH)
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+
+    def item_dicts(self) -> list[dict[str, Any]]:
+        return [item.model_dump(exclude_none=True) for item in self.items]
+
+
+class ForgetPreviewRequest(RequestModel):
+    """Which memories owned within ``scope`` match ``query`` and ``filters``; changes nothing."""
+
+    mode: Literal["preview"]
+    query: QueryText
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+    limit: int = Field(default=20, ge=1, le=MAX_K, strict=True)
+
+
+class ForgetExecuteRequest(RequestModel):
+    """Soft-delete ``ids`` chosen from a preview (same caller and scope); more than the
+    threshold also need the preview's ``confirm_token``."""
+
+    mode: Literal["execute"]
+    ids: list[MemoryIdField] = Field(min_length=1, max_length=MAX_K)
+    preview_token: str = Field(min_length=1, max_length=MAX_TOKEN_CHARS, pattern=SIGNED)
+    confirm_token: str | None = Field(default=None, min_length=1, max_length=1_000,
+                                      pattern=SIGNED)
+    reason: Reason
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    force: bool = Field(default=False, strict=True, description="Operators only: pinned too.")
+
+
+ForgetRequest = ForgetPreviewRequest | ForgetExecuteRequest
 
 
 # -- responses (documentation of the payloads below) --------------------------------------
@@ -186,11 +287,14 @@ class MemoryOut(ResponseModel):
 
 
 class RememberResponse(ResponseModel):
+    """A replay of an idempotency key returns this same body; the header
+    ``Idempotent-Replayed`` says whether it was one."""
+
     event_ids: list[str]
     memory_ids: list[str]
-    status: str
+    status: Literal["processed", "queued", "raw_saved"]
+    job_id: str | None = Field(description="Set when queued; never, until a job queue exists.")
     deduplicated: list[bool] = Field(description="Per memory id: collapsed onto an existing one.")
-    replayed: bool = Field(description="The idempotency key was seen before: the first answer.")
     warnings: list[str]
     episode_id: str | None = Field(
         default=None, description="The episodic memory of the whole exchange (several messages)."
@@ -241,6 +345,57 @@ class HistoryResponse(ResponseModel):
     items: list[HistoryEventOut] = Field(description="Oldest first.")
 
 
+class ErrorOut(ResponseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
+    message: str
+    details: dict[str, Any]
+
+
+class ErrorResponse(ResponseModel):
+    error: ErrorOut
+
+
+class ItemOut(ResponseModel):
+    id: str
+    ok: bool
+    memory: MemoryOut | None
+    error: ErrorOut | None
+
+
+class BatchOut(ResponseModel):
+    items: list[ItemOut]
+    succeeded: int
+    failed: int
+
+
+class CandidateOut(ResponseModel):
+    id: str
+    score: float
+    memory: MemoryOut
+
+
+class ForgetResponse(ResponseModel):
+    """``preview``: candidates and tokens. ``execute``: one result per id."""
+
+    mode: Literal["preview", "execute"]
+    candidates: list[CandidateOut] | None = None
+    preview_token: str | None = None
+    confirm_token: str | None = Field(
+        default=None, description="Only when there are more candidates than the threshold."
+    )
+    confirm_threshold: int | None = None
+    expires_at: datetime | None = None
+    items: list[ItemOut] | None = None
+    succeeded: int | None = None
+    failed: int | None = None
+
+
+class ImportOut(ResponseModel):
+    read: int
+    inserted: int
+    skipped: int
+
+
 class StatsOut(ResponseModel):
     events: int
     memories: int
@@ -257,17 +412,14 @@ class HealthResponse(ResponseModel):
     stats: StatsOut
 
 
-class ErrorOut(ResponseModel):
-    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
-    message: str
-    details: dict[str, Any]
-
-
-class ErrorResponse(ResponseModel):
-    error: ErrorOut
-
-
 # -- payloads: the JSON both the HTTP API and `strata --json` emit -------------------------
+
+
+def remember_payload(result: RememberResult) -> dict[str, Any]:
+    """The HTTP body of a remember: the same for the first answer and every replay."""
+    body = result.to_dict()
+    del body["replayed"]
+    return {**body, "job_id": None}
 
 
 def page_payload(page: Page) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import typer
 from strata.cli import render
 from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
+from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput
 
@@ -516,9 +517,11 @@ def serve(
     import uvicorn
 
     from strata.api.app import create_app
+    from strata.api.deps import check_bind
 
     with open_strata(_options(ctx), as_json=as_json) as strata:
         bind_host, bind_port = host or strata.settings.host, port or strata.settings.port
+        check_bind(bind_host, strata.settings.auth_mode)
         strata.warm_up()
         url = f"http://{bind_host}:{bind_port}"
         if as_json:
@@ -544,3 +547,4 @@ def _add_bench(cli: typer.Typer) -> None:
 
 _add_bench(app)
 app.command("mcp")(mcp_command)
+app.add_typer(token_app, name="token")

@@ -56,6 +56,10 @@ def _answer(call: Call[T], response: httpx.Response) -> T:
         data = response.json()
     except ValueError as exc:
         raise TransportError(f"the server's answer is not JSON: {exc}") from exc
+    replayed = response.headers.get("Idempotent-Replayed")
+    if replayed is not None and isinstance(data, dict):
+        # replays answer with the first body byte for byte; the flag rides in a header
+        data["replayed"] = replayed == "true"
     return call.parse(data)
 
 

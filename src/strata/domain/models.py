@@ -338,15 +338,19 @@ class HistoryEvent:
 class Filters:
     """Narrowing conditions for list, recall and search. Every field is optional."""
 
-    types: tuple[MemoryType, ...] = ()
-    tags_any: tuple[str, ...] = ()
+    types: tuple[MemoryType, ...] = ()  # any of these
+    tags_any: tuple[str, ...] = ()  # at least one of these
     lifecycles: tuple[Lifecycle, ...] = ()  # empty: the recallable ones
-    min_importance: float | None = None
+    min_importance: float | None = None  # inclusive
     pinned: bool | None = None
     conversation_id: str | None = None
     created_after: datetime | None = None
     created_before: datetime | None = None
     include_deleted: bool = False
+    types_not: tuple[MemoryType, ...] = ()  # none of these
+    tags_all: tuple[str, ...] = ()  # every one of these
+    tags_none: tuple[str, ...] = ()  # none of these
+    max_importance: float | None = None  # inclusive
 
     def __post_init__(self) -> None:
         # A time without a zone is read as UTC, the same by every store.

@@ -34,6 +34,7 @@ from strata.ports import (
     Page,
     StoredMemory,
     StoreStats,
+    TokenRecord,
     Vector,
     WriteBatch,
     WriteOutcome,
@@ -72,6 +73,7 @@ class InMemoryStore:
         self._postings: dict[str, Counter[str]] = defaultdict(Counter)
         self._doc_len: dict[str, int] = {}
         self._search_texts: dict[str, str] = {}
+        self._tokens: dict[str, TokenRecord] = {}
 
     def close(self) -> None:
         """Nothing to release."""
@@ -327,3 +329,29 @@ class InMemoryStore:
         self._history[row.memory_id].append(row)
         self._history[row.memory_id].sort(key=lambda h: h.id)
         return 1
+
+    # -- API tokens -------------------------------------------------------------------------
+
+    def put_token(self, record: TokenRecord) -> None:
+        with self._lock:
+            if record.id in self._tokens or any(
+                t.token_hash == record.token_hash for t in self._tokens.values()
+            ):
+                raise DuplicateContent("a token with this id or hash exists", id=record.id)
+            self._tokens[record.id] = record
+
+    def token_by_hash(self, token_hash: str) -> TokenRecord | None:
+        with self._lock:
+            return next((t for t in self._tokens.values() if t.token_hash == token_hash), None)
+
+    def tokens(self) -> builtins.list[TokenRecord]:
+        with self._lock:
+            return sorted(self._tokens.values(), key=lambda t: (t.created_at, t.id))
+
+    def revoke_token(self, token_id: str, at: datetime) -> bool:
+        with self._lock:
+            record = self._tokens.get(token_id)
+            if record is None or record.revoked_at is not None:
+                return False
+            self._tokens[token_id] = replace(record, revoked_at=at)
+            return True

@@ -52,6 +52,9 @@ LAST_EVENT = """
 SELECT id, seq FROM events WHERE team = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1
 """
 
+TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
+INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join('?' * 9)})"
+
 INSERT_HISTORY = """
 INSERT INTO history (id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id,
                      provider, model, prompt_version, confidence)
@@ -147,8 +150,10 @@ def filtered(filters: Filters) -> tuple[str, list[Any]]:
             f"WHERE t.value IN ({_placeholders(len(filters.tags_any))}))"
         )
         params.extend(filters.tags_any)
+    _operator_filters(filters, parts, params)
     conditions = (
         ("m.importance >= ?", filters.min_importance),
+        ("m.importance <= ?", filters.max_importance),
         ("m.pinned = ?", None if filters.pinned is None else int(filters.pinned)),
         ("m.conversation_id = ?", filters.conversation_id),
         ("m.created_at >= ?", ts(filters.created_after)),
@@ -159,3 +164,19 @@ def filtered(filters: Filters) -> tuple[str, list[Any]]:
             parts.append(fragment)
             params.append(value)
     return " AND " + " AND ".join(parts), params
+
+
+def _operator_filters(filters: Filters, parts: list[str], params: list[Any]) -> None:
+    """The exclusion and all-of operators: types_not, tags_all, tags_none."""
+    if filters.types_not:
+        parts.append(f"m.type NOT IN ({_placeholders(len(filters.types_not))})")
+        params.extend(MemoryType(t).value for t in filters.types_not)
+    for tag in dict.fromkeys(filters.tags_all):
+        parts.append("EXISTS (SELECT 1 FROM json_each(m.tags) AS t WHERE t.value = ?)")
+        params.append(tag)
+    if filters.tags_none:
+        parts.append(
+            "NOT EXISTS (SELECT 1 FROM json_each(m.tags) AS t "
+            f"WHERE t.value IN ({_placeholders(len(filters.tags_none))}))"
+        )
+        params.extend(filters.tags_none)

@@ -52,6 +52,7 @@ from strata.ports import (
     Page,
     StoredMemory,
     StoreStats,
+    TokenRecord,
     Vector,
     WriteBatch,
     WriteOutcome,
@@ -482,7 +483,50 @@ class SQLiteStore:
         return 1
 
 
+    # -- API tokens -------------------------------------------------------------------------
+
+    def put_token(self, record: TokenRecord) -> None:
+        with self._transaction() as conn:
+            try:
+                conn.execute(q.INSERT_TOKEN, (
+                    record.id, record.token_hash, record.role, record.team, record.user,
+                    record.agent, record.label, q.ts(record.created_at), q.ts(record.revoked_at),
+                ))
+            except sqlite3.IntegrityError as exc:
+                raise DuplicateContent("a token with this id or hash exists",
+                                       id=record.id) from exc
+
+    def token_by_hash(self, token_hash: str) -> TokenRecord | None:
+        with _translated():
+            row = self._reader().execute(
+                f"SELECT {q.TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?", (token_hash,)
+            ).fetchone()
+        return _token_from_row(row) if row else None
+
+    def tokens(self) -> builtins.list[TokenRecord]:
+        with _translated():
+            rows = self._reader().execute(
+                f"SELECT {q.TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id"
+            ).fetchall()
+        return [_token_from_row(row) for row in rows]
+
+    def revoke_token(self, token_id: str, at: datetime) -> bool:
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (q.ts(at), token_id),
+            )
+            return cursor.rowcount == 1
+
+
 # -- row mapping ----------------------------------------------------------------------------
+
+
+def _token_from_row(row: Sequence[Any]) -> TokenRecord:
+    return TokenRecord(
+        id=row[0], token_hash=row[1], role=row[2], team=row[3], user=row[4], agent=row[5],
+        label=row[6], created_at=datetime.fromisoformat(row[7]), revoked_at=_dt(row[8]),
+    )
 
 
 def _json(value: Any) -> str:

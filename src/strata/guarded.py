@@ -1,0 +1,230 @@
+"""``GuardedStrata``: the facade as seen by one principal (``Strata.as_principal``).
+
+Same methods and arguments as ``Strata`` (minus ``actor``: the principal is the actor), with
+the rules of ``strata.policy`` applied before each call, in this order:
+
+1. the role allows the operation (``PermissionDenied``; before any lookup, so a refusal says
+   nothing about the target);
+2. the requested scope is narrowed to the principal's (pinned dimensions replaced);
+3. the target is looked up in that scope (``NotFound`` for anything outside it, exactly like
+   a missing id);
+4. changes need the target owned within the principal's scope (``ScopeDenied``);
+5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket
+   (``RateLimited``), token principals only: the local user is trusted.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from strata.domain.lifecycle import Actor
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.errors import InvalidInput, NotFound
+from strata.policy import (
+    Operation,
+    Principal,
+    authorize,
+    check_owns,
+    is_broad,
+    narrow,
+    owns,
+)
+from strata.ports import Page, StoreStats
+from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
+
+if TYPE_CHECKING:
+    from strata.facade import ScopeLike, Strata
+
+
+class GuardedStrata:
+    def __init__(self, strata: Strata, principal: Principal, *, request_id: str | None = None
+                 ) -> None:
+        self.strata = strata
+        self.principal = principal
+        self.actor = Actor(id=principal.id, request_id=request_id)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def scope(self, requested: ScopeLike = None) -> Scope:
+        """The scope this principal acts in when it asks for ``requested``."""
+        return narrow(self.principal, Scope.parse(requested))
+
+    def require(self, operation: Operation) -> None:
+        """Refuse unless this principal's role allows ``operation`` (``PermissionDenied``)."""
+        authorize(self.principal, operation)
+
+    _authorize = require
+
+    def _spend(self, cost: int = 1) -> None:
+        if self.principal.kind == "token":
+            self.strata.rate_limiter.take(self.principal.id, cost)
+
+    def _owned(self, memory_id: str, scope: Scope, *, include_deleted: bool = False) -> Memory:
+        memory = self.strata.get(memory_id, scope=scope, include_deleted=include_deleted)
+        check_owns(self.principal, memory.scope, memory_id)
+        return memory
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def remember(self, text: str | None = None, *, scope: ScopeLike = None,
+                 **fields: Any) -> RememberResult:
+        self._authorize(Operation.WRITE)
+        return self.strata.remember(text, scope=self.scope(scope), actor=self.actor, **fields)
+
+    def modify(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+               **fields: Any) -> Memory:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.modify(memory_id, reason=reason, scope=where, actor=self.actor,
+                                  **fields)
+
+    def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+               force: bool = False, if_version: int | None = None) -> Memory:
+        self._authorize(Operation.FORCE_FORGET if force else Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.forget(memory_id, reason=reason, scope=where, force=force,
+                                  if_version=if_version, actor=self.actor)
+
+    def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where, include_deleted=True)
+        return self.strata.recover(memory_id, reason=reason, scope=where, actor=self.actor)
+
+    def modify_many(self, items: Sequence[Mapping[str, Any]], *,
+                    scope: ScopeLike = None) -> BatchResult:
+        self._authorize(Operation.WRITE)
+        self.strata._check_batch(items, self.strata.settings.max_batch_items)
+        self._spend()  # one call, whatever its size (bounded by max_batch_items)
+        return self.strata.modify_many(items, scope=self.scope(scope), actor=self.actor,
+                                       modify=self._modify_unmetered)
+
+    def _modify_unmetered(self, memory_id: str, *, reason: str, scope: Scope,
+                          actor: Actor, **fields: Any) -> Memory:
+        self._owned(memory_id, scope)
+        return self.strata.modify(memory_id, reason=reason, scope=scope, actor=actor, **fields)
+
+    def forget_preview(self, query: str, *, scope: ScopeLike = None,
+                       filters: Filters | None = None, limit: int = 20) -> ForgetPreview:
+        where = self._forget_scope(scope)
+        return self.strata.forget_preview(query, scope=where, filters=filters, limit=limit,
+                                          actor=self.actor)
+
+    def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
+                       scope: ScopeLike = None, confirm_token: str | None = None,
+                       force: bool = False) -> BatchResult:
+        where = self._forget_scope(scope)
+        if force:
+            self._authorize(Operation.FORCE_FORGET)
+        self._spend()  # one call (bounded by forget_max_ids)
+        return self.strata.forget_execute(
+            ids, preview_token=preview_token, reason=reason, scope=where,
+            confirm_token=confirm_token, force=force, actor=self.actor,
+            forget=self._forget_unmetered,
+        )
+
+    def _forget_scope(self, scope: ScopeLike) -> Scope:
+        """Forget by query is a writer's operation within a user, agent or run; over a whole
+        team ("unscoped") it needs an operator."""
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        if is_broad(where):
+            self._authorize(Operation.BROAD_FORGET)
+        return where
+
+    def _forget_unmetered(self, memory_id: str, *, reason: str, scope: Scope, force: bool,
+                          actor: Actor) -> Memory:
+        self._owned(memory_id, scope)
+        return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
+                                  actor=actor)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def recall(self, query: str, *, scope: ScopeLike = None, **options: Any) -> Recall:
+        self._authorize(Operation.READ)
+        return self.strata.recall(query, scope=self.scope(scope), **options)
+
+    def get(self, memory_id: str, *, scope: ScopeLike = None,
+            include_deleted: bool = False) -> Memory:
+        self._authorize(Operation.READ)
+        return self.strata.get(memory_id, scope=self.scope(scope),
+                               include_deleted=include_deleted)
+
+    def list(self, *, scope: ScopeLike = None, filters: Filters | None = None, limit: int = 50,
+             cursor: str | None = None) -> Page:
+        self._authorize(Operation.READ)
+        return self.strata.list(scope=self.scope(scope), filters=filters, limit=limit,
+                                cursor=cursor)
+
+    def history(self, memory_id: str, *, scope: ScopeLike = None
+                ) -> builtins.list[HistoryEvent]:
+        self._authorize(Operation.READ)
+        return self.strata.history(memory_id, scope=self.scope(scope))
+
+    def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
+        self._authorize(Operation.READ)
+        return self.strata.evidence(memory_id, scope=self.scope(scope))
+
+    def job(self, job_id: str) -> dict[str, Any]:
+        self._authorize(Operation.READ)
+        return self.strata.job(job_id)
+
+    def stats(self) -> StoreStats:
+        self._authorize(Operation.READ)
+        return self.strata.stats()
+
+    # -- moving data ------------------------------------------------------------------------
+
+    def export(self) -> Iterator[dict[str, Any]]:
+        """What this principal owns (everything, for the local user)."""
+        self._authorize(Operation.EXPORT)
+        return self.strata.export(scope=self.principal.scope)
+
+    def import_records(self, records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None,
+                       on_progress: Callable[[int], None] | None = None) -> ImportReport:
+        """Exported records must lie within the principal's scope (a record outside it stops
+        the import like a malformed one: what came before is kept and reported)."""
+        self._authorize(Operation.IMPORT)
+        return self.strata.import_records(
+            self._within_scope(records), scope=self.scope(scope), on_progress=on_progress,
+            actor=self.actor,
+        )
+
+    def _within_scope(self, records: Iterable[Mapping[str, Any]]
+                      ) -> Iterator[Mapping[str, Any]]:
+        own = self.principal.scope
+        imported: set[str] = set()
+        for line_no, record in enumerate(records, start=1):
+            if own is not None and isinstance(record, Mapping) and "record" in record:
+                self._check_record(record, own, imported, line_no)
+            yield record
+
+    def _check_record(self, record: Mapping[str, Any], own: Scope, imported: set[str],
+                      line_no: int) -> None:
+        if record.get("record") == "history":
+            memory_id = str(record.get("memory_id"))
+            if memory_id not in imported and not self._owns_stored(memory_id, own):
+                raise InvalidInput(f"record {line_no}: history of a memory outside your scope")
+            return
+        try:
+            owner = Scope.parse(record.get("scope"))
+        except (InvalidInput, TypeError) as exc:
+            raise InvalidInput(f"record {line_no}: malformed scope") from exc
+        if not owns(own, owner):
+            raise InvalidInput(f"record {line_no}: scope {owner.key!r} is outside yours")
+        if record.get("record") == "memory":
+            imported.add(str(record.get("id")))
+
+    def _owns_stored(self, memory_id: str, own: Scope) -> bool:
+        try:
+            memory = self.strata.get(memory_id, scope=own, include_deleted=True)
+        except (NotFound, InvalidInput):
+            return False
+        return owns(own, memory.scope)
+

@@ -1,0 +1,237 @@
+"""Who may do what: roles, principals, scope narrowing, rate limits and signed preview tokens.
+
+Pure rules with no I/O, applied once below every front end: ``Strata.as_principal`` returns a
+``GuardedStrata`` (``strata.guarded``) that checks them before calling the facade, so the HTTP
+API and the MCP server resolve a caller to a ``Principal`` and nothing more.
+
+    role       may
+    reader     read: recall, get, list, history, jobs, health
+    writer     + remember, modify (one or a batch), forget by id, recover, forget by query
+               within a user / agent / run
+    operator   + force-forget pinned memories, forget by query team-wide, export, metrics
+    admin      + import, manage tokens
+
+A principal's scope pins the dimensions it names (team always; user and agent if the token
+has them): whatever a request names for those is replaced by the principal's value, so a
+request can narrow its scope but never widen it. Reads then follow the visibility rule;
+changes additionally need the memory to be *owned* within the principal's scope (see
+``owns``): a user's token may read the team-wide memories but not change them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import enum
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from strata.domain.models import Scope
+from strata.errors import InvalidInput, PermissionDenied, RateLimited, ScopeDenied
+from strata.ports import TokenRecord
+
+TOKEN_PREFIX = "strata_"
+
+
+class Role(enum.IntEnum):
+    """Ordered: each role may do everything the ones below it may."""
+
+    READER = 1
+    WRITER = 2
+    OPERATOR = 3
+    ADMIN = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, value: str | Role) -> Role:
+        if isinstance(value, Role):
+            return value
+        try:
+            return cls[str(value).upper()]
+        except KeyError:
+            allowed = ", ".join(r.label for r in cls)
+            raise InvalidInput(f"unknown role {value!r}; one of: {allowed}") from None
+
+
+class Operation(enum.StrEnum):
+    READ = "read"
+    WRITE = "write"
+    FORCE_FORGET = "force_forget"  # forget a pinned memory
+    BROAD_FORGET = "broad_forget"  # forget by query with no user, agent or run in the scope
+    EXPORT = "export"
+    METRICS = "metrics"
+    IMPORT = "import"
+    MANAGE_TOKENS = "manage_tokens"
+
+
+REQUIRED_ROLE: Mapping[Operation, Role] = {
+    Operation.READ: Role.READER,
+    Operation.WRITE: Role.WRITER,
+    Operation.FORCE_FORGET: Role.OPERATOR,
+    Operation.BROAD_FORGET: Role.OPERATOR,
+    Operation.EXPORT: Role.OPERATOR,
+    Operation.METRICS: Role.OPERATOR,
+    Operation.IMPORT: Role.ADMIN,
+    Operation.MANAGE_TOKENS: Role.ADMIN,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller a request acts for. ``scope`` None means unrestricted (local mode)."""
+
+    id: str
+    role: Role
+    scope: Scope | None = None
+    kind: Literal["local", "token"] = "local"
+
+    @classmethod
+    def local(cls, id: str = "local") -> Principal:
+        """The trusted single user of a local deployment: admin, no scope restriction."""
+        return cls(id=id, role=Role.ADMIN)
+
+    @classmethod
+    def from_token(cls, record: TokenRecord) -> Principal:
+        scope = Scope(team=record.team, user=record.user, agent=record.agent)
+        return cls(id=record.id, role=Role.parse(record.role), scope=scope, kind="token")
+
+
+def authorize(principal: Principal, operation: Operation) -> None:
+    """Refuse (``PermissionDenied``) unless the principal's role allows ``operation``."""
+    needed = REQUIRED_ROLE[operation]
+    if principal.role < needed:
+        raise PermissionDenied(
+            f"{operation.value} needs the {needed.label} role; this caller is "
+            f"{principal.role.label}", operation=operation.value, role=principal.role.label,
+        )
+
+
+def narrow(principal: Principal, requested: Scope) -> Scope:
+    """The scope a request acts in: the principal's pinned dimensions replace the request's."""
+    own = principal.scope
+    if own is None:
+        return requested
+    return replace(
+        requested, team=own.team, user=own.user or requested.user,
+        agent=own.agent or requested.agent,
+    )
+
+
+def owns(scope: Scope, owner: Scope) -> bool:
+    """Whether a memory of ``owner`` lies within ``scope``: every dimension ``scope`` names is
+    the owner's too (a team scope owns the whole team; a user scope only that user's)."""
+    return all(
+        want is None or want == have
+        for want, have in (
+            (scope.team, owner.team), (scope.user, owner.user), (scope.agent, owner.agent),
+            (scope.run, owner.run),
+        )
+    )
+
+
+def check_owns(principal: Principal, owner: Scope, memory_id: str) -> None:
+    """Changes need ownership: a memory the principal may see but not own is refused."""
+    if principal.scope is not None and not owns(principal.scope, owner):
+        raise ScopeDenied(
+            f"memory {memory_id} is outside this caller's scope: it may be read, not changed",
+            id=memory_id,
+        )
+
+
+def is_broad(scope: Scope) -> bool:
+    """A scope naming no user, agent or run: a destructive query over it spans a whole team."""
+    return scope.user is None and scope.agent is None and scope.run is None
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+
+def new_secret() -> str:
+    """A fresh bearer token: 256 random bits; shown once, stored only as ``hash_secret``."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """sha256 is enough for a high-entropy random secret (no password stretching needed)."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+# -- rate limits ----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+@dataclass(slots=True)
+class RateLimiter:
+    """One token bucket per key (a principal id), in this process only: N processes behind a
+    load balancer allow up to N times the rate."""
+
+    rate_per_s: float
+    burst: int
+    clock: Callable[[], float] = time.monotonic
+    _buckets: dict[str, _Bucket] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, key: str, cost: int = 1) -> None:
+        """Spend ``cost`` calls or raise ``RateLimited`` (spending nothing)."""
+        with self._lock:
+            now = self.clock()
+            bucket = self._buckets.setdefault(key, _Bucket(float(self.burst), now))
+            refill = (now - bucket.updated) * self.rate_per_s
+            bucket.tokens = min(float(self.burst), bucket.tokens + refill)
+            bucket.updated = now
+            if cost > self.burst or bucket.tokens < cost:
+                missing = min(cost, self.burst) - bucket.tokens
+                retry = max(1, int(missing / self.rate_per_s + 0.999))
+                raise RateLimited(
+                    f"too many forget/modify calls; retry in {retry} s",
+                    retry_after_s=retry, limit_burst=self.burst, rate_per_s=self.rate_per_s,
+                )
+            bucket.tokens -= cost
+
+
+# -- signed tokens for forget preview / confirm ---------------------------------------------
+
+
+class Signer:
+    """HMAC-signed, expiring JSON payloads: the forget preview's proof of what it showed."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+
+    def sign(self, payload: Mapping[str, Any]) -> str:
+        body = base64.urlsafe_b64encode(
+            json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+        ).decode("ascii").rstrip("=")
+        return f"{body}.{self._mac(body)}"
+
+    def verify(self, token: str, now: float, what: str) -> dict[str, Any]:
+        """The payload, if ``token`` was signed here and has not expired; else InvalidInput."""
+        valid_text = isinstance(token, str) and token.isascii()
+        body, _, mac = token.partition(".") if valid_text else ("", "", "")
+        if not body or not hmac.compare_digest(mac, self._mac(body)):
+            raise InvalidInput(f"{what} is not valid (not issued here, or altered)")
+        try:
+            payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        except (ValueError, binascii.Error) as exc:  # pragma: no cover - the MAC matched
+            raise InvalidInput(f"{what} is malformed") from exc
+        if not isinstance(payload, dict) or float(payload.get("exp", 0)) < now:
+            raise InvalidInput(f"{what} has expired; run the preview again")
+        return payload
+
+    def _mac(self, body: str) -> str:
+        return hmac.new(self._key, body.encode("ascii"), hashlib.sha256).hexdigest()[:43]

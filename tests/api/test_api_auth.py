@@ -1,0 +1,243 @@
+"""Token mode over HTTP: authentication, team isolation on every route of the OpenAPI
+schema, the reader role on every mutating route, rate limits; local mode's loopback rule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from strata.api.app import create_app
+from strata.facade import Strata
+from strata.policy import RateLimiter
+
+Headers = dict[str, str]
+Bearer = Callable[..., Headers]
+A, B = {"team": "a"}, {"team": "b"}
+SECRET = "alpha-secret"  # only ever in team A's memories
+
+
+@pytest.fixture
+def api(facade: Strata) -> Iterator[TestClient]:
+    with TestClient(create_app(facade, auth_mode="token")) as http:
+        yield http
+
+
+@pytest.fixture
+def bearer(facade: Strata) -> Bearer:
+    def make(role: str, team: str, **bound: str) -> Headers:
+        _, secret = facade.create_token(role, team=team, **bound)
+        return {"Authorization": f"Bearer {secret}"}
+
+    return make
+
+
+def operations(client: TestClient) -> set[str]:
+    paths = client.get("/openapi.json").json()["paths"]
+    return {f"{method.upper()} {path}" for path, ops in paths.items() for method in ops}
+
+
+def remember(client: TestClient, headers: Headers, text: str, **fields: Any) -> str:
+    response = client.post("/v1/remember", headers=headers, json={"text": text, **fields})
+    assert response.status_code == 200, response.text
+    memory_id: str = response.json()["memory_ids"][0]
+    return memory_id
+
+
+def test_every_route_needs_a_live_token(api: TestClient, facade: Strata,
+                                        bearer: Bearer) -> None:
+    revoked, secret = facade.create_token("admin", team="a")
+    facade.revoke_token(revoked.id)
+    for headers in ({}, {"Authorization": "Bearer strata_nope"},
+                    {"Authorization": f"Bearer {secret}"}, {"Authorization": "Basic eDp5"}):
+        for operation in operations(api):
+            method, path = operation.split(" ")
+            response = api.request(method, path.replace("{memory_id}", "x")
+                                   .replace("{job_id}", "x"), headers=headers)
+            assert response.status_code == 401, (operation, response.text)
+            assert response.json()["error"]["code"] == "unauthenticated"
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+    assert api.get("/healthz", headers=bearer("reader", "a")).status_code == 200
+    schema = api.get("/openapi.json").json()
+    assert "HTTPBearer" in schema["components"]["securitySchemes"]
+
+
+def test_team_b_gets_404_and_no_team_a_data_from_every_route(
+    api: TestClient, facade: Strata, bearer: Bearer
+) -> None:
+    a_admin, b_admin = bearer("admin", "a"), bearer("admin", "b")
+    a_id = remember(api, a_admin, f"{SECRET} roadmap", pinned=True)
+    a_gone = remember(api, a_admin, f"{SECRET} old plan")
+    api.delete(f"/v1/memories/{a_gone}", headers=a_admin, params={"reason": "old"})
+    remember(api, b_admin, "team b notes on the roadmap")
+    a_export = "".join(json.dumps(r) + "\n" for r in facade.export())
+    before = {r["id"]: r for r in facade.export()
+              if r["record"] == "memory" and r["scope"]["team"] == "a"}
+    preview = api.post("/v1/forget", headers=b_admin, json={
+        "mode": "preview", "query": "roadmap old plan", "scope": A})
+    item = {"id": a_id, "reason": "steal", "content": "mine now"}
+
+    calls: dict[str, Callable[[], httpx.Response]] = {
+        "POST /v1/remember": lambda: api.post("/v1/remember", headers=b_admin,
+                                              json={"text": "b writes", "scope": A}),
+        "POST /v1/recall": lambda: api.post("/v1/recall", headers=b_admin,
+                                            json={"query": "roadmap old plan", "scope": A}),
+        "GET /v1/memories": lambda: api.get("/v1/memories", headers=b_admin,
+                                            params={**A, "include_deleted": "true"}),
+        "GET /v1/memories/{memory_id}": lambda: api.get(
+            f"/v1/memories/{a_id}", headers=b_admin, params={**A, "include_deleted": "true"}),
+        "PATCH /v1/memories/{memory_id}": lambda: api.patch(
+            f"/v1/memories/{a_id}", headers=b_admin, params=A,
+            json={"reason": "steal", "content": "mine now"}),
+        "DELETE /v1/memories/{memory_id}": lambda: api.delete(
+            f"/v1/memories/{a_id}", headers=b_admin, params={**A, "reason": "x", "force": True}),
+        "POST /v1/memories/{memory_id}/recover": lambda: api.post(
+            f"/v1/memories/{a_gone}/recover", headers=b_admin, params=A, json={"reason": "x"}),
+        "GET /v1/memories/{memory_id}/history": lambda: api.get(
+            f"/v1/memories/{a_id}/history", headers=b_admin, params=A),
+        "POST /v1/forget": lambda: api.post("/v1/forget", headers=b_admin, json={
+            "mode": "execute", "ids": [a_id], "reason": "x", "scope": A,
+            "preview_token": preview.json()["preview_token"]}),
+        "POST /v1/modify": lambda: api.post("/v1/modify", headers=b_admin,
+                                            json={"items": [item], "scope": A}),
+        "GET /v1/jobs/{job_id}": lambda: api.get(f"/v1/jobs/{a_id}", headers=b_admin),
+        "GET /v1/export": lambda: api.get("/v1/export", headers=b_admin),
+        "POST /v1/import": lambda: api.post("/v1/import", headers=b_admin, params=A,
+                                            content=a_export.encode()),
+        "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
+        "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
+    }
+    assert set(calls) == operations(api), "a route without an isolation case"
+
+    a_ids = team_a_ids(facade)
+    for operation, call in calls.items():
+        response = call()
+        assert response.status_code < 500, (operation, response.text)
+        sent = str(response.request.url) + response.request.content.decode()
+        leaked = {i for i in a_ids if i in response.text and i not in sent}
+        assert SECRET not in response.text and not leaked, (operation, response.text)
+        if "{memory_id}" in operation or "{job_id}" in operation:
+            assert response.status_code == 404, (operation, response.text)
+    assert [c["memory"]["scope"]["team"] for c in preview.json()["candidates"]] == ["b"]
+    assert SECRET not in preview.text and not {i for i in a_ids if i in preview.text}
+    modified = calls["POST /v1/modify"]().json()["items"][0]
+    assert not modified["ok"] and modified["error"]["code"] == "not_found"
+    assert calls["POST /v1/import"]().status_code == 422
+
+    after = {r["id"]: r for r in facade.export() if r["record"] == "memory"}
+    assert {k: after[k] for k in before} == before  # team A's memories are untouched
+    written = api.get("/v1/memories", headers=b_admin).json()["items"]
+    assert "b writes" in [m["content"] for m in written]
+    assert all(m["scope"]["team"] == "b" for m in written)
+
+
+def team_a_ids(facade: Strata) -> set[str]:
+    """Ids of every event, memory and history row of team a."""
+    records = list(facade.export())
+    memories = {r["id"] for r in records if r["record"] == "memory" and r["scope"]["team"] == "a"}
+    events = {r["id"] for r in records if r["record"] == "event" and r["scope"]["team"] == "a"}
+    history = {r["id"] for r in records if r["record"] == "history" and r["memory_id"] in memories}
+    return memories | events | history
+
+
+def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[TestClient,
+                                                                            Headers], Any]]:
+    return {
+        "POST /v1/remember": lambda c, h: c.post("/v1/remember", headers=h,
+                                                 json={"text": "reader writes"}),
+        "PATCH /v1/memories/{memory_id}": lambda c, h: c.patch(
+            f"/v1/memories/{memory_id}", headers=h, json={"reason": "r", "content": "x"}),
+        "DELETE /v1/memories/{memory_id}": lambda c, h: c.delete(
+            f"/v1/memories/{memory_id}", headers=h, params={"reason": "r"}),
+        "POST /v1/memories/{memory_id}/recover": lambda c, h: c.post(
+            f"/v1/memories/{deleted_id}/recover", headers=h, json={"reason": "r"}),
+        "POST /v1/forget": lambda c, h: c.post("/v1/forget", headers=h, json={
+            "mode": "preview", "query": "note", "scope": {"team": "a", "user": "u"}}),
+        "POST /v1/modify": lambda c, h: c.post("/v1/modify", headers=h, json={
+            "items": [{"id": memory_id, "reason": "r", "content": "y"}]}),
+        "POST /v1/import": lambda c, h: c.post("/v1/import", headers=h,
+                                               content=b'{"text": "imported"}\n'),
+    }
+
+
+def test_a_reader_gets_403_on_every_mutating_route(api: TestClient, facade: Strata,
+                                                   bearer: Bearer) -> None:
+    writer = bearer("writer", "a")
+    memory_id = remember(api, writer, "a note")
+    deleted_id = remember(api, writer, "a deleted note")
+    api.delete(f"/v1/memories/{deleted_id}", headers=writer, params={"reason": "r"})
+    mutating = {op for op in operations(api)
+                if not op.startswith("GET ") and op != "POST /v1/recall"}
+    calls = valid_mutations(memory_id, deleted_id)
+    assert set(calls) == mutating, "a mutating route without a reader case"
+    history_rows = facade.stats().history_rows
+    for reader in (bearer("reader", "a"), bearer("reader", "a", user="u")):
+        for operation, call in calls.items():
+            response = call(api, reader)
+            assert response.status_code == 403, (operation, response.text)
+            assert response.json()["error"]["code"] == "permission_denied"
+    assert facade.stats().history_rows == history_rows
+    for call in calls.values():  # the same requests from a writer get past the role check
+        assert call(api, bearer("admin", "a")).status_code != 403
+
+
+def test_operator_only_routes(api: TestClient, bearer: Bearer) -> None:
+    writer, operator = bearer("writer", "a"), bearer("operator", "a")
+    pinned = remember(api, writer, "pinned note", pinned=True)
+    force = {"reason": "r", "force": "true"}
+    assert api.delete(f"/v1/memories/{pinned}", headers=writer, params=force).status_code == 403
+    for path in ("/v1/export", "/metrics"):
+        assert api.get(path, headers=writer).status_code == 403
+        assert api.get(path, headers=operator).status_code == 200
+    broad = {"mode": "preview", "query": "note", "scope": A}
+    assert api.post("/v1/forget", headers=writer, json=broad).status_code == 403
+    assert api.post("/v1/forget", headers=operator, json=broad).status_code == 200
+    gone = api.delete(f"/v1/memories/{pinned}", headers=operator, params=force)
+    assert gone.status_code == 200 and gone.json()["lifecycle"] == "deleted"
+
+
+def test_history_names_the_token_not_its_secret(api: TestClient, facade: Strata) -> None:
+    record, secret = facade.create_token("writer", team="a")
+    headers = {"Authorization": f"Bearer {secret}", "X-Request-ID": "req-1"}
+    memory_id = remember(api, headers, "audited")
+    api.patch(f"/v1/memories/{memory_id}", headers=headers, json={"reason": "r",
+                                                                 "importance": 0.2})
+    rows = api.get(f"/v1/memories/{memory_id}/history", headers=headers).json()["items"]
+    assert [(r["actor"], r["request_id"]) for r in rows] == [(record.id, "req-1")] * 2
+    assert secret not in json.dumps(rows)
+
+
+def test_forget_and_modify_are_rate_limited_per_token(api: TestClient, facade: Strata,
+                                                      bearer: Bearer) -> None:
+    facade.rate_limiter = RateLimiter(rate_per_s=0.01, burst=2)
+    writer, other = bearer("writer", "a"), bearer("writer", "a")
+    memory_id = remember(api, writer, "limited")
+    for importance in (0.1, 0.2):
+        assert api.patch(f"/v1/memories/{memory_id}", headers=writer,
+                         json={"reason": "r", "importance": importance}).status_code == 200
+    limited = api.post("/v1/modify", headers=writer, json={
+        "items": [{"id": memory_id, "reason": "r", "importance": 0.3}]})
+    assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
+    assert int(limited.headers["Retry-After"]) >= 1
+    assert api.get(f"/v1/memories/{memory_id}", headers=writer).json()["version"] == 3
+    assert api.delete(f"/v1/memories/{memory_id}", headers=other,
+                      params={"reason": "r"}).status_code == 200
+
+
+def test_local_mode_serves_loopback_clients_only(facade: Strata) -> None:
+    app = create_app(facade)
+
+    async def status(client: tuple[str, int]) -> int:
+        transport = httpx.ASGITransport(app=app, client=client)
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+            return (await http.get("/v1/memories")).status_code
+
+    assert asyncio.run(status(("127.0.0.1", 5000))) == 200
+    assert asyncio.run(status(("::1", 5000))) == 200
+    assert asyncio.run(status(("10.1.2.3", 5000))) == 403
+    assert "securitySchemes" not in app.openapi().get("components", {})
