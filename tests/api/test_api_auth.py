@@ -241,3 +241,19 @@ def test_local_mode_serves_loopback_clients_only(facade: Strata) -> None:
     assert asyncio.run(status(("::1", 5000))) == 200
     assert asyncio.run(status(("10.1.2.3", 5000))) == 403
     assert "securitySchemes" not in app.openapi().get("components", {})
+
+
+def test_body_fields_that_would_widen_scope_are_refused_or_ignored(
+    api: TestClient, facade: Strata, bearer: Bearer
+) -> None:
+    user = bearer("writer", "a", user="u")
+    memory_id = remember(api, user, "mine", scope={"team": "b", "user": "v"})
+    stored = facade.get(memory_id, scope={"team": "a", "user": "u"})
+    assert (stored.scope.team, stored.scope.user) == ("a", "u")  # narrowed, not obeyed
+    for field in ({"role": "admin"}, {"owner": "v"}, {"version": 9}, {"team": "b"}):
+        patched = api.patch(f"/v1/memories/{memory_id}", headers=user,
+                            json={"reason": "r", "importance": 0.3, **field})
+        assert patched.status_code == 422, (field, patched.text)
+        written = api.post("/v1/remember", headers=user, json={"text": "x", **field})
+        assert written.status_code == 422, (field, written.text)
+    assert facade.get(memory_id, scope={"team": "a", "user": "u"}).version == 1
