@@ -8,14 +8,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from strata.domain.boosts import damp_other_speakers, episode_bonus, floor_of, named_speaker
+from strata.domain.boosts import (
+    damp_other_speakers,
+    episode_bonus,
+    favour_periods,
+    floor_of,
+    named_speaker,
+)
 from strata.domain.context import build_context
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
+from strata.domain.timeq import mentioned_periods
 from strata.errors import InvalidInput
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
@@ -40,11 +47,16 @@ class RecallConfig:
     episode_expand: int = 2
     #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
     speaker_factor: float = 0.5
+    #: When the query names a date, turns whose event time falls in it (widened by
+    #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
+    time_weight: float = 1.0
+    time_slack_days: float = 14.0
 
 
 def _query_signals_only(**changes: Any) -> RecallConfig:
     """A preset without the episode and speaker structure: plain signal fusion."""
-    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, **changes)
+    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, time_weight=0.0,
+                   **changes)
 
 
 _PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
@@ -167,6 +179,13 @@ class Retriever:
             named = named_speaker(query, {s for s in speaker_of.values() if s})
             if named is not None:
                 fused = damp_other_speakers(fused, speaker_of, named, config.speaker_factor)
+        if config.time_weight > 0:
+            periods = mentioned_periods(query, self._now())
+            if periods:
+                fused = favour_periods(
+                    fused, {i: m.valid_from or m.created_at for i, m in turns.items()}, periods,
+                    config.time_weight, timedelta(days=config.time_slack_days),
+                )
         return fused
 
     def _identity(self, viewer: Scope, config: RecallConfig) -> list[Memory]:

@@ -3,6 +3,9 @@
 - ``named_speaker``: when a query names exactly one of the people whose turns are among the
   candidates, the answer is nearly always in that person's own words (LoCoMo: 928 of 965
   evidence turns of such questions), so other speakers' turns are damped.
+- ``favour_periods``: a query that names a date ("in June", "on 11 December, 2023") is about
+  what happened then; turns whose event time falls in the period (plus some days after: people
+  tell of an event later) gain a fixed share of the candidates' score range.
 - ``episode_bonus``: an exchange that, as a whole, matches the query lends part of its
   standardised score to each of its turns; turns of exchanges that did not match get the
   lowest. This is how several turns that together hold an answer are found.
@@ -12,8 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 
 from strata.domain.fusion import standardize
+from strata.domain.timeq import Period
 
 
 def named_speaker(query: str, speakers: Iterable[str]) -> str | None:
@@ -54,3 +59,20 @@ def episode_bonus(
 def floor_of(bonus: Mapping[str, float]) -> float:
     """What a turn outside every matching episode gets."""
     return min(bonus.values(), default=0.0)
+
+
+def favour_periods(
+    scores: Mapping[str, float], when: Mapping[str, datetime], periods: Sequence[Period],
+    weight: float, after: timedelta,
+) -> dict[str, float]:
+    """Add ``weight`` × half the score range to candidates inside a period; unchanged when
+    none or all are (then the date tells nothing apart)."""
+    inside = {
+        key for key in scores
+        if key in when and any(p.contains(when[key], before=timedelta(days=3), after=after)
+                               for p in periods)
+    }
+    if not inside or len(inside) == len(scores):
+        return dict(scores)
+    lift = weight * 0.5 * (max(scores.values()) - min(scores.values()))
+    return {key: value + (lift if key in inside else 0.0) for key, value in scores.items()}
