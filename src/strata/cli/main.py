@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import render
+from strata.cli import ops, render
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput
@@ -542,3 +542,4 @@ def _add_bench(cli: typer.Typer) -> None:
 
 
 _add_bench(app)
+ops.register(app)

@@ -20,21 +20,27 @@ MEMORY_COLUMNS = (
     "last_accessed, meta"
 )
 M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
-SEARCH_COLUMNS = "search_text, search_terms, search_tf, search_len"
+SEARCH_COLUMNS = "search_text, search_len"
 
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, embedding_model, embedding, {SEARCH_COLUMNS})
-VALUES ({", ".join(["%s"] * 26)}, %s, %s, %s::vector, %s, array_to_tsvector(%s::text[]), %s, %s)
+VALUES ({", ".join(["%s"] * 26)}, %s, %s, %s::vector, %s, %s)
 """
 #: A new memory unless an equal live one holds its (scope, content hash): then nothing, and
 #: the caller reads the holder. Waits for a concurrent writer of the same content to finish.
 INSERT_MEMORY_UNLESS_HELD = INSERT_MEMORY + """
 ON CONFLICT (scope_key, content_hash) WHERE lifecycle NOT IN ('deleted', 'superseded')
-DO NOTHING RETURNING id
+DO NOTHING RETURNING rowid
 """
-RESTORE_MEMORY = INSERT_MEMORY + " ON CONFLICT (id) DO NOTHING RETURNING id"
+RESTORE_MEMORY = INSERT_MEMORY + " ON CONFLICT (id) DO NOTHING RETURNING id, rowid"
+#: The postings of one row: its distinct terms with their frequencies, and its length.
+INSERT_TERMS = """
+INSERT INTO memory_terms (term, memory_rowid, tf, doc_len)
+SELECT u.term, %s, u.tf, %s FROM unnest(%s::text[], %s::int[]) AS u(term, tf)
+"""
+DELETE_TERMS = "DELETE FROM memory_terms WHERE memory_rowid = %s"
 
-LOCK_MEMORY = "SELECT version, search_len FROM memories WHERE id = %s FOR UPDATE"
+LOCK_MEMORY = "SELECT rowid, version, search_len FROM memories WHERE id = %s FOR UPDATE"
 UPDATE_MEMORY = """
 UPDATE memories SET
     type = %s, content = %s, content_hash = %s, subject = %s, tags = %s, importance = %s,
@@ -46,9 +52,7 @@ UPDATE_EMBEDDING = (
     "UPDATE memories SET embedding_model = %s, embedding = %s::vector WHERE id = %s"
 )
 UPDATE_SEARCH = """
-UPDATE memories SET search_text = %s, search_terms = array_to_tsvector(%s::text[]),
-    search_tf = %s, search_len = %s
-WHERE id = %s
+UPDATE memories SET search_text = %s, search_len = %s WHERE id = %s
 """
 
 EVENT_COLUMNS = (
@@ -110,9 +114,12 @@ SELECT true, exact.id, exact.score FROM (
 """
 
 # BM25 as SQLite FTS5 computes it, in one statement: corpus totals from text_stats, each
-# term's document frequency from the GIN index, FTS5's idf (floored at 1e-6), then per matching
-# row sum(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))). Parameters: the
-# terms, k1 + 1, k1 * (1 - b), k1 * b, the OR-ed tsquery, visibility + filters, k.
+# term's document frequency and postings from memory_terms (index-only), FTS5's idf (floored
+# at 1e-6), per row sum(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))). As in
+# the SQLite adapter, the best ``pool`` rows are ranked first and only they are joined and
+# scope-filtered; when fewer than k of them are visible, the second branch (a one-time filter,
+# skipped otherwise) filters every match. Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
+# pool, visibility + filters, k, k, visibility + filters, k.
 TEXT_SEARCH = """
 WITH totals AS (
     SELECT GREATEST(SUM(docs), 1)::float8 AS docs,
@@ -123,15 +130,26 @@ WITH totals AS (
                             1e-6) AS idf
     FROM unnest(%s::text[]) AS u(term) CROSS JOIN totals
     CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM memories
-        WHERE search_terms @@ quote_literal(u.term)::tsquery
+        SELECT count(*)::float8 AS df FROM memory_terms WHERE term = u.term
     ) AS d
+), scored AS (
+    SELECT p.memory_rowid,
+           SUM(t.idf * p.tf * %s / (p.tf + %s + %s * p.doc_len / totals.avglen)) AS score
+    FROM terms t JOIN memory_terms p ON p.term = t.term CROSS JOIN totals
+    GROUP BY p.memory_rowid
+), pooled AS (
+    SELECT m.id, s.score
+    FROM (SELECT * FROM scored ORDER BY score DESC LIMIT %s) AS s
+    JOIN memories m ON m.rowid = s.memory_rowid
+    WHERE {where}{extra} ORDER BY s.score DESC, m.id LIMIT %s
 )
-SELECT m.id, SUM(q.idf * tf.n * %s / (tf.n + %s + %s * m.search_len / totals.avglen)) AS score
-FROM memories m CROSS JOIN totals CROSS JOIN terms AS q
-CROSS JOIN LATERAL (SELECT (m.search_tf ->> q.term)::float8 AS n) AS tf
-WHERE m.search_terms @@ %s::tsquery AND tf.n IS NOT NULL AND {where}{extra}
-GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s
+SELECT false, id, score FROM pooled
+UNION ALL
+SELECT true, every.id, every.score FROM (
+    SELECT m.id, s.score FROM scored s JOIN memories m ON m.rowid = s.memory_rowid
+    WHERE (SELECT count(*) FROM pooled) < %s AND {where}{extra}
+    ORDER BY s.score DESC, m.id LIMIT %s
+) AS every
 """
 ADD_TEXT_STATS = """
 UPDATE text_stats SET docs = docs + %s, tokens = tokens + %s WHERE shard = pg_backend_pid() %% 16

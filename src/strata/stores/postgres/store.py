@@ -85,8 +85,10 @@ T = TypeVar("T")
 
 BM25_K1 = 1.2
 BM25_B = 0.75
-#: Longest term the tsvector accepts (bytes); longer ones are ranked but cannot be matched.
-MAX_LEXEME_BYTES = 2_000
+#: Longest term the term index keeps (bytes; a btree entry must fit a third of a page).
+MAX_TERM_BYTES = 2_000
+#: How many of the best-ranked rows are joined and scope-filtered before falling back to all.
+TEXT_POOL = 200
 #: Candidate list size of the HNSW search (pgvector's hnsw.ef_search).
 EF_SEARCH = 100
 #: Times a transaction the database aborted as a deadlock victim is retried.
@@ -100,19 +102,21 @@ class _SearchFields:
     """What the store keeps per memory for lexical search, derived from its search text."""
 
     text: str
-    terms: list[str]  # distinct, for the tsvector
-    tf: dict[str, int]
+    terms: list[str]  # distinct
+    tfs: list[int]  # the frequency of each
     length: int
 
     @classmethod
     def of(cls, text: str) -> _SearchFields:
         tokens = index_tokens(text)
-        tf = dict(Counter(tokens))
-        terms = [t for t in tf if len(t.encode()) <= MAX_LEXEME_BYTES]
-        return cls(text, terms, tf, len(tokens))
+        counts = Counter(t for t in tokens if len(t.encode()) <= MAX_TERM_BYTES)
+        return cls(text, list(counts), list(counts.values()), len(tokens))
 
     def params(self) -> tuple[Any, ...]:
-        return (self.text, self.terms, Jsonb(self.tf), self.length)
+        return (self.text, self.length)
+
+    def postings(self, rowid: int) -> tuple[Any, ...]:
+        return (rowid, self.length, self.terms, self.tfs)
 
 
 class PostgresStore:
@@ -265,7 +269,9 @@ class PostgresStore:
         memory = new.memory
         row = self._memory_params(memory, new.embedding, self.embedder_name, fields)
         while True:  # the holder can be forgotten between our insert and our read: try again
-            if conn.execute(q.INSERT_MEMORY_UNLESS_HELD, row).fetchone() is not None:
+            inserted = conn.execute(q.INSERT_MEMORY_UNLESS_HELD, row).fetchone()
+            if inserted is not None:
+                conn.execute(q.INSERT_TERMS, fields.postings(inserted[0]))
                 _insert_history(conn, insert_history(memory, batch, event))
                 return StoredMemory(memory.id, deduplicated=False)
             holder = conn.execute(q.LIVE_HOLDER, (memory.scope.key, memory.content_hash)).fetchone()
@@ -300,7 +306,7 @@ class PostgresStore:
         row = conn.execute(q.LOCK_MEMORY, (after.id,)).fetchone()
         if row is None:
             raise NotFound(f"memory {after.id} not found", id=after.id)
-        version, old_length = row
+        rowid, version, old_length = row
         if version != change.expected_version:
             raise VersionConflict(
                 f"memory {after.id} is at version {version}, not {change.expected_version}",
@@ -318,6 +324,8 @@ class PostgresStore:
             conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, change.embedding, after.id))
         if search is not None:
             conn.execute(q.UPDATE_SEARCH, (*search.params(), after.id))
+            conn.execute(q.DELETE_TERMS, (rowid,))
+            conn.execute(q.INSERT_TERMS, search.postings(rowid))
             conn.execute(q.ADD_TEXT_STATS, (0, search.length - old_length))
         _insert_history(conn, change.history)
         return after
@@ -394,7 +402,7 @@ class PostgresStore:
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
     ) -> builtins.list[tuple[str, float]]:
-        terms = [t for t in query_terms(query) if len(t.encode()) <= MAX_LEXEME_BYTES]
+        terms = [t for t in query_terms(query) if len(t.encode()) <= MAX_TERM_BYTES]
         if not terms:
             return []
         where, params = q.visible(viewer)
@@ -402,10 +410,13 @@ class PostgresStore:
         sql = q.TEXT_SEARCH.format(where=where, extra=extra)
         with self._conn() as conn:
             rows = conn.execute(sql, (
-                terms, BM25_K1 + 1, BM25_K1 * (1 - BM25_B), BM25_K1 * BM25_B, _tsquery(terms),
-                *params, *extra_params, k,
+                terms, BM25_K1 + 1, BM25_K1 * (1 - BM25_B), BM25_K1 * BM25_B,
+                max(TEXT_POOL, 4 * k), *params, *extra_params, k,
+                k, *params, *extra_params, k,
             )).fetchall()
-        return [(row[0], float(row[1])) for row in rows if row[1] > 0]
+        every = [row for row in rows if row[0]]
+        hits = [(row[1], float(row[2])) for row in (every or rows) if row[2] > 0]
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
 
     def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
         with self._conn() as conn:
@@ -481,19 +492,21 @@ class PostgresStore:
                 sql = q.RESTORE_HISTORY
                 rows = [_history_row(HistoryEvent.from_dict(r.data)) for r in group]
             else:
-                sql, rows, lengths = q.RESTORE_MEMORY, [], {}
+                sql, rows, search = q.RESTORE_MEMORY, [], {}
                 for record in group:
                     fields = _SearchFields.of(record.data.get("search_text")
                                               or record.data["content"])
-                    lengths[record.data["id"]] = fields.length
+                    search[record.data["id"]] = fields
                     rows.append(self._memory_params(
                         Memory.from_dict(record.data), decode_vector(record.data["embedding"]),
                         record.data.get("embedding_model") or self.embedder_name, fields,
                     ))
-            ids = _execute_returning(conn, sql, rows)
-            inserted += len(ids)
+            returned = _execute_returning(conn, sql, rows)
+            inserted += len(returned)
             if kind == "memory":
-                docs, tokens = docs + len(ids), tokens + sum(lengths[i] for i in ids)
+                for memory_id, rowid in returned:
+                    conn.execute(q.INSERT_TERMS, search[memory_id].postings(rowid))
+                    docs, tokens = docs + 1, tokens + search[memory_id].length
         if docs:
             conn.execute(q.ADD_TEXT_STATS, (docs, tokens))
         return inserted
@@ -508,11 +521,6 @@ def _configure(conn: Conn) -> None:
     conn.execute("SET TIME ZONE 'UTC'")
     conn.execute(f"SET hnsw.ef_search = {EF_SEARCH:d}")
     conn.execute("SET hnsw.iterative_scan = strict_order")
-
-
-def _tsquery(terms: Sequence[str]) -> str:
-    """The terms, each quoted as one lexeme, OR-ed (tsquery input syntax, bound as a value)."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
 def _conversation_key(event: Event) -> str:
@@ -531,18 +539,20 @@ def _runs(records: Sequence[ExportRecord]) -> Iterator[tuple[str, builtins.list[
         yield run[0].kind, run
 
 
-def _execute_returning(conn: Conn, sql: str, rows: Sequence[tuple[Any, ...]]) -> list[str]:
-    """``executemany`` in a pipeline; the ids the statement returned (inserted rows)."""
+def _execute_returning(
+    conn: Conn, sql: str, rows: Sequence[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """``executemany`` in a pipeline; what the statement returned (for inserted rows)."""
     if not rows:
         return []
-    ids: list[str] = []
+    returned: list[tuple[Any, ...]] = []
     with conn.cursor() as cur:
         cur.executemany(sql, rows, returning=True)
         while True:
-            ids.extend(row[0] for row in cur.fetchall())
+            returned.extend(cur.fetchall())
             if not cur.nextset():
                 break
-    return ids
+    return returned
 
 
 def _stream(conn: Conn, sql: str) -> Iterator[tuple[Any, ...]]:
@@ -550,6 +560,13 @@ def _stream(conn: Conn, sql: str) -> Iterator[tuple[Any, ...]]:
         cur.itersize = EXPORT_CHUNK
         cur.execute(sql)
         yield from cur
+
+
+def database_bytes(url: str) -> int:
+    """The size of the database ``url`` names, as Postgres reports it."""
+    with _translated(), psycopg.connect(url) as conn:
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) if row else 0
 
 
 def redact_url(url: str) -> str:
