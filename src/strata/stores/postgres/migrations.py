@@ -46,14 +46,17 @@ def pending(conn: psycopg.Connection) -> list[Migration]:
     return not_applied(available(), applied(conn))
 
 
-def migrate(conn: psycopg.Connection) -> list[Migration]:
-    """Apply every pending migration in order; returns what was applied. Idempotent.
-    ``conn`` must be in autocommit mode: each migration gets its own transaction."""
+def migrate(conn: psycopg.Connection, *, upto: int | None = None) -> list[Migration]:
+    """Apply every pending migration in order (up to version ``upto``, default all);
+    returns what was applied. Idempotent. ``conn`` must be in autocommit mode: each
+    migration gets its own transaction."""
     conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
     try:
         conn.execute(CREATE_TABLE)
         ran = []
         for migration in pending(conn):  # read under the lock: a peer may have just migrated
+            if upto is not None and migration.version > upto:
+                break
             try:
                 with conn.transaction():
                     conn.execute(migration.sql.encode())
