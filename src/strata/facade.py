@@ -31,7 +31,13 @@ from strata.domain.lifecycle import (
 )
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.domain.text import search_text
-from strata.errors import ConfirmationRequired, InvalidInput, NotFound, StrataError
+from strata.errors import (
+    ConfirmationRequired,
+    InvalidInput,
+    NotFound,
+    StrataError,
+    Unauthenticated,
+)
 from strata.ingest import (
     Draft,
     Extractor,
@@ -326,26 +332,13 @@ class Strata:
         """Apply each ``{id, reason, content?, importance?, pinned?, tags?, type?, subject?,
         if_version?}`` as its own ``modify``: atomic per item, one result per item.
         ``modify`` replaces the per-item call (a guarded view passes its own)."""
-        self._check_batch(items, self.settings.max_batch_items)
+        check_batch(items, self.settings.max_batch_items)
         apply = modify or self.modify
         return BatchResult(tuple(
             _one_item(item, lambda fields: apply(
                 fields.pop("id"), scope=scope, actor=actor, **fields))
             for item in items
         ))
-
-    @staticmethod
-    def _check_batch(items: object, limit: int) -> None:
-        if not isinstance(items, list | tuple) or not items:
-            raise InvalidInput("items must be a non-empty list")
-        if len(items) > limit:
-            raise InvalidInput(f"at most {limit} items per batch", count=len(items))
-        for index, item in enumerate(items):
-            if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
-                raise InvalidInput(f"item {index} must be an object with an id")
-            unknown = set(item) - MODIFY_FIELDS
-            if unknown:
-                raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
 
     def forget_preview(
         self,
@@ -642,8 +635,6 @@ class Strata:
 
     def authenticate(self, secret: str | None) -> Principal:
         """The principal a bearer token stands for; ``Unauthenticated`` if none (or revoked)."""
-        from strata.errors import Unauthenticated
-
         if not secret or len(secret) > 200:
             raise Unauthenticated("a bearer token is required")
         record = self.store.token_by_hash(hash_secret(secret))
@@ -657,6 +648,20 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+
+def check_batch(items: object, limit: int) -> None:
+    """A batch is a non-empty list of at most ``limit`` objects with an id and known fields."""
+    if not isinstance(items, list | tuple) or not items:
+        raise InvalidInput("items must be a non-empty list")
+    if len(items) > limit:
+        raise InvalidInput(f"at most {limit} items per batch", count=len(items))
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            raise InvalidInput(f"item {index} must be an object with an id")
+        unknown = set(item) - MODIFY_FIELDS
+        if unknown:
+            raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
 
 
 def _one_item(item: Mapping[str, Any], call: Callable[[dict[str, Any]], Memory]) -> ItemResult:
