@@ -49,6 +49,7 @@ from strata.ingest import (
     memory_embedding_text,
     memory_search_text,
     parse_request,
+    with_neighbours,
 )
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
@@ -234,16 +235,20 @@ class Strata:
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
     ) -> builtins.list[NewMemory]:
-        """Vectors and search texts: each turn with its speaker and the turn it answers."""
-        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None)
+        """Vectors and search texts: each turn with its speaker, the turn it answers and the
+        reply it got; and the ids of the turns around it."""
+        last = len(events) - 1
+        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
+                    events[d.event_index + 1] if d.event_index < last else None)
                    for d in drafts]
         vectors = self.embedder.embed([
             memory_embedding_text(m.content, event, previous)
-            for m, (event, previous) in zip(memories, sources, strict=True)
+            for m, (event, previous, _) in zip(memories, sources, strict=True)
         ])
         return [
             NewMemory(m, vectors[i], d.event_index, memory_search_text(m.content, *sources[i]))
-            for i, (m, d) in enumerate(zip(memories, drafts, strict=True))
+            for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
+                                           strict=True))
         ]
 
     def _episode(
