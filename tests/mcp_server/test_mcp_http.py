@@ -100,7 +100,7 @@ def initialize(http: TestClient, **headers: str) -> Any:
 def test_token_mode_refuses_a_request_without_a_live_token(facade: Strata) -> None:
     revoked, revoked_secret = facade.create_token("admin", team="a")
     facade.revoke_token(revoked.id)
-    _, live = facade.create_token("reader", team="a")
+    reader, live = facade.create_token("reader", team="a")
     # The SDK's DNS-rebinding protection wants a loopback Host header.
     app = create_app(facade, auth_mode="token")
     with TestClient(app, base_url="http://127.0.0.1:8420") as http:
@@ -111,6 +111,8 @@ def test_token_mode_refuses_a_request_without_a_live_token(facade: Strata) -> No
             assert response.json()["error"]["code"] == "unauthenticated"
             assert response.headers["WWW-Authenticate"] == "Bearer"
         assert initialize(http, **bearer(live)).status_code == 200
+        facade.revoke_token(reader.id)  # checked on every request, not once per session
+        assert initialize(http, **bearer(live)).status_code == 401
 
     async def anonymous(base_url: str) -> None:
         async with connect(base_url) as client:
