@@ -101,9 +101,8 @@ def test_token_mode_refuses_a_request_without_a_live_token(facade: Strata) -> No
     revoked, revoked_secret = facade.create_token("admin", team="a")
     facade.revoke_token(revoked.id)
     reader, live = facade.create_token("reader", team="a")
-    # The SDK's DNS-rebinding protection wants a loopback Host header.
-    app = create_app(facade, auth_mode="token")
-    with TestClient(app, base_url="http://127.0.0.1:8420") as http:
+    # Served by its network name (Host: testserver), as a token-mode server is: not 421.
+    with TestClient(create_app(facade, auth_mode="token")) as http:
         for headers in ({}, bearer("strata_nope"), bearer(revoked_secret),
                         {"Authorization": "Basic eDp5"}):
             response = initialize(http, **headers)
@@ -136,6 +135,9 @@ def test_local_mode_serves_loopback_mcp_clients_only(facade: Strata) -> None:
 
     assert anyio.run(status, ("10.1.2.3", 5000)) == (403, "permission_denied")
     assert anyio.run(status, ("127.0.0.1", 5000)) == (503, "unavailable")  # let in (no lifespan)
+    with TestClient(app) as http:  # the SDK's DNS-rebinding guard: loopback Host names only
+        assert initialize(http).status_code == 421
+        assert initialize(http, Host="127.0.0.1:8420").status_code == 200
 
 
 def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(

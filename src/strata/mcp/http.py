@@ -25,6 +25,7 @@ from typing import Any
 import anyio.to_thread
 from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -74,17 +75,23 @@ def header_caller(request: Request | None) -> Caller:
 class StreamableHTTPEndpoint:
     """The ASGI endpoint at ``/mcp``: hands each request to the running session manager."""
 
-    def __init__(self, server: MCPServer, strata: Strata) -> None:
+    def __init__(self, server: MCPServer, strata: Strata, auth_mode: str) -> None:
         self.server = server
         self.strata = strata
         self.host = strata.settings.host
+        # The SDK's DNS-rebinding guard (localhost Host headers only) protects a server that
+        # trusts whoever reaches it: local mode. A token-mode server is meant to be reached by
+        # its network name, and a browser tricked into calling it has no token.
+        self.security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if (
+            auth_mode == "token") else None
         self.running = False
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
-        # Creates a fresh session manager (and DNS-rebinding protection when bound to
-        # localhost); the Starlette app it also returns is not used.
-        self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=self.host)
+        # Creates a fresh session manager (local mode: with DNS-rebinding protection when
+        # bound to localhost); the Starlette app it also returns is not used.
+        self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=self.host,
+                                        transport_security=self.security)
         async with self.server.session_manager.run():
             self.running = True
             try:
@@ -113,7 +120,8 @@ class StreamableHTTPEndpoint:
 def mount(app: FastAPI, strata: Strata, resolve: CallerResolver = header_caller) -> None:
     """Serve Strata's MCP tools at ``/mcp`` on ``app`` (an app of ``create_app``: its
     ``state.auth_mode`` decides the auth), for as long as its lifespan runs."""
-    endpoint = StreamableHTTPEndpoint(build_server(strata, resolve), strata)
+    auth_mode = getattr(app.state, "auth_mode", strata.settings.auth_mode)
+    endpoint = StreamableHTTPEndpoint(build_server(strata, resolve), strata, auth_mode)
     app.router.routes.append(Route(MCP_PATH, endpoint=endpoint, include_in_schema=False,
                                    methods=["GET", "POST", "DELETE"]))
     outer = app.router.lifespan_context

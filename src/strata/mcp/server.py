@@ -330,8 +330,8 @@ class StrataTools:
         if_version: IfVersion = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        """Forget a memory (soft delete: it no longer appears in searches or lists, and an
-        operator can recover it). A pinned memory is refused (code "pinned"): unpin it with
+        """Forget a memory (soft delete: it no longer appears in searches or lists, and it can
+        be recovered). A pinned memory is refused (code "pinned"): unpin it with
         memory_modify first, and only if the user asked for it."""
         def call() -> dict[str, Any]:
             view, scope = self._view(ctx)
