@@ -369,12 +369,10 @@ def create_app(
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
-    if app.state.auth_mode == "local":
-        # The MCP tools over streamable HTTP at /mcp. Only in local mode for now: the MCP
-        # resolver does not check bearer tokens yet, so token mode does not expose it.
-        from strata.mcp.http import mount as mount_mcp
+    # The MCP tools over streamable HTTP at /mcp, with this app's auth (strata.mcp.http).
+    from strata.mcp.http import mount as mount_mcp
 
-        mount_mcp(app, strata)
+    mount_mcp(app, strata)
     _refine_openapi(app, without_auth=app.state.auth_mode == "local")
     return app
 
