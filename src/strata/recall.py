@@ -43,19 +43,19 @@ class RecallConfig:
     disputed_factor: float = 0.5
     #: Share of an episode's standardised lexical score passed on to each of its turns
     #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
-    episode_weight: float = 0.4
+    episode_weight: float = 0.35
     #: Episodes whose turns are fetched even when no signal returned them.
     episode_expand: int = 2
     #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
-    speaker_factor: float = 0.5
+    speaker_factor: float = 0.4
     #: When the query names a date, turns whose event time falls in it (widened by
     #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
     time_weight: float = 1.0
     time_slack_days: float = 14.0
     #: The turns around each of the ``neighbour_top`` best hits (``meta.near``) gain this share
     #: of that hit's lead over the lowest candidate (0: off).
-    neighbour_weight: float = 0.2
-    neighbour_top: int = 3
+    neighbour_weight: float = 0.15
+    neighbour_top: int = 2
 
 
 def _query_signals_only(**changes: Any) -> RecallConfig:
