@@ -41,6 +41,7 @@ from strata.ingest import VerbatimExtractor, build_events, build_memories, parse
 from strata.ports import Embedder, NewMemory, WriteBatch
 from strata.settings import load_settings
 from strata.stores.factory import backend_of
+from strata.stores.operations import bulk_loading
 
 __all__ = [
     "BENCH_SCOPE",
@@ -635,8 +636,19 @@ def ingest_store(
     strata: Strata, texts: Sequence[str], vectors: Matrix, total: int,
     progress: ProgressHook | None = None,
 ) -> float:
-    """Write ``texts`` through ``Store.write`` in batches; returns seconds spent in writes."""
+    """Write ``texts`` through ``Store.write`` in batches, in the store's bulk-load mode;
+    returns the seconds spent in writes plus the index build that ends the load."""
     now = datetime.now(UTC)
+    with bulk_loading(strata.store):
+        spent = _write_batches(strata, texts, vectors, total, now, progress)
+        mark = time.perf_counter()
+    return spent + (time.perf_counter() - mark)
+
+
+def _write_batches(
+    strata: Strata, texts: Sequence[str], vectors: Matrix, total: int, now: datetime,
+    progress: ProgressHook | None,
+) -> float:
     spent = 0.0
     for start in range(0, len(texts), INGEST_BATCH):
         stop = min(start + INGEST_BATCH, len(texts))
