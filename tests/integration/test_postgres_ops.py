@@ -13,10 +13,11 @@ from typer.testing import CliRunner
 
 from strata.cli.main import app
 from strata.domain.models import Scope
+from strata.errors import StoreLocked
 from strata.facade import Strata
 from strata.settings import load_settings
 from strata.stores.operations import checksums, copy_store, doctor
-from strata.stores.postgres import migrations
+from strata.stores.postgres import PostgresStore, migrations
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, postgres_url
 
 pytestmark = pytest.mark.skipif("postgres" not in STORE_ADAPTERS, reason="no Postgres")
@@ -141,3 +142,39 @@ def test_copy_cli_reports_verified_counts(tmp_path: Path) -> None:
     body = json.loads(result.stdout)
     assert body["verified"] is True
     assert body["counts"]["event"]["source"] == body["counts"]["event"]["target"] == 5
+
+
+def _has_hnsw(url: str) -> bool:
+    with psycopg.connect(url) as conn:
+        return conn.execute(
+            "SELECT to_regclass('memories_embedding_hnsw') IS NOT NULL").fetchone() == (True,)
+
+
+def test_bulk_load_of_an_empty_store_builds_the_vector_index_once_at_the_end() -> None:
+    url = postgres_url()
+    with _facade(url) as strata:
+        store = strata.store
+        assert isinstance(store, PostgresStore) and _has_hnsw(url)
+        with store.bulk_load():
+            assert not _has_hnsw(url)  # no per-row upkeep while loading
+            with pytest.raises(StoreLocked), store.bulk_load():  # one at a time
+                pass
+            ids = [strata.remember(t, scope=A).memory_ids[0]
+                   for t in ("Ana plays the cello", "Rosa bakes sourdough bread")]
+        assert _has_hnsw(url)
+        hits = strata.recall("Ana plays the cello", scope=A, k=1, preset_name="vector").hits
+        assert [h.memory.id for h in hits] == ids[:1]
+        with store.bulk_load():  # a store that holds memories keeps its index
+            assert _has_hnsw(url)
+    assert all(check.ok for check in doctor(url)), doctor(url)
+
+
+def test_a_bulk_load_that_died_leaves_the_index_to_the_next_open() -> None:
+    url = postgres_url()
+    with _facade(url) as strata:
+        strata.remember("Ana plays the cello", scope=A)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP INDEX memories_embedding_hnsw")  # as a killed bulk load leaves it
+    assert [c.name for c in doctor(url) if not c.ok] == ["vector index"]
+    _facade(url).close()
+    assert _has_hnsw(url)

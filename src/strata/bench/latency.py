@@ -608,7 +608,8 @@ def _timestamps(start: int, stop: int, total: int, now: datetime) -> list[dateti
 
 
 def _write_batch(
-    texts: Sequence[str], vectors: Matrix, stamps: Sequence[datetime], conversation: str
+    texts: Sequence[str], vectors: Matrix, stamps: Sequence[datetime], conversation: str,
+    *, scope: Scope = BENCH_SCOPE,
 ) -> WriteBatch:
     """What ``Strata.remember(messages=...)`` would write for these texts: one event and one
     memory per text, built by the same ingest functions, with the vectors given."""
@@ -616,7 +617,7 @@ def _write_batch(
         text=None,
         messages=[{"content": t, "role": "user", "ts": ts} for t, ts in zip(texts, stamps,
                                                                              strict=True)],
-        scope=BENCH_SCOPE, type=MemoryType.SEMANTIC, importance=None, pinned=False, tags=(),
+        scope=scope, type=MemoryType.SEMANTIC, importance=None, pinned=False, tags=(),
         conversation_id=conversation, author=None, meta=None, idempotency_key=None,
         max_chars=100_000, max_messages=len(texts),
     )
