@@ -614,9 +614,13 @@ class PostgresStore:
 # -- helpers --------------------------------------------------------------------------------
 
 def _configure(conn: Conn) -> None:
-    """Per pooled connection: vector adapters, UTC, and HNSW search settings."""
+    """Per pooled connection: vector adapters, UTC, HNSW search settings, and no parallel
+    workers: the exact-scan fallback branches of the search statements are planned as parallel
+    scans, and Postgres launches their workers even when the branch's one-time filter skips
+    it (measured at 100k memories: 20-25 ms of a 30 ms vector search, on a loaded machine)."""
     register_vector(conn)
     conn.execute("SET TIME ZONE 'UTC'")
+    conn.execute("SET max_parallel_workers_per_gather = 0")
     conn.execute(f"SET hnsw.ef_search = {EF_SEARCH:d}")
     conn.execute("SET hnsw.iterative_scan = strict_order")
 
