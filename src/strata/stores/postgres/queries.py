@@ -39,7 +39,16 @@ INSERT INTO memory_terms (term, memory_rowid, tf, doc_len)
 SELECT * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])
 """
 HNSW_INDEX = "memories_embedding_hnsw"
-CREATE_HNSW = f"CREATE INDEX {HNSW_INDEX} ON memories USING hnsw (embedding vector_cosine_ops)"
+#: Graph degree and build-time candidate list of the HNSW index (pgvector's defaults: 16, 64).
+#: Memories cluster tightly (one person, one kind of fact); with the defaults, searches for
+#: some queries got stuck away from their true neighbours (top-10 overlap with the exact
+#: search 91 % at 100k, some queries 0 %); with these, 98 % at ``hnsw.ef_search = 200``.
+HNSW_M = 24
+HNSW_EF_CONSTRUCTION = 128
+CREATE_HNSW = (
+    f"CREATE INDEX {HNSW_INDEX} ON memories USING hnsw (embedding vector_cosine_ops) "
+    f"WITH (m = {HNSW_M:d}, ef_construction = {HNSW_EF_CONSTRUCTION:d})"
+)
 CREATE_HNSW_IF_MISSING = CREATE_HNSW.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS")
 DROP_HNSW = f"DROP INDEX IF EXISTS {HNSW_INDEX}"
 HNSW_EXISTS = f"SELECT 1 WHERE to_regclass('{HNSW_INDEX}') IS NOT NULL"

@@ -89,8 +89,10 @@ BM25_B = 0.75
 MAX_TERM_BYTES = 2_000
 #: How many of the best-ranked rows are joined and scope-filtered before falling back to all.
 TEXT_POOL = 200
-#: Candidate list size of the HNSW search (pgvector's hnsw.ef_search).
-EF_SEARCH = 100
+#: Candidate list size of the HNSW search (pgvector's hnsw.ef_search): twice the candidates
+#: a recall asks for (measured at 100k: top-10 overlap with the exact search 96 % at 100,
+#: 98 % at 200, 99.8 % at 400 at twice the cost).
+EF_SEARCH = 200
 #: Times a transaction the database aborted as a deadlock victim is retried.
 DEADLOCK_RETRIES = 5
 #: ``maintenance_work_mem`` of a one-pass HNSW build (the graph of 100k 384-d vectors takes
