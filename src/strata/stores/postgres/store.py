@@ -75,10 +75,13 @@ from strata.stores.common import (
     encode_cursor,
     insert_history,
     query_terms,
+    system_now,
     vector_bytes,
 )
+from strata.stores.postgres import jobs as jq
 from strata.stores.postgres import migrations
 from strata.stores.postgres import queries as q
+from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
 
 Conn = psycopg.Connection[Any]
@@ -120,7 +123,7 @@ class _SearchFields:
         return (rowid, self.length, self.terms, self.tfs)
 
 
-class PostgresStore:
+class PostgresStore(PostgresJobQueue):
     backend = "postgres"
 
     def __init__(
@@ -206,6 +209,9 @@ class PostgresStore:
     def write(self, batch: WriteBatch) -> WriteOutcome:
         for new in batch.memories:  # refused before anything is written
             checked_vector(new.embedding, self.dim)
+        for change in batch.changes:
+            if change.embedding is not None:
+                checked_vector(change.embedding, self.dim)
         search = [_SearchFields.of(new.search_text or new.memory.content)
                   for new in batch.memories]
         try:
@@ -214,6 +220,8 @@ class PostgresStore:
             raise StoreError(f"write refused by a unique index: {exc}") from exc
 
     def _write(self, conn: Conn, batch: WriteBatch, search: list[_SearchFields]) -> WriteOutcome:
+        if batch.complete is not None:  # fencing first: a lost lease changes nothing
+            jq.check_held(conn, batch.complete.lease, batch.complete.now)
         claim = batch.idempotency
         if claim is not None:
             conn.execute(q.LOCK_IDEMPOTENCY_KEY, (claim.key,))
@@ -233,7 +241,14 @@ class PostgresStore:
             stored.append(result)
         if added_docs:
             conn.execute(q.ADD_TEXT_STATS, (added_docs, added_tokens))
-        outcome = WriteOutcome(events=events, memories=tuple(stored))
+        for change in batch.changes:
+            self._apply(conn, change, _SearchFields.of(change.search_text)
+                        if change.search_text is not None else None)
+        now = system_now()
+        jobs = tuple(jq.enqueue_one(conn, job, now) for job in batch.jobs)
+        if batch.complete is not None:
+            jq.complete(conn, batch.complete.lease, batch.complete.result, batch.complete.now)
+        outcome = WriteOutcome(events=events, memories=tuple(stored), jobs=jobs)
         if claim is not None:
             conn.execute(q.PUT_IDEMPOTENCY, (
                 claim.key, claim.request_hash, Jsonb(_outcome_json(outcome)),
@@ -273,11 +288,12 @@ class PostgresStore:
             inserted = conn.execute(q.INSERT_MEMORY_UNLESS_HELD, row).fetchone()
             if inserted is not None:
                 conn.execute(q.INSERT_TERMS, fields.postings(inserted[0]))
-                _insert_history(conn, insert_history(memory, batch, event))
+                _insert_history(conn, insert_history(memory, batch, event, stamp=new.stamp))
                 return StoredMemory(memory.id, deduplicated=False)
             holder = conn.execute(q.LIVE_HOLDER, (memory.scope.key, memory.content_hash)).fetchone()
             if holder is not None:
-                _insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder[0]))
+                _insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder[0],
+                                                     stamp=new.stamp))
                 return StoredMemory(holder[0], deduplicated=True)
 
     def _memory_params(
