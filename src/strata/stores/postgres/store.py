@@ -265,7 +265,8 @@ class PostgresStore(PostgresJobQueue):
         saved = row[1]
         events = tuple(self._events(conn, saved["events"]))
         memories = tuple(StoredMemory(memory_id, bool(dup)) for memory_id, dup in saved["memories"])
-        return WriteOutcome(events=events, memories=memories, replayed=True)
+        return WriteOutcome(events=events, memories=memories, replayed=True,
+                            jobs=tuple(saved.get("jobs", ())))
 
     def _insert_event(self, conn: Conn, event: Event) -> Event:
         last = conn.execute(q.LAST_EVENT, (event.scope.team, event.conversation_id)).fetchone()
@@ -708,6 +709,7 @@ def _outcome_json(outcome: WriteOutcome) -> dict[str, Any]:
     return {
         "events": [e.id for e in outcome.events],
         "memories": [[m.memory_id, m.deduplicated] for m in outcome.memories],
+        "jobs": list(outcome.jobs),
     }
 
 

@@ -219,7 +219,8 @@ class SQLiteStore(SQLiteJobQueue):
         saved = json.loads(row[1])
         events = tuple(self._events(conn, saved["events"]))
         memories = tuple(StoredMemory(memory_id, bool(dup)) for memory_id, dup in saved["memories"])
-        return WriteOutcome(events=events, memories=memories, replayed=True)
+        return WriteOutcome(events=events, memories=memories, replayed=True,
+                            jobs=tuple(saved.get("jobs", ())))
 
     def _insert_event(self, conn: sqlite3.Connection, event: Event) -> Event:
         last = conn.execute(q.LAST_EVENT, (event.scope.team, event.conversation_id)).fetchone()
@@ -623,6 +624,7 @@ def _outcome_json(outcome: WriteOutcome) -> str:
     return _json({
         "events": [e.id for e in outcome.events],
         "memories": [[m.memory_id, m.deduplicated] for m in outcome.memories],
+        "jobs": list(outcome.jobs),
     })
 
 
