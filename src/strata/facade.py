@@ -97,7 +97,7 @@ if TYPE_CHECKING:
 ScopeLike = Scope | Mapping[str, Any] | str | None
 E = TypeVar("E", bound=enum.Enum)
 MAX_PAGE = 500
-REMEMBER_MODES = ("sync", "async", "auto")
+REMEMBER_MODES = ("sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
@@ -253,11 +253,13 @@ class Strata:
         ``auto`` run the pipeline now and answer ``processed`` with the ``derived_ids``,
         or ``queued`` with a warning if it failed or did not finish within
         ``pipeline_timeout_ms`` (auto's default is short, sync's the longest allowed): the
-        write itself never fails for it. ``raw`` skips extraction (status ``raw_saved``).
+        write itself never fails for it. ``raw`` (or mode ``raw``) skips extraction (status
+        ``raw_saved``).
         Exact duplicates of a live memory in the same scope collapse onto it; the same
         ``idempotency_key`` returns the first answer (a different body under it is refused).
         """
         timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms)
+        raw = raw or mode == "raw"
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
