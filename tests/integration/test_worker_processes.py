@@ -1,0 +1,106 @@
+"""Workers as real processes on one SQLite file: a SIGKILLed worker's leased jobs are re-run
+after their leases expire, poison jobs go to the dead letter after exactly ``max_attempts``,
+and jobs shared by 4 worker processes are each done exactly once.
+
+``STRATA_JOBS_N`` sets the job count of the 4-process test (default 2,000 in the suite;
+``strata bench jobs`` runs 10,000 through ``strata worker`` and prints the numbers)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from strata.domain.jobs import JobKind, JobStatus, NewJob
+from strata.domain.models import Scope
+from strata.stores.sqlite import SQLiteStore
+from tests.conftest import EMBEDDER
+
+SCRIPT = Path(__file__).with_name("job_worker.py")
+SRC = Path(__file__).resolve().parents[2] / "src"
+N = int(os.environ.get("STRATA_JOBS_N", "2000"))
+SCOPE = Scope(team="w")
+
+
+def store_at(path: Path) -> SQLiteStore:
+    return SQLiteStore(path, dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+
+
+def spawn(db: Path, concurrency: int, lease_s: float, *flags: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), str(db), str(concurrency), str(lease_s), *flags],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    return process
+
+
+def wait_until(check: object, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_a_killed_workers_jobs_rerun_after_their_leases_and_poison_goes_dead(
+    tmp_path: Path
+) -> None:
+    db = tmp_path / "q.db"
+    store = store_at(db)
+    now = datetime.now(UTC)
+    slow = store.enqueue([NewJob(JobKind.EXTRACT, {"sleep": 60}, SCOPE) for _ in range(4)], now)
+    [poison] = store.enqueue([NewJob(JobKind.EXTRACT, {"poison": True}, SCOPE,
+                                     max_attempts=3)], now)
+    doomed = spawn(db, 5, 1.0)
+    wait_until(lambda: all(store.get_job(j).status is JobStatus.LEASED  # type: ignore[union-attr]
+                           for j in slow), 20)
+    doomed.send_signal(signal.SIGKILL)
+    doomed.wait()
+    survivor = spawn(db, 2, 1.0, "--exit-when-idle")
+    out, _ = survivor.communicate(timeout=60)
+    assert survivor.returncode == 0, out
+    for job_id in slow:
+        job = store.get_job(job_id)
+        assert job is not None and job.status is JobStatus.DONE
+        assert job.attempts == 2 and job.result == {"pid": survivor.pid}
+    dead = store.get_job(poison)
+    assert dead is not None and dead.status is JobStatus.DEAD and dead.attempts == 3
+    assert dead.last_error_code == "internal_error" and "poison" in (dead.last_error or "")
+    store.close()
+
+
+def test_four_worker_processes_do_each_job_exactly_once(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    store = store_at(db)
+    now = datetime.now(UTC)
+    for start in range(0, N, 1000):
+        store.enqueue([NewJob(JobKind.EXTRACT, {"i": i}, SCOPE)
+                       for i in range(start, min(N, start + 1000))], now)
+    started = time.monotonic()
+    workers = [spawn(db, 1, 30.0, "--exit-when-idle") for _ in range(4)]
+    for worker in workers:
+        worker.communicate(timeout=300)
+        assert worker.returncode == 0
+    elapsed = time.monotonic() - started
+    jobs = store.jobs(limit=N + 1)
+    assert len(jobs) == N
+    assert {j.status for j in jobs} == {JobStatus.DONE} and {j.attempts for j in jobs} == {1}
+    by_pid = Counter(j.result["pid"] for j in jobs if j.result)
+    assert set(by_pid) <= {w.pid for w in workers} and len(by_pid) >= 2
+    with sqlite3.connect(db) as conn:  # the append-only log: one claim and one done per job
+        done = dict(conn.execute("SELECT job_id, COUNT(*) FROM job_events "
+                                 "WHERE to_status = 'done' GROUP BY job_id").fetchall())
+        leased = dict(conn.execute("SELECT job_id, COUNT(*) FROM job_events "
+                                   "WHERE to_status = 'leased' GROUP BY job_id").fetchall())
+    assert len(done) == N and set(done.values()) == {1} and set(leased.values()) == {1}
+    print(f"\n{N} jobs, 4 processes: {elapsed:.1f} s, {N / elapsed:.0f} jobs/s, "
+          f"per process {sorted(by_pid.values())}")
+    store.close()
