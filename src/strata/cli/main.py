@@ -25,6 +25,7 @@ from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
+from strata.errors import InvalidInput
 
 
 class RememberMode(enum.StrEnum):
@@ -32,7 +33,7 @@ class RememberMode(enum.StrEnum):
     SYNC = "sync"
     ASYNC = "async"
     RAW = "raw"
-from strata.errors import InvalidInput
+
 
 app = typer.Typer(
     name="strata",
