@@ -1,6 +1,7 @@
 """A worker process for the multi-process queue tests: ``python job_worker.py DB CONCURRENCY
-LEASE_S [--exit-when-idle]``. Its handler sleeps ``payload.sleep`` seconds on a job's first
-attempt, raises for ``payload.poison``, and records the pid that finished the job."""
+LEASE_S [--exit-when-idle]`` (DB: a SQLite file or a postgresql:// URL). Its handler sleeps
+``payload.sleep`` seconds on a job's first attempt, raises for ``payload.poison``, and records
+the pid that finished the job."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from strata.domain.jobs import Backoff, Job, JobKind
 from strata.embedders.hashing import HashingEmbedder
+from strata.ports import Store
 from strata.stores.sqlite import SQLiteStore
 from strata.worker import JobOutput, Runner, Worker
 
@@ -23,10 +25,19 @@ def handle(job: Job) -> JobOutput:
     return JobOutput({"pid": os.getpid()})
 
 
-def main() -> None:
-    path, concurrency, lease_s = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+def open_store(target: str) -> Store:
     embedder = HashingEmbedder()
-    store = SQLiteStore(path, dim=embedder.dim, embedder_name=embedder.name)
+    if target.startswith("postgresql"):
+        from strata.stores.postgres import PostgresStore
+
+        return PostgresStore(target, dim=embedder.dim, embedder_name=embedder.name,
+                             max_connections=4)
+    return SQLiteStore(Path(target), dim=embedder.dim, embedder_name=embedder.name)
+
+
+def main() -> None:
+    concurrency, lease_s = int(sys.argv[2]), float(sys.argv[3])
+    store = open_store(sys.argv[1])
     runner = Runner(store, {JobKind.EXTRACT: handle}, backoff=Backoff(0.01, 0.05))
     worker = Worker(runner, concurrency=concurrency, lease_s=lease_s, poll_s=0.02,
                     reap_every_s=0.1)

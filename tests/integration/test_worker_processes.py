@@ -2,7 +2,7 @@
 after their leases expire, poison jobs go to the dead letter after exactly ``max_attempts``,
 and jobs shared by 4 worker processes are each done exactly once.
 
-``STRATA_JOBS_N`` sets the job count of the 4-process test (default 2,000 in the suite;
+``STRATA_JOBS_N`` sets the job count of the 4-process test (default 1,000 in the suite;
 ``strata bench jobs`` runs 10,000 through ``strata worker`` and prints the numbers)."""
 
 from __future__ import annotations
@@ -17,24 +17,36 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from strata.domain.jobs import JobKind, JobStatus, NewJob
 from strata.domain.models import Scope
-from strata.stores.sqlite import SQLiteStore
-from tests.conftest import EMBEDDER
+from strata.ports import Store
+from tests.conftest import STORE_ADAPTERS, postgres_url
+from tests.integration.job_worker import open_store
 
 SCRIPT = Path(__file__).with_name("job_worker.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
-N = int(os.environ.get("STRATA_JOBS_N", "2000"))
+N = int(os.environ.get("STRATA_JOBS_N", "1000"))
 SCOPE = Scope(team="w")
 
 
-def store_at(path: Path) -> SQLiteStore:
-    return SQLiteStore(path, dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+BACKENDS = ["sqlite", *(["postgres"] if "postgres" in STORE_ADAPTERS else [])]
 
 
-def spawn(db: Path, concurrency: int, lease_s: float, *flags: str) -> subprocess.Popen[str]:
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the queue lives: a SQLite file, or a fresh schema on the test Postgres."""
+    return str(tmp_path / "q.db") if request.param == "sqlite" else postgres_url()
+
+
+def store_at(target: str) -> Store:
+    return open_store(target)
+
+
+def spawn(db: str, concurrency: int, lease_s: float, *flags: str) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), str(db), str(concurrency), str(lease_s), *flags],
+        [sys.executable, str(SCRIPT), db, str(concurrency), str(lease_s), *flags],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(SRC)},
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "ready"
@@ -50,10 +62,7 @@ def wait_until(check: object, timeout: float) -> None:
     raise AssertionError("timed out")
 
 
-def test_a_killed_workers_jobs_rerun_after_their_leases_and_poison_goes_dead(
-    tmp_path: Path
-) -> None:
-    db = tmp_path / "q.db"
+def test_a_killed_workers_jobs_rerun_after_their_leases_and_poison_goes_dead(db: str) -> None:
     store = store_at(db)
     now = datetime.now(UTC)
     slow = store.enqueue([NewJob(JobKind.EXTRACT, {"sleep": 60}, SCOPE) for _ in range(4)], now)
@@ -77,8 +86,7 @@ def test_a_killed_workers_jobs_rerun_after_their_leases_and_poison_goes_dead(
     store.close()
 
 
-def test_four_worker_processes_do_each_job_exactly_once(tmp_path: Path) -> None:
-    db = tmp_path / "q.db"
+def test_four_worker_processes_do_each_job_exactly_once(db: str) -> None:
     store = store_at(db)
     now = datetime.now(UTC)
     for start in range(0, N, 1000):
@@ -95,12 +103,20 @@ def test_four_worker_processes_do_each_job_exactly_once(tmp_path: Path) -> None:
     assert {j.status for j in jobs} == {JobStatus.DONE} and {j.attempts for j in jobs} == {1}
     by_pid = Counter(j.result["pid"] for j in jobs if j.result)
     assert set(by_pid) <= {w.pid for w in workers} and len(by_pid) >= 2
-    with sqlite3.connect(db) as conn:  # the append-only log: one claim and one done per job
-        done = dict(conn.execute("SELECT job_id, COUNT(*) FROM job_events "
-                                 "WHERE to_status = 'done' GROUP BY job_id").fetchall())
-        leased = dict(conn.execute("SELECT job_id, COUNT(*) FROM job_events "
-                                   "WHERE to_status = 'leased' GROUP BY job_id").fetchall())
+    done, leased = (_transitions(db, "done"), _transitions(db, "leased"))  # the event log
     assert len(done) == N and set(done.values()) == {1} and set(leased.values()) == {1}
-    print(f"\n{N} jobs, 4 processes: {elapsed:.1f} s, {N / elapsed:.0f} jobs/s, "
-          f"per process {sorted(by_pid.values())}")
+    print(f"\n{db.split(':')[0]}: {N} jobs, 4 processes: {elapsed:.1f} s, "
+          f"{N / elapsed:.0f} jobs/s, per process {sorted(by_pid.values())}")
     store.close()
+
+
+def _transitions(db: str, status: str) -> dict[str, int]:
+    """How many times each job entered ``status``, from the append-only ``job_events``."""
+    sql = "SELECT job_id, COUNT(*) FROM job_events WHERE to_status = '%s' GROUP BY job_id"
+    if db.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            return dict(conn.execute((sql % status).encode()).fetchall())
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute(sql % status).fetchall())
