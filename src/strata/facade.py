@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from strata.domain.applying import ReviewMode, with_manual_override
+from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
 from strata.domain.ids import new_id
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import (
@@ -466,6 +466,40 @@ class Strata:
             actor=actor or Actor(), reason=reason,
         )
         return self._apply(planned, current.version)
+
+    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                actor: Actor | None = None) -> Memory:
+        """Review mode: a candidate becomes active (disputed if it contradicts a memory), and
+        the update it proposed is applied now, unless its target is pinned, locked or gone."""
+        current = self._candidate(memory_id, scope)
+        proposed = current.meta.get("proposed") or {}
+        wanted = [str(i) for i in (proposed.get("target"), *proposed.get("contradicts", ()))
+                  if i]
+        targets = {m.id: m for m in self.store.get_many(wanted, current.scope)
+                   if m.scope == current.scope}
+        actor = actor or Actor()
+        changes = plan_approval(current, targets, self._clock.now(), actor.id,
+                                check_reason(reason), actor.request_id)
+        self.store.write(WriteBatch(
+            events=(), memories=(), actor=actor.id, reason="approve", request_id=actor.request_id,
+            changes=[MemoryChange(p.after, version, p.history) for p, version in changes],
+        ))
+        return changes[0][0].after
+
+    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+               actor: Actor | None = None) -> Memory:
+        """Review mode: a candidate is soft-deleted (recoverable), its proposal dropped."""
+        current = self._candidate(memory_id, scope)
+        planned = plan_forget(current, now=self._clock.now(), actor=actor or Actor(),
+                              reason=f"rejected: {check_reason(reason)}", force=True)
+        return self._apply(planned, current.version)
+
+    def _candidate(self, memory_id: str, scope: ScopeLike) -> Memory:
+        current = self.get(memory_id, scope=scope)
+        if current.lifecycle is not Lifecycle.CANDIDATE:
+            raise InvalidInput(f"memory {memory_id} is {current.lifecycle.value}, not a "
+                               "candidate awaiting review", id=memory_id)
+        return current
 
     def modify_many(
         self,

@@ -10,6 +10,7 @@ import pytest
 
 from strata.domain.jobs import JobStatus
 from strata.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
+from strata.errors import InvalidInput
 from strata.facade import Strata
 from strata.ports import Store
 from strata.settings import load_settings
@@ -156,3 +157,22 @@ def test_assistant_turns_are_not_mined_for_user_facts(store: Store, clock: FakeC
     ], scope=U, mode="sync")
     contents = [strata.get(i, scope=U).content for i in result.derived_ids]
     assert contents == ["User lives in Berlin"]
+
+
+def test_approving_a_proposal_applies_it_and_rejecting_drops_it(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock, review="capture_only")
+    [berlin] = derived(strata, "I live in Berlin")
+    with pytest.raises(InvalidInput):
+        strata.approve(strata.remember("hello", scope=U).memory_ids[0], scope=U, reason="r")
+    active = strata.approve(berlin.id, scope=U, reason="checked")
+    assert active.lifecycle is Lifecycle.ACTIVE and "proposed" not in active.meta
+    [munich] = derived(strata, "Actually, I moved to Munich")
+    [paris] = derived(strata, "Actually, I moved to Paris")
+    strata.approve(munich.id, scope=U, reason="the user said so")
+    assert strata.get(berlin.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
+    assert strata.history(berlin.id, scope=U)[-1].reason.startswith("superseded by approved")
+    gone = strata.reject(paris.id, scope=U, reason="wrong")
+    assert gone.lifecycle is Lifecycle.DELETED
+    assert strata.get(strata.get(munich.id, scope=U).id, scope=U).lifecycle is Lifecycle.ACTIVE

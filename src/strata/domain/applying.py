@@ -221,13 +221,59 @@ def _type(value: str, scope: Scope) -> MemoryType:
 def _change(base: Memory, derived: Derived, decision: Decision, now: datetime,
             origin: Origin) -> Memory:
     if decision.action in (Action.UPDATE, Action.DELETE):
-        meta = {**base.meta, "superseded_by": derived.memory.id}
-        return base.evolve(lifecycle=Lifecycle.SUPERSEDED, valid_to=now, updated_at=now,
-                           version=base.version + 1, meta=meta)
-    links = list(dict.fromkeys((*base.meta.get("contradicts", ()), derived.memory.id)))
+        return superseded(base, derived.memory.id, now)
+    return disputed(base, derived.memory.id, now)
+
+
+def superseded(base: Memory, by: str, now: datetime) -> Memory:
+    """``base`` replaced by memory ``by``: kept, readable, no longer recalled."""
+    return base.evolve(lifecycle=Lifecycle.SUPERSEDED, valid_to=now, updated_at=now,
+                       version=base.version + 1, meta={**base.meta, "superseded_by": by})
+
+
+def disputed(base: Memory, by: str, now: datetime) -> Memory:
+    """``base`` contradicted by memory ``by``: disputed (if it was active), linked to it."""
+    links = list(dict.fromkeys((*base.meta.get("contradicts", ()), by)))
     lifecycle = Lifecycle.DISPUTED if base.lifecycle is Lifecycle.ACTIVE else base.lifecycle
     return base.evolve(lifecycle=lifecycle, updated_at=now, version=base.version + 1,
                        meta={**base.meta, "contradicts": links})
+
+
+def plan_approval(
+    candidate: Memory, targets: Mapping[str, Memory], now: datetime, actor: str, reason: str,
+    request_id: str | None = None,
+) -> list[tuple[Planned, int]]:
+    """Approving a candidate: it becomes active (disputed if it contradicts something) and the
+    change it proposed is applied now to ``targets`` still live and not pinned or locked."""
+    proposed = candidate.meta.get("proposed") or {}
+    lifecycle = Lifecycle.DISPUTED if candidate.meta.get("contradicts") else Lifecycle.ACTIVE
+    meta = {k: v for k, v in candidate.meta.items() if k != "proposed"}
+    after = candidate.evolve(lifecycle=lifecycle, updated_at=now, version=candidate.version + 1,
+                             meta=meta)
+    changes = [(_row(candidate, after, HistoryKind.UPDATE, now, actor,
+                     f"approved: {reason}", request_id), candidate.version)]
+    for target_id in [proposed.get("target"), *proposed.get("contradicts", ())]:
+        base = targets.get(str(target_id)) if target_id else None
+        if base is None or base.pinned or _locked(base, now) or \
+                base.lifecycle not in (Lifecycle.ACTIVE, Lifecycle.DISPUTED):
+            continue
+        replace_it = target_id == proposed.get("target") and proposed.get("action") in (
+            Action.UPDATE.value, Action.DELETE.value)
+        changed = superseded(base, candidate.id, now) if replace_it else disputed(
+            base, candidate.id, now)
+        kind = HistoryKind(proposed["action"]) if replace_it else HistoryKind.UPDATE
+        changes.append((_row(base, changed, kind, now, actor,
+                             f"{'superseded' if replace_it else 'disputed'} by approved "
+                             f"{candidate.id}: {reason}", request_id), base.version))
+    return changes
+
+
+def _row(before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: str,
+         reason: str, request_id: str | None) -> Planned:
+    return Planned(after, HistoryEvent(
+        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor, reason=reason,
+        before=before.to_dict(), after=after.to_dict(), request_id=request_id,
+    ))
 
 
 def _history(before: Memory, after: Memory, now: datetime, origin: Origin,
