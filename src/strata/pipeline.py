@@ -148,7 +148,7 @@ class WritePipeline:
                   "relations": [r.to_dict() for r in found[d.fact_index].fact.relations]}
                  for d in planned.added]
         return [NewJob(JobKind.GRAPH, {"facts": facts}, job.scope,
-                       dedup_key=f"graph:{job.id}")]
+                       dedup_key=f"graph:{job.id}", created_at=self.clock.now())]
 
     # -- graph ------------------------------------------------------------------------------
 

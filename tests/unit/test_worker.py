@@ -86,7 +86,7 @@ def test_the_graph_hook_receives_derived_entities_through_a_graph_job() -> None:
 
     graph = RecordingGraph()
     strata = Strata(InMemoryStore(dim=EMBEDDER.dim), EMBEDDER, graph=graph,
-                    settings=load_settings(review_mode="off"))
+                    settings=load_settings(review_mode="off"), clock=FakeClock())
     result = strata.remember("I live in Berlin", scope=S, mode="sync")
     assert strata.work() == 1  # the graph job
     [(scope, facts)] = graph.calls

@@ -116,18 +116,21 @@ def worker(
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    with open_strata(_options(ctx), as_json=as_json) as strata:
-        running = strata.make_worker(concurrency=concurrency, poll_s=poll)
-        running.start()
-        if not as_json:
-            typer.echo(f"Worker {running.owner}: {concurrency} threads", err=True)
-        while not stop.wait(poll):
-            if exit_when_idle and _idle(strata):
-                break
-        running.stop()
-        processed = running.processed
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with open_strata(_options(ctx), as_json=as_json) as strata:
+            running = strata.make_worker(concurrency=concurrency, poll_s=poll)
+            running.start()
+            if not as_json:
+                typer.echo(f"Worker {running.owner}: {concurrency} threads", err=True)
+            while not stop.wait(poll):
+                if exit_when_idle and _idle(strata):
+                    break
+            running.stop()
+            processed = running.processed
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if as_json:
         render.emit_json({"owner": running.owner, "processed": processed})
     else:
