@@ -52,15 +52,15 @@ def _schema(url: str) -> str:
 
 def test_an_upgraded_schema_equals_a_fresh_one() -> None:
     fresh, upgraded = postgres_url(), postgres_url()
+    every = [m.label for m in migrations.available()]
+    assert every[:3] == ["0001_initial", "0002_search_text", "0003_tokens"]  # SQLite's names
     with psycopg.connect(fresh, autocommit=True) as conn:
-        every = [m.label for m in migrations.available()]
-        assert every[:2] == ["0001_initial", "0002_search_text"]
         assert [m.label for m in migrations.migrate(conn)] == every
         assert migrations.migrate(conn) == []  # idempotent
-    with psycopg.connect(upgraded, autocommit=True) as conn:
-        assert [m.version for m in migrations.migrate(conn, upto=1)] == [1]
-        assert [m.version for m in migrations.pending(conn)] == list(range(2, len(every) + 1))
-        migrations.migrate(conn)
+    with psycopg.connect(upgraded, autocommit=True) as conn:  # one step at a time
+        for version in range(1, len(every) + 1):
+            assert [m.version for m in migrations.migrate(conn, upto=version)] == [version]
+        assert migrations.pending(conn) == []
         assert migrations.current_version(conn) == len(every)
     assert _catalog(fresh) == _catalog(upgraded)
 
@@ -138,3 +138,10 @@ def test_copy_cli_reports_verified_counts(tmp_path: Path) -> None:
     body = json.loads(result.stdout)
     assert body["verified"] is True
     assert body["counts"]["event"]["source"] == body["counts"]["event"]["target"] == 5
+
+
+def test_both_sql_backends_have_the_same_migrations() -> None:
+    from strata.stores.sqlite import migrations as sqlite_migrations
+
+    assert [m.label for m in migrations.available()] == [
+        f"{m.version:04d}_{m.name}" for m in sqlite_migrations.available()]
