@@ -5,6 +5,7 @@
     ├── NotFound                   not_found            404
     ├── VersionConflict            version_conflict     409
     ├── DuplicateContent           duplicate_content    409
+    ├── LeaseLost                  lease_lost           409  (a job's lease is gone)
     ├── PinnedMemory               pinned               409
     ├── IdempotencyMismatch        idempotency_mismatch 422
     ├── ScopeDenied                scope_denied         403
@@ -42,6 +43,7 @@ __all__ = [
     "HTTPError",
     "IdempotencyMismatch",
     "InvalidInput",
+    "LeaseLost",
     "NotFound",
     "PayloadTooLarge",
     "PermissionDenied",
@@ -95,6 +97,14 @@ class DuplicateContent(StrataError):
     """A change would make two live memories of one scope hold the same content."""
 
     code = "duplicate_content"
+    http_status = 409
+
+
+class LeaseLost(StrataError):
+    """A worker tried to finish a job whose lease it no longer holds (expired, or taken over
+    by another worker): the commit is refused and nothing changes."""
+
+    code = "lease_lost"
     http_status = 409
 
 

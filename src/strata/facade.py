@@ -9,17 +9,24 @@ first, then handed to the store with the rows they belong to.
 from __future__ import annotations
 
 import builtins
+import enum
 import hashlib
 import secrets
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
 from strata.domain.ids import new_id
+from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import (
     Actor,
     Planned,
@@ -29,7 +36,15 @@ from strata.domain.lifecycle import (
     plan_modify,
     plan_recover,
 )
-from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
+from strata.domain.models import (
+    Event,
+    Filters,
+    HistoryEvent,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+)
 from strata.domain.text import search_text
 from strata.errors import (
     ConfirmationRequired,
@@ -51,6 +66,7 @@ from strata.ingest import (
     parse_request,
     with_neighbours,
 )
+from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
     Clock,
@@ -66,6 +82,7 @@ from strata.ports import (
     TokenRecord,
     WriteBatch,
 )
+from strata.providers.chain import ProviderChain, build_chain
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
 from strata.results import (
     BatchResult,
@@ -75,17 +92,21 @@ from strata.results import (
     ItemResult,
     Recall,
     RememberResult,
+    RememberStatus,
 )
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
+from strata.worker import Runner, Worker
 
 if TYPE_CHECKING:
     from strata.guarded import GuardedStrata
 
 ScopeLike = Scope | Mapping[str, Any] | str | None
+E = TypeVar("E", bound=enum.Enum)
 MAX_PAGE = 500
-REMEMBER_MODES = ("sync", "async", "auto")
-NO_QUEUE_WARNING = "mode=async: no job queue exists yet, so this was processed synchronously"
+REMEMBER_MODES = ("sync", "async", "auto", "raw")
+#: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
+PIPELINE_THREADS = 4
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
                            "subject", "if_version"})
 
@@ -101,12 +122,23 @@ class Strata:
         settings: Settings | None = None,
         clock: Clock | None = None,
         extractor: Extractor | None = None,
+        providers: ProviderChain | None = None,
+        graph: GraphHook | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings or load_settings()
         self._clock = clock or SystemClock()
         self._extractor = extractor or VerbatimExtractor()
+        self.pipeline = WritePipeline(
+            store, embedder, providers or build_chain(self.settings, now=self._clock.now),
+            self._clock, review=ReviewMode(self.settings.review_mode), graph=graph,
+        )
+        self.runner = Runner(store, self.pipeline.handlers(), self._clock, Backoff(
+            self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
+        self._worker: Worker | None = None
+        self._inline: ThreadPoolExecutor | None = None
+        self._inline_lock = threading.Lock()
         self._retriever = Retriever(store, embedder, self._clock.now)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
@@ -150,10 +182,44 @@ class Strata:
         )
         store = open_store(config.database_url, dim=chosen.dim, embedder_name=chosen.name,
                            settings=config)
-        return cls(store, chosen, settings=config, clock=clock)
+        strata = cls(store, chosen, settings=config, clock=clock)
+        if config.embedded_worker:
+            strata.start_worker()
+        return strata
 
     def close(self) -> None:
+        """Stop the embedded worker (jobs in hand finish first), then close the store."""
+        self.stop_worker()
+        with self._inline_lock:
+            if self._inline is not None:
+                self._inline.shutdown(wait=True)
+                self._inline = None
         self.store.close()
+
+    def start_worker(self, concurrency: int | None = None) -> Worker:
+        """Run queued jobs in background threads of this process (``Strata.open`` does this
+        unless ``embedded_worker`` is off). Idempotent."""
+        if self._worker is None or not self._worker.running:
+            self._worker = self.make_worker(concurrency=concurrency)
+            self._worker.start()
+        return self._worker
+
+    def stop_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def make_worker(self, *, concurrency: int | None = None, owner: str | None = None,
+                    poll_s: float | None = None) -> Worker:
+        """A worker over this store with these settings, not started (``strata worker``)."""
+        return Worker(self.runner, owner=owner,
+                      concurrency=concurrency or self.settings.worker_concurrency,
+                      lease_s=self.settings.job_lease_s,
+                      poll_s=self.settings.job_poll_s if poll_s is None else poll_s)
+
+    def work(self, max_jobs: int | None = None) -> int:
+        """Run due jobs in the calling thread until none is left; returns how many ran."""
+        return self.make_worker().run_until_idle(max_jobs)
 
     def warm_up(self) -> None:
         """Load the model and the search indexes now, so the first request is not slow."""
@@ -183,18 +249,24 @@ class Strata:
         meta: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         actor: Actor | None = None,
-        mode: str = "sync",
+        mode: str = "auto",
         raw: bool = False,
         pipeline_timeout_ms: int | None = None,
     ) -> RememberResult:
-        """Record ``text`` (or each of ``messages``) as an immutable event and derive memories.
+        """Record ``text`` (or each of ``messages``) as immutable events and verbatim memories,
+        and enqueue the extraction of facts from them, all in one transaction.
 
+        ``mode``: ``async`` answers at once (status ``queued``, a ``job_id``); ``sync`` and
+        ``auto`` run the pipeline now and answer ``processed`` with the ``derived_ids``,
+        or ``queued`` with a warning if it failed or did not finish within
+        ``pipeline_timeout_ms`` (auto's default is short, sync's the longest allowed): the
+        write itself never fails for it. ``raw`` (or mode ``raw``) skips extraction (status
+        ``raw_saved``).
         Exact duplicates of a live memory in the same scope collapse onto it; the same
         ``idempotency_key`` returns the first answer (a different body under it is refused).
-        ``raw`` skips extraction (status ``raw_saved``). There is no job queue yet: every
-        ``mode`` is processed now; ``async`` says so in a warning rather than faking a job.
         """
-        self._check_remember_mode(mode, raw, pipeline_timeout_ms)
+        timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms)
+        raw = raw or mode == "raw"
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -205,7 +277,7 @@ class Strata:
         events = build_events(request, now)
         extractor = VerbatimExtractor() if raw else self._extractor
         drafts = extractor.extract(events)
-        memories = build_memories(request, events, drafts, extractor.name, now)
+        memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events)
         if self.settings.episodes and len(memories) > 1:
             new_memories.append(self._episode(request, events, new_memories, now))
@@ -216,21 +288,95 @@ class Strata:
                 request_hash=f"{request.fingerprint()}:{mode}:{int(raw)}",
             )
         actor = actor or Actor()
+        jobs = () if raw else (self._extract_job(request, events, actor, now),)
         outcome = self.store.write(WriteBatch(
             events=events, memories=new_memories, actor=actor.id, reason="remember",
-            request_id=actor.request_id, idempotency=claim,
+            request_id=actor.request_id, idempotency=claim, jobs=jobs,
         ))
         stored = outcome.memories[:len(memories)]
+        job_id = outcome.jobs[0] if outcome.jobs else None
+        status, derived, warnings = self._pipeline_status(raw, job_id, mode, timeout_ms)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
-            status="raw_saved" if raw else "processed",
+            status=status,
             deduplicated=tuple(m.deduplicated for m in stored),
             episode_id=outcome.memories[-1].memory_id if len(outcome.memories) > len(stored)
             else None,
             replayed=outcome.replayed,
-            warnings=(NO_QUEUE_WARNING,) if mode == "async" else (),
+            warnings=warnings,
+            job_id=job_id,
+            derived_ids=derived,
         )
+
+    def _reviewed(self, memories: builtins.list[Memory]) -> builtins.list[Memory]:
+        """Under ``review_mode=all`` even explicit remembers wait for approval."""
+        if ReviewMode(self.settings.review_mode) is not ReviewMode.ALL:
+            return memories
+        return [m.evolve(lifecycle=Lifecycle.CANDIDATE) for m in memories]
+
+    def _extract_job(self, request: RememberRequest, events: Sequence[Event], actor: Actor,
+                     now: datetime) -> NewJob:
+        """One extract job per remembered input, keyed by its first event."""
+        payload = {"event_ids": [e.id for e in events], "conversation_id":
+                   request.conversation_id, "tags": list(request.tags), "actor": actor.id,
+                   "request_id": actor.request_id}
+        return NewJob(JobKind.EXTRACT, payload, request.scope, dedup_key=f"extract:{events[0].id}",
+                      max_attempts=self.settings.job_max_attempts, created_at=now)
+
+    def _pipeline_status(
+        self, raw: bool, job_id: str | None, mode: str, timeout_ms: int,
+    ) -> tuple[RememberStatus, tuple[str, ...], tuple[str, ...]]:
+        """Run the extract job inline (sync, auto) within ``timeout_ms``, or leave it queued."""
+        if raw or job_id is None:
+            return "raw_saved", (), ()
+        if mode == "async":
+            job = self.store.get_job(job_id)
+            if job is not None and job.status is JobStatus.DONE:
+                return "processed", _derived_ids(job), ()
+            return "queued", (), ()
+        job = self._run_inline(job_id, timeout_ms / 1000)
+        if job is None or job.status is not JobStatus.DONE:
+            return "queued", (), self._queued_warnings(job, timeout_ms)
+        warnings = tuple(str(w) for w in (job.result or {}).get("warnings", ()))
+        return "processed", _derived_ids(job), warnings
+
+    def _queued_warnings(self, job: Job | None, timeout_ms: int) -> tuple[str, ...]:
+        if job is None or job.status in (JobStatus.PENDING, JobStatus.LEASED):
+            return (f"the pipeline did not finish within {timeout_ms} ms; the raw input is "
+                    "saved and its job carries on in the background",)
+        return (f"extraction failed ({job.last_error_code}: {job.last_error}); the raw input "
+                f"is saved and the job is {job.status.value}",)
+
+    def _run_inline(self, job_id: str, timeout_s: float) -> Job | None:
+        """Claim this job and run it on a pipeline thread; wait at most ``timeout_s``. If a
+        worker claimed it first, wait for that worker instead."""
+        deadline = time.monotonic() + timeout_s
+        future = self._inline_pool().submit(self._claim_and_run, job_id)
+        try:
+            job = future.result(timeout=timeout_s)
+        except FutureTimeout:
+            return self.store.get_job(job_id)
+        while job is not None and job.status in (JobStatus.PENDING, JobStatus.LEASED):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+            job = self.store.get_job(job_id)
+        return job
+
+    def _claim_and_run(self, job_id: str) -> Job | None:
+        claimed = self.store.claim(f"inline:{threading.get_ident()}", self._clock.now(),
+                                   self.settings.job_lease_s, job_id=job_id)
+        if not claimed:
+            return self.store.get_job(job_id)
+        return self.runner.run(claimed[0])
+
+    def _inline_pool(self) -> ThreadPoolExecutor:
+        with self._inline_lock:
+            if self._inline is None:
+                self._inline = ThreadPoolExecutor(PIPELINE_THREADS,
+                                                  thread_name_prefix="strata-pipeline")
+            return self._inline
 
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
@@ -261,7 +407,9 @@ class Strata:
         centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
         return NewMemory(episode, centroid, None, search_text(episode.content))
 
-    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None) -> None:
+    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None) -> int:
+        """The pipeline budget in ms: as asked, else ``pipeline_timeout_ms`` for auto and the
+        longest allowed for sync (a sync caller chose to wait)."""
         if mode not in REMEMBER_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(REMEMBER_MODES)}", mode=mode)
         if not isinstance(raw, bool):
@@ -272,6 +420,9 @@ class Strata:
             or not 1 <= timeout_ms <= limit
         ):
             raise InvalidInput(f"pipeline_timeout_ms must be an integer from 1 to {limit}")
+        if timeout_ms is not None:
+            return timeout_ms
+        return limit if mode == "sync" else min(self.settings.pipeline_timeout_ms, limit)
 
     def modify(
         self,
@@ -296,6 +447,7 @@ class Strata:
             max_chars=self.settings.max_text_chars, content=content, importance=importance,
             pinned=pinned, tags=tags, type=type, subject=subject, if_version=if_version,
         )
+        planned = with_manual_override(planned, self._clock.now(), self.settings.manual_override_s)
         return self._apply(planned, current.version)
 
     def forget(
@@ -325,6 +477,40 @@ class Strata:
             actor=actor or Actor(), reason=reason,
         )
         return self._apply(planned, current.version)
+
+    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                actor: Actor | None = None) -> Memory:
+        """Review mode: a candidate becomes active (disputed if it contradicts a memory), and
+        the update it proposed is applied now, unless its target is pinned, locked or gone."""
+        current = self._candidate(memory_id, scope)
+        proposed = current.meta.get("proposed") or {}
+        wanted = [str(i) for i in (proposed.get("target"), *proposed.get("contradicts", ()))
+                  if i]
+        targets = {m.id: m for m in self.store.get_many(wanted, current.scope)
+                   if m.scope == current.scope}
+        actor = actor or Actor()
+        changes = plan_approval(current, targets, self._clock.now(), actor.id,
+                                check_reason(reason), actor.request_id)
+        self.store.write(WriteBatch(
+            events=(), memories=(), actor=actor.id, reason="approve", request_id=actor.request_id,
+            changes=[MemoryChange(p.after, version, p.history) for p, version in changes],
+        ))
+        return changes[0][0].after
+
+    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+               actor: Actor | None = None) -> Memory:
+        """Review mode: a candidate is soft-deleted (recoverable), its proposal dropped."""
+        current = self._candidate(memory_id, scope)
+        planned = plan_forget(current, now=self._clock.now(), actor=actor or Actor(),
+                              reason=f"rejected: {check_reason(reason)}", force=True)
+        return self._apply(planned, current.version)
+
+    def _candidate(self, memory_id: str, scope: ScopeLike) -> Memory:
+        current = self.get(memory_id, scope=scope)
+        if current.lifecycle is not Lifecycle.CANDIDATE:
+            raise InvalidInput(f"memory {memory_id} is {current.lifecycle.value}, not a "
+                               "candidate awaiting review", id=memory_id)
+        return current
 
     def modify_many(
         self,
@@ -443,9 +629,38 @@ class Strata:
         ):
             raise InvalidInput("confirm_token belongs to another preview")
 
-    def job(self, job_id: str) -> dict[str, Any]:
-        """A background job's state. There is no job queue yet, so no job exists."""
-        raise NotFound(f"job {job_id} not found: this version has no job queue", id=job_id)
+    # -- jobs -------------------------------------------------------------------------------
+
+    def job(self, job_id: str, *, scope: ScopeLike = None) -> Job:
+        """A background job's state; with ``scope``, only a job created within it (else
+        ``NotFound``, never a hint that it exists elsewhere)."""
+        if not isinstance(job_id, str) or not job_id or len(job_id) > 100:
+            raise InvalidInput("job id must be a non-empty string")
+        job = self.store.get_job(job_id)
+        if job is None or (scope is not None and not owns(Scope.parse(scope), job.scope)):
+            raise NotFound(f"job {job_id} not found", id=job_id)
+        return job
+
+    def jobs(self, *, statuses: Sequence[JobStatus | str] = (),
+             kinds: Sequence[JobKind | str] = (), limit: int = 50) -> builtins.list[Job]:
+        """Jobs, newest first (an operator's view: every scope)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
+        return self.store.jobs(statuses=[_enum(JobStatus, s, "status") for s in statuses],
+                               kinds=[_enum(JobKind, k, "kind") for k in kinds], limit=limit)
+
+    def retry_job(self, job_id: str) -> Job:
+        """Send a dead (or scheduled) job back to pending with its attempts reset."""
+        return self.store.retry_job(job_id, self._clock.now())
+
+    def purge_jobs(self, *, statuses: Sequence[JobStatus | str] = (),
+                   older_than: timedelta = timedelta(0)) -> int:
+        """Delete done / dead jobs last changed more than ``older_than`` ago."""
+        chosen = [_enum(JobStatus, s, "status") for s in statuses]
+        return self.store.purge_jobs(chosen, self._clock.now() - older_than)
+
+    def job_counts(self) -> dict[str, int]:
+        return self.store.job_counts()
 
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None
@@ -653,6 +868,18 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+
+def _derived_ids(job: Job) -> tuple[str, ...]:
+    return tuple(str(i) for i in (job.result or {}).get("memory_ids", ()))
+
+
+def _enum(kind: type[E], value: object, name: str) -> E:
+    try:
+        return kind(value)
+    except ValueError as exc:
+        raise InvalidInput(f"unknown {name} {value!r}; one of "
+                           f"{', '.join(str(v.value) for v in kind)}") from exc
 
 
 def check_batch(items: object, limit: int) -> None:

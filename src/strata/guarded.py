@@ -19,6 +19,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata.errors import InvalidInput, NotFound
@@ -172,9 +173,10 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.evidence(memory_id, scope=self.scope(scope))
 
-    def job(self, job_id: str) -> dict[str, Any]:
+    def job(self, job_id: str) -> Job:
+        """Visible only to a principal whose scope holds the scope that created it."""
         self._authorize(Operation.READ)
-        return self.strata.job(job_id)
+        return self.strata.job(job_id, scope=self.scope())
 
     def stats(self) -> StoreStats:
         self._authorize(Operation.READ)

@@ -9,7 +9,7 @@ takes a ``viewer`` applies the visibility rule of ``strata.domain.visibility`` i
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 
 Vector = npt.NDArray[np.float32]
@@ -49,6 +50,18 @@ class Embedder(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Stamp:
+    """Why a derived memory was written: what its ADD history row records."""
+
+    reason: str
+    provider: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+    confidence: float | None = None
+    event_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NewMemory:
     """A memory to insert, with its vector, derived from ``batch.events[event_index]``."""
 
@@ -58,6 +71,7 @@ class NewMemory:
     #: What lexical search indexes (``strata.domain.text.search_text`` of the content plus
     #: index keys); the store splits it with ``index_tokens``. None: the content itself.
     search_text: str | None = None
+    stamp: Stamp | None = None  # a decision's provenance; None: the batch's actor and reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +81,17 @@ class IdempotencyClaim:
 
 
 @dataclass(frozen=True, slots=True)
+class JobCompletion:
+    """Mark a leased job done in the same transaction as the batch: fenced by its token."""
+
+    lease: LeaseRef
+    result: Mapping[str, Any]
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class WriteBatch:
-    """Everything one ``remember`` writes, committed in one transaction."""
+    """Everything one ``remember`` (or one job's commit) writes, in one transaction."""
 
     events: Sequence[Event]
     memories: Sequence[NewMemory]
@@ -76,6 +99,11 @@ class WriteBatch:
     reason: str
     request_id: str | None = None
     idempotency: IdempotencyClaim | None = None
+    jobs: Sequence[NewJob] = ()  # enqueued with the data they work on
+    #: Compare-and-set changes of existing memories (each with its history row), applied
+    #: after the inserts; any conflict rolls the whole batch back.
+    changes: Sequence[MemoryChange] = ()
+    complete: JobCompletion | None = None  # checked first: a lost lease refuses everything
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +117,7 @@ class WriteOutcome:
     events: tuple[Event, ...]  # with their assigned seq and parent ids
     memories: tuple[StoredMemory, ...]
     replayed: bool = False  # the idempotency key had been seen: this is the first result
+    jobs: tuple[str, ...] = ()  # ids of the enqueued jobs (an active job's id on dedup)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +209,57 @@ class TokenStore(Protocol):
 
 
 @runtime_checkable
-class Store(TokenStore, Protocol):
+class JobQueue(Protocol):
+    """The durable job queue (``strata.domain.jobs`` draws the status machine). Jobs are
+    enqueued through ``Store.write`` (with the data they work on) or ``enqueue``; every
+    adapter claims without double-claiming and fences ``complete`` / ``fail`` by token."""
+
+    def enqueue(self, jobs: Sequence[NewJob], now: datetime) -> builtins.list[str]:
+        """Insert pending jobs; a dedup key held by an active job yields that job's id."""
+        ...
+
+    def claim(
+        self, owner: str, now: datetime, lease_s: float, *, limit: int = 1,
+        kinds: Sequence[JobKind] = (), job_id: str | None = None,
+    ) -> builtins.list[Job]:
+        """Lease up to ``limit`` due jobs (only ``job_id`` if given), oldest first. Each
+        comes back leased, with a fresh ``lease_token`` and one more attempt counted."""
+        ...
+
+    def fail(self, lease: LeaseRef, failure: JobFailure, now: datetime) -> Job:
+        """Record a failed attempt: retry_scheduled at ``failure.retry_at``, or dead.
+        ``LeaseLost`` if the token is not the current one or the lease has expired."""
+        ...
+
+    def reap(self, now: datetime) -> int:
+        """Turn expired leases into retries (or dead letters after the last attempt)."""
+        ...
+
+    def get_job(self, job_id: str) -> Job | None: ...
+
+    def jobs(
+        self, *, statuses: Sequence[JobStatus] = (), kinds: Sequence[JobKind] = (),
+        limit: int = 100,
+    ) -> builtins.list[Job]:
+        """Newest first."""
+        ...
+
+    def retry_job(self, job_id: str, now: datetime) -> Job:
+        """An operator's retry: a dead or scheduled job becomes pending with its attempts
+        reset. ``NotFound`` if absent; ``InvalidInput`` if it is leased or done."""
+        ...
+
+    def purge_jobs(self, statuses: Sequence[JobStatus], before: datetime) -> int:
+        """Delete finished jobs (done / dead only) last updated before ``before``."""
+        ...
+
+    def job_counts(self) -> dict[str, int]:
+        """How many jobs are in each status."""
+        ...
+
+
+@runtime_checkable
+class Store(TokenStore, JobQueue, Protocol):
     """Persistence for events, memories, vectors, history, idempotency keys and API tokens."""
 
     def close(self) -> None: ...
@@ -190,9 +269,11 @@ class Store(TokenStore, Protocol):
         ...
 
     def write(self, batch: WriteBatch) -> WriteOutcome:
-        """Insert events (assigning per-conversation seq), insert memories (collapsing exact
-        duplicates among live rows of one scope onto the existing row), write one history row
-        per memory, and record the idempotency key: all or nothing. A key seen before returns
+        """Check ``batch.complete``'s lease (``LeaseLost``), insert events (assigning
+        per-conversation seq), insert memories (collapsing exact duplicates among live rows
+        of one scope onto the existing row), write one history row per memory, apply
+        ``batch.changes`` as ``apply`` would, enqueue ``batch.jobs``, mark the completed job
+        done and record the idempotency key: all or nothing. A key seen before returns
         the first outcome with ``replayed=True``; the same key with another request hash raises
         ``IdempotencyMismatch``."""
         ...

@@ -20,11 +20,15 @@ class RememberResult:
     replayed: bool = False  # the idempotency key was seen before; this is the first answer
     warnings: tuple[str, ...] = ()
     episode_id: str | None = None  # the memory of the whole exchange (several messages)
+    job_id: str | None = None  # the extract job (none for raw)
+    derived_ids: tuple[str, ...] = ()  # memories the pipeline derived (when processed)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "event_ids": list(self.event_ids),
             "episode_id": self.episode_id,
+            "job_id": self.job_id,
+            "derived_ids": list(self.derived_ids),
             "memory_ids": list(self.memory_ids),
             "status": self.status,
             "deduplicated": list(self.deduplicated),

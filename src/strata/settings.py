@@ -25,6 +25,7 @@ EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
 ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
 AuthMode = Literal["local", "token"]
+ReviewMode = Literal["off", "capture_only", "all"]
 
 
 def default_home() -> Path:
@@ -105,6 +106,34 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Extra sensitive terms redacted before a remote call (with the built-in "
         "secret patterns).")
+    # -- the write pipeline and its job queue ([003] §5, §6.3) --
+    review_mode: ReviewMode = Field(
+        default="capture_only",
+        description="off: derived memories are active at once; capture_only: memories the "
+        "pipeline infers are candidates (not recalled) until approved, explicit remembers "
+        "stay active; all: every new memory waits for approval.")
+    pipeline_timeout_ms: int = Field(
+        default=2_000, ge=1,
+        description="How long a remember in mode auto waits for extraction and decisions "
+        "before answering queued (the job carries on in the background).")
+    embedded_worker: bool = Field(
+        default=True, description="Strata.open starts a worker thread that runs queued jobs "
+        "(turn off when `strata worker` processes do it).")
+    worker_concurrency: int = Field(default=1, ge=1, le=64,
+                                    description="Threads of the embedded worker.")
+    job_lease_s: float = Field(
+        default=60.0, gt=0, description="How long a claimed job is leased to its worker; "
+        "after that the reaper hands it to another.")
+    job_max_attempts: int = Field(default=5, ge=1, le=100,
+                                  description="Attempts before a job goes to the dead letter.")
+    job_backoff_base_s: float = Field(
+        default=1.0, gt=0, description="Retry n waits a random time up to base × 2^(n-1).")
+    job_backoff_cap_s: float = Field(default=300.0, gt=0, description="Longest retry wait.")
+    job_poll_s: float = Field(default=0.5, gt=0, description="Idle worker poll interval.")
+    manual_override_s: float = Field(
+        default=7 * 86_400, ge=0,
+        description="After an explicit modify, inferred decisions may not change the memory "
+        "for this long (0: no lock).")
     auth_mode: AuthMode = Field(
         default="local",
         description="local: loopback only, no token; token: every request needs a bearer token.",

@@ -73,6 +73,9 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
     a_admin, b_admin = bearer("admin", "a"), bearer("admin", "b")
     a_id = remember(api, a_admin, f"{SECRET} roadmap", pinned=True)
     a_gone = remember(api, a_admin, f"{SECRET} old plan")
+    a_job = api.post("/v1/remember", headers=a_admin,
+                     json={"text": f"{SECRET} later", "mode": "async"}).json()["job_id"]
+    assert api.get(f"/v1/jobs/{a_job}", headers=a_admin).status_code == 200
     api.delete(f"/v1/memories/{a_gone}", headers=a_admin, params={"reason": "old"})
     remember(api, b_admin, "team b notes on the roadmap")
     a_export = "".join(json.dumps(r) + "\n" for r in facade.export())
@@ -105,7 +108,7 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             "preview_token": preview.json()["preview_token"]}),
         "POST /v1/modify": lambda: api.post("/v1/modify", headers=b_admin,
                                             json={"items": [item], "scope": A}),
-        "GET /v1/jobs/{job_id}": lambda: api.get(f"/v1/jobs/{a_id}", headers=b_admin),
+        "GET /v1/jobs/{job_id}": lambda: api.get(f"/v1/jobs/{a_job}", headers=b_admin),
         "GET /v1/export": lambda: api.get("/v1/export", headers=b_admin),
         "POST /v1/import": lambda: api.post("/v1/import", headers=b_admin, params=A,
                                             content=a_export.encode()),

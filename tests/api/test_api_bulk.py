@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,16 +70,27 @@ def test_batch_modify_reports_each_item(client: TestClient, remember: Remember) 
     assert client.post("/v1/modify", json={"items": too_many}).status_code == 422
 
 
-def test_jobs_do_not_exist_yet(client: TestClient) -> None:
+def test_a_queued_remember_has_a_job_to_follow(client: TestClient) -> None:
     response = client.get("/v1/jobs/anything")
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+    queued = client.post("/v1/remember", json={"text": "I live in Berlin", "mode": "async"})
+    job_id = queued.json()["job_id"]
+    for _ in range(500):  # the embedded worker runs it
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["status"] == "done":
+            break
+        time.sleep(0.01)
+    assert job["kind"] == "extract" and job["status"] == "done" and job["attempts"] == 1
+    assert "lease_token" not in job and len(job["result"]["memory_ids"]) == 1
 
 
 def test_remember_modes_over_http(client: TestClient) -> None:
     raw = client.post("/v1/remember", json={"text": "raw input", "raw": True}).json()
     assert raw["status"] == "raw_saved" and raw["job_id"] is None
     queued = client.post("/v1/remember", json={"text": "later", "mode": "async"}).json()
-    assert queued["status"] == "processed" and "no job queue" in queued["warnings"][0]
+    assert queued["status"] == "queued" and queued["job_id"] and queued["warnings"] == []
+    done = client.post("/v1/remember", json={"text": "I work at Acme", "mode": "sync"}).json()
+    assert done["status"] == "processed" and len(done["derived_ids"]) == 1
     for bad in ({"mode": "soon"}, {"pipeline_timeout_ms": 0}, {"pipeline_timeout_ms": 10**6}):
         assert client.post("/v1/remember", json={"text": "x", **bad}).status_code == 422
 

@@ -18,7 +18,7 @@ from strata.errors import (
     ScopeDenied,
     Unauthenticated,
 )
-from strata.facade import NO_QUEUE_WARNING, Strata
+from strata.facade import Strata
 from strata.guarded import GuardedStrata
 from strata.policy import Principal, Role
 from strata.ports import Store
@@ -256,8 +256,11 @@ def test_import_refuses_records_outside_the_callers_scope(strata: Strata) -> Non
 def test_remember_modes(strata: Strata) -> None:
     assert strata.remember("raw one", scope=A, raw=True).status == "raw_saved"
     queued = strata.remember("later", scope=A, mode="async")
-    assert (queued.status, queued.warnings) == ("processed", (NO_QUEUE_WARNING,))
-    assert strata.remember("now", scope=A, mode="sync", pipeline_timeout_ms=500).warnings == ()
+    assert (queued.status, queued.warnings, queued.derived_ids) == ("queued", (), ())
+    assert queued.job_id is not None and strata.job(queued.job_id).status.value == "pending"
+    now = strata.remember("I live in Berlin", scope=A, mode="sync", pipeline_timeout_ms=5000)
+    assert (now.status, now.warnings) == ("processed", ())
+    assert [strata.get(i, scope=A).content for i in now.derived_ids] == ["User lives in Berlin"]
     for bad in ({"mode": "eventually"}, {"pipeline_timeout_ms": 0},
                 {"pipeline_timeout_ms": 10**9}, {"raw": "yes"}):
         with pytest.raises(InvalidInput):
@@ -267,6 +270,13 @@ def test_remember_modes(strata: Strata) -> None:
         strata.remember("keyed", scope=A, idempotency_key="k", mode="async")
 
 
-def test_there_is_no_job_to_find(strata: Strata) -> None:
+def test_a_job_is_found_only_within_the_scope_that_made_it(strata: Strata) -> None:
     with pytest.raises(NotFound):
         strata.job("any")
+    job_id = strata.remember("later", scope=A, mode="async").job_id
+    assert job_id is not None and strata.job(job_id, scope=A).id == job_id
+    with pytest.raises(NotFound):
+        strata.job(job_id, scope=B)
+    with pytest.raises(NotFound):
+        caller(strata, "admin", team="b").job(job_id)
+    assert caller(strata, "reader", team="a").job(job_id).id == job_id

@@ -74,8 +74,9 @@ def modify_batch(body: ModifyBatchRequest, guarded: GuardedDep) -> JSONResponse:
 def get_job(
     job_id: Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)], guarded: GuardedDep
 ) -> dict[str, Any]:
-    """A background job's state. This version has no job queue: always 404."""
-    return guarded.job(job_id)
+    """A background job's state: status, attempts, next retry, last error, result. Visible
+    only within the scope that created it (404 otherwise)."""
+    return guarded.job(job_id).to_dict()
 
 
 @transfer_router.get(

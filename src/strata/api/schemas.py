@@ -107,9 +107,11 @@ class RememberFields(RequestModel):
         default=None, description="The same key with the same body returns the first answer "
         "(header Idempotent-Replayed: true); with another body it is refused (422).",
     )
-    mode: Literal["sync", "async", "auto"] = Field(
-        default="auto", description="No job queue exists yet: every mode is processed now; "
-        "async says so in a warning.",
+    mode: Literal["sync", "async", "auto", "raw"] = Field(
+        default="auto", description="async: save and enqueue, answer queued at once; sync / "
+        "auto: run extraction and decisions now (auto: within pipeline_timeout_ms, default "
+        "STRATA_PIPELINE_TIMEOUT_MS), answer queued with a warning if they fail or run late; "
+        "raw: no extraction (same as raw=true).",
     )
     raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
     pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)
@@ -293,7 +295,9 @@ class RememberResponse(ResponseModel):
     event_ids: list[str]
     memory_ids: list[str]
     status: Literal["processed", "queued", "raw_saved"]
-    job_id: str | None = Field(description="Set when queued; never, until a job queue exists.")
+    job_id: str | None = Field(description="The extract job (GET /v1/jobs/{id}); none for raw.")
+    derived_ids: list[str] = Field(
+        default_factory=list, description="Memories the pipeline derived (when processed).")
     deduplicated: list[bool] = Field(description="Per memory id: collapsed onto an existing one.")
     warnings: list[str]
     episode_id: str | None = Field(
@@ -419,7 +423,7 @@ def remember_payload(result: RememberResult) -> dict[str, Any]:
     """The HTTP body of a remember: the same for the first answer and every replay."""
     body = result.to_dict()
     del body["replayed"]
-    return {**body, "job_id": None}
+    return body
 
 
 def page_payload(page: Page) -> dict[str, Any]:

@@ -137,7 +137,7 @@ class _Run:
         fact = facts[0] if facts else None
         content = fact.content if fact is not None else text
         pinned = memory.pinned if memory is not None else False
-        result = self.strata.remember(content, pinned=pinned)
+        result = self.strata.remember(content, pinned=pinned, mode="raw")
         store_id = result.memory_ids[0]
         override = memory.manual_override_until if memory is not None else None
         self.known[store_id] = _Known(fact, override)
@@ -176,7 +176,7 @@ class _Run:
         try:
             if decision.action is Action.ADD:
                 result = self.strata.remember(fact.content, pinned=fact.pinned,
-                                              importance=fact.importance / 10)
+                                              importance=fact.importance / 10, mode="raw")
                 self.known[result.memory_ids[0]] = _Known(fact)
             elif decision.action is Action.UPDATE and decision.target_id:
                 self.strata.modify(decision.target_id, content=fact.content,
@@ -185,7 +185,8 @@ class _Run:
             elif decision.action is Action.DELETE and decision.target_id:
                 # The negation supersedes the memory: the old one goes, the negation stays.
                 self.strata.forget(decision.target_id, reason=decision.reason)
-                result = self.strata.remember(fact.content, importance=fact.importance / 10)
+                result = self.strata.remember(fact.content, importance=fact.importance / 10,
+                                              mode="raw")
                 self.known[result.memory_ids[0]] = _Known(fact)
         except StrataError as exc:
             return f"{decision.action.value}: {exc.code}: {exc.message}"

@@ -669,7 +669,7 @@ def ingest_remember(
     """``Strata.remember`` each text (embedding included); returns the seconds it took."""
     started = time.perf_counter()
     for i, text in enumerate(texts, start=1):
-        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-tail")
+        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-tail", mode="raw")
         if progress is not None and (i % 25 == 0 or i == len(texts)):
             progress("ingest (remember)", i, len(texts))
     return time.perf_counter() - started
@@ -763,7 +763,7 @@ def _time_remembers(strata: Strata, texts: Sequence[str]) -> list[float]:
     wall: list[float] = []
     for text in texts:
         mark = time.perf_counter()
-        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live")
+        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live", mode="raw")
         wall.append(_ms_since(mark))
     return wall
 

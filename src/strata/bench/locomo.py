@@ -475,7 +475,7 @@ class StrataTurns:
                 turns = session.turns[start:start + chunk]
                 result = memory.remember(
                     messages=[_message(t, session.date) for t in turns],
-                    conversation_id=f"session_{session.number}", scope=SCOPE,
+                    conversation_id=f"session_{session.number}", scope=SCOPE, mode="raw",
                 )
                 self._dia_ids.update(zip(result.event_ids, (t.dia_id for t in turns),
                                          strict=True))

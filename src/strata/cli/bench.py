@@ -21,6 +21,7 @@ from rich.progress import (
 from rich.table import Table
 
 from strata.bench.decisions import DecisionsReport, run_decisions
+from strata.bench.jobs import run_jobs_bench
 from strata.bench.latency import LatencyConfig, LatencyReport, run_latency
 from strata.bench.locomo import (
     ALL_CATEGORIES,
@@ -373,3 +374,47 @@ def _decisions_table(report: DecisionsReport) -> Group:
     for name, passed in report.targets.items():
         facts.add_row(name, "[green]PASS[/green]" if passed else "[red]FAIL[/red]")
     return Group(table, facts)
+
+
+@bench_app.command("jobs")
+def jobs(
+    n: Annotated[int, typer.Option("--jobs", min=1, help="Async remembers to enqueue.")
+                 ] = 10_000,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=32,
+                                         help="`strata worker` processes.")] = 4,
+    embedder: Annotated[str, typer.Option(help="hashing (default), onnx or torch.")
+                        ] = "hashing",
+    url: Annotated[str | None, typer.Option("--url", help="A postgresql:// URL instead of a "
+                                            "fresh SQLite file.")] = None,
+    workdir: Annotated[Path | None, typer.Option("--workdir", help="Where the store goes "
+                                                 "(default: a temporary directory).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Throughput and exactly-once of the job queue: N extract jobs drained by W worker
+    processes; every job must be done after one claim and every derived memory added once."""
+    import tempfile
+
+    with errors_reported(as_json=as_json):
+        home = workdir or Path(tempfile.mkdtemp(prefix="strata-bench-jobs-"))
+        report = run_jobs_bench(home, n=n, workers=workers, embedder=embedder, url=url)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+        return
+    table = Table(title=f"strata bench jobs — {report.jobs} jobs, {report.workers} workers, "
+                        f"{report.backend}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for label, value in (
+        ("enqueue (async remember) p50 / p95 ms",
+         f"{report.enqueue_p50_ms:.2f} / {report.enqueue_p95_ms:.2f}"),
+        ("drain time s", f"{report.drain_s:.1f}"), ("jobs / s", f"{report.jobs_per_s:.0f}"),
+        ("done", str(report.done)), ("done after one claim", str(report.claimed_once)),
+        ("derived memories / added once",
+         f"{report.derived_memories} / {report.derived_added_once}"),
+        ("jobs per worker", ", ".join(map(str, report.per_worker))),
+        ("exactly once", "yes" if report.exactly_once else "NO"),
+    ):
+        table.add_row(label, value)
+    Console().print(table)
+    if not report.exactly_once:
+        raise typer.Exit(1)

@@ -8,6 +8,7 @@ the same JSON the HTTP API returns. Errors and exit codes are mapped once, in
 
 from __future__ import annotations
 
+import enum
 import json
 import sys
 from collections.abc import Mapping
@@ -18,11 +19,21 @@ from typing import Annotated, Any
 import typer
 
 from strata.cli import ops, render
+from strata.cli.jobs import jobs_app
+from strata.cli.jobs import worker as worker_command
 from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput
+
+
+class RememberMode(enum.StrEnum):
+    AUTO = "auto"
+    SYNC = "sync"
+    ASYNC = "async"
+    RAW = "raw"
+
 
 app = typer.Typer(
     name="strata",
@@ -169,6 +180,11 @@ def remember(
         typer.Option("--idempotency-key", help="Repeating a call with this key returns the "
                                                "first answer instead of writing twice."),
     ] = None,
+    mode: Annotated[
+        RememberMode, typer.Option("--mode", help="auto: extract now within the pipeline "
+                                   "timeout, else queue; sync: wait for it; async: queue at "
+                                   "once; raw: no extraction."),
+    ] = RememberMode.AUTO,
     as_json: JsonFlag = False,
 ) -> None:
     """Record a text (or a conversation's messages) and derive memories from it."""
@@ -179,7 +195,7 @@ def remember(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         result = strata.remember(
             body, messages=turns, scope=_scope(team, user, agent, run), type=memory_type,
-            importance=importance, pinned=pinned, tags=tags or (),
+            importance=importance, pinned=pinned, tags=tags or (), mode=mode.value,
             conversation_id=conversation, author=author, meta=meta_value,
             idempotency_key=idempotency_key,
         )
@@ -519,7 +535,7 @@ def serve(
     from strata.api.app import create_app
     from strata.api.deps import check_bind
 
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_strata(_options(ctx), as_json=as_json, worker=True) as strata:
         bind_host, bind_port = host or strata.settings.host, port or strata.settings.port
         check_bind(bind_host, strata.settings.auth_mode)
         strata.warm_up()
@@ -548,4 +564,6 @@ def _add_bench(cli: typer.Typer) -> None:
 _add_bench(app)
 app.command("mcp")(mcp_command)
 app.add_typer(token_app, name="token")
+app.add_typer(jobs_app, name="jobs")
+app.command("worker")(worker_command)
 ops.register(app)

@@ -46,7 +46,7 @@ def mcp(
 
     options = ctx.find_root().obj
     options = options if isinstance(options, GlobalOptions) else GlobalOptions()
-    with open_strata(options, as_json=False) as strata:
+    with open_strata(options, as_json=False, worker=True) as strata:
         # The local user, as in the HTTP API's local mode; the options name the scope.
         caller = Caller(scope=Scope(team=team or "default", user=user, agent=agent, run=run),
                         principal=local_principal(actor))

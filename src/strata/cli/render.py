@@ -46,6 +46,12 @@ def show_remembered(result: RememberResult) -> None:
     for memory_id, deduplicated in zip(result.memory_ids, result.deduplicated, strict=False):
         note = " (already known: collapsed onto the existing memory)" if deduplicated else ""
         console.print(Text(f"Remembered {memory_id}{note}"))
+    for derived_id in result.derived_ids:
+        console.print(Text(f"Derived {derived_id}"))
+    if result.job_id is not None and result.status == "queued":
+        console.print(Text(f"Queued job {result.job_id} (strata jobs list)"))
+    for warning in result.warnings:
+        console.print(Text(f"warning: {warning}"))
 
 
 def show_recall(result: Recall) -> None:

@@ -77,18 +77,22 @@ def errors_reported(*, as_json: bool) -> Iterator[None]:
 
 
 @contextmanager
-def open_strata(options: GlobalOptions, *, as_json: bool) -> Iterator[Strata]:
-    """The facade for one command, closed when it ends; errors reported as above."""
+def open_strata(options: GlobalOptions, *, as_json: bool, worker: bool = False
+                ) -> Iterator[Strata]:
+    """The facade for one command, closed when it ends; errors reported as above. One-shot
+    commands run no background worker (``worker``: as the settings say, for ``serve``)."""
     with errors_reported(as_json=as_json):
-        strata = _open(options)
+        strata = _open(options, worker)
         try:
             yield strata
         finally:
             strata.close()
 
 
-def _open(options: GlobalOptions) -> Strata:
+def _open(options: GlobalOptions, worker: bool = False) -> Strata:
     from strata.facade import Strata
 
     kind = options.embedder.value if options.embedder is not None else None
-    return Strata.open(options.home, embedder=kind)
+    if worker:
+        return Strata.open(options.home, embedder=kind)
+    return Strata.open(options.home, embedder=kind, embedded_worker=False)

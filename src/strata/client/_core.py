@@ -233,7 +233,8 @@ def parse_remembered(data: Mapping[str, Any]) -> RememberResult:
         event_ids=tuple(data["event_ids"]), memory_ids=tuple(data["memory_ids"]),
         status=data["status"], deduplicated=tuple(data.get("deduplicated", ())),
         replayed=bool(data.get("replayed", False)), warnings=tuple(data.get("warnings", ())),
-        episode_id=data.get("episode_id"),
+        episode_id=data.get("episode_id"), job_id=data.get("job_id"),
+        derived_ids=tuple(data.get("derived_ids", ())),
     )
 
 

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from strata.domain.decisions import Candidate, Decision, decide, enforce_invariants
+from strata.domain.decisions import (
+    Candidate,
+    Decision,
+    decide,
+    decide_batch,
+    enforce_invariants,
+)
 from strata.errors import InvalidInput, ProviderError
 from strata.providers.base import ExtractedFact, Extraction, Provider
 from strata.providers.redaction import Redactor
@@ -67,6 +73,20 @@ class ProviderChain:
         return enforce_invariants(decide(fact.view, candidates, now), candidates, now)
 
 
+    def decide_all(
+        self, facts: Sequence[ExtractedFact], candidates: Sequence[Sequence[Candidate]]
+    ) -> list[Decision]:
+        """Decisions for every fact of one input. The rule-based decider sees the whole input
+        (its batch rules of [003] §11.3); a model decides fact by fact, falling back per fact."""
+        now = self._now()
+        deciding = next((p for p in self.providers if p.capabilities.decision), None)
+        if deciding is not None and not isinstance(deciding, RuleBasedProvider):
+            return [self.decide(f, c) for f, c in zip(facts, candidates, strict=True)]
+        decisions = decide_batch([f.view for f in facts], candidates, now)
+        return [enforce_invariants(d, c, now)
+                for d, c in zip(decisions, candidates, strict=True)]
+
+
 def make_provider(kind: ProviderKind, settings: Settings) -> Provider:
     """The provider ``kind`` configured from ``settings``."""
     if kind == "rules":
@@ -87,10 +107,12 @@ def make_provider(kind: ProviderKind, settings: Settings) -> Provider:
     )
 
 
-def build_chain(settings: Settings) -> ProviderChain:
+def build_chain(
+    settings: Settings, *, now: Callable[[], datetime] | None = None
+) -> ProviderChain:
     """Preferred provider, then the optional fallback, as configured."""
     kinds = [settings.provider]
     if settings.fallback_provider and settings.fallback_provider != settings.provider:
         kinds.append(settings.fallback_provider)
     return ProviderChain([make_provider(k, settings) for k in kinds],
-                         local_only=settings.local_only)
+                         local_only=settings.local_only, now=now)

@@ -6,7 +6,7 @@ import base64
 import binascii
 import json
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -14,11 +14,16 @@ from strata.domain.ids import new_id
 from strata.domain.models import Event, Filters, HistoryEvent, HistoryKind, Memory
 from strata.domain.text import STOPWORDS, index_tokens
 from strata.errors import InvalidInput
-from strata.ports import Vector, WriteBatch
+from strata.ports import Stamp, Vector, WriteBatch
 
 DUPLICATE_REASON = "exact duplicate of a live memory"
 #: Query terms a lexical search uses at most (OR over many terms is what makes FTS slow).
 MAX_QUERY_TERMS = 32
+
+
+def system_now() -> datetime:
+    """The fallback time of rows whose caller gave none (jobs enqueued without a time)."""
+    return datetime.now(UTC)
 
 
 def query_terms(query: str) -> list[str]:
@@ -79,18 +84,26 @@ def index_covers(filters: Filters) -> bool:
 
 
 def insert_history(
-    memory: Memory, batch: WriteBatch, event: Event | None, *, duplicate_of: str | None = None
+    memory: Memory, batch: WriteBatch, event: Event | None, *, duplicate_of: str | None = None,
+    stamp: Stamp | None = None,
 ) -> HistoryEvent:
-    """The history row for a memory written by ``Store.write``: ADD, or NONE for a duplicate."""
+    """The history row for a memory written by ``Store.write``: ADD, or NONE for a duplicate;
+    a derived memory's ``stamp`` adds the decision's reason and provenance."""
+    reason = stamp.reason if stamp is not None else batch.reason
     return HistoryEvent(
         id=new_id(),
         memory_id=duplicate_of or memory.id,
         kind=HistoryKind.NONE if duplicate_of else HistoryKind.ADD,
         ts=memory.created_at,
         actor=batch.actor,
-        reason=DUPLICATE_REASON if duplicate_of else batch.reason,
+        reason=f"{DUPLICATE_REASON} ({reason})" if duplicate_of and stamp else
+        DUPLICATE_REASON if duplicate_of else reason,
         before=None,
         after=None if duplicate_of else memory.to_dict(),
         request_id=batch.request_id,
-        event_id=event.id if event else None,
+        event_id=event.id if event else stamp.event_id if stamp else None,
+        provider=stamp.provider if stamp else None,
+        model=stamp.model if stamp else None,
+        prompt_version=stamp.prompt_version if stamp else None,
+        confidence=stamp.confidence if stamp else None,
     )

@@ -48,20 +48,22 @@ from strata.stores.common import (
     index_covers,
     insert_history,
     query_terms,
+    system_now,
 )
+from strata.stores.memory_jobs import InMemoryJobQueue
 from strata.stores.vector_index import IndexEntry, VectorIndex
 
 _BM25_K1 = 1.2
 _BM25_B = 0.75
 
 
-class InMemoryStore:
+class InMemoryStore(InMemoryJobQueue):
     backend = "memory"
 
     def __init__(self, dim: int = 384, embedder_name: str = "unknown") -> None:
+        super().__init__(threading.RLock())
         self.dim = dim
         self.embedder_name = embedder_name
-        self._lock = threading.RLock()
         self._events: dict[str, Event] = {}
         self._last_event: dict[tuple[str, str], Event] = {}
         self._memories: dict[str, Memory] = {}
@@ -91,8 +93,12 @@ class InMemoryStore:
                 if request_hash != claim.request_hash:
                     raise IdempotencyMismatch("idempotency key reused with a different request")
                 return replace(first, replayed=True)
+            if batch.complete is not None:  # fencing first: a lost lease changes nothing
+                self._held(batch.complete.lease, batch.complete.now)
             for new in batch.memories:  # validate first: a failed write must change nothing
                 checked_vector(new.embedding, self.dim)
+            for change in batch.changes:
+                self._check_change(change)
             events = tuple(self._sequence(e) for e in batch.events)
             stored: builtins.list[StoredMemory] = []
             for new in batch.memories:
@@ -101,7 +107,13 @@ class InMemoryStore:
             for event in events:
                 self._events[event.id] = event
                 self._last_event[(event.scope.team, event.conversation_id)] = event
-            outcome = WriteOutcome(events=events, memories=tuple(stored))
+            for change in batch.changes:
+                self._apply_checked(change)
+            jobs = tuple(self.enqueue(batch.jobs, system_now())) if batch.jobs else ()
+            if batch.complete is not None:
+                self._complete(batch.complete.lease, dict(batch.complete.result),
+                               batch.complete.now)
+            outcome = WriteOutcome(events=events, memories=tuple(stored), jobs=jobs)
             if claim is not None:
                 self._idempotency[claim.key] = (claim.request_hash, outcome)
             return outcome
@@ -119,14 +131,19 @@ class InMemoryStore:
         memory = new.memory
         existing = self._live_hashes.get((memory.scope.key, memory.content_hash))
         if existing is not None:
-            row = insert_history(memory, batch, event, duplicate_of=existing)
+            row = insert_history(memory, batch, event, duplicate_of=existing, stamp=new.stamp)
             self._history[existing].append(row)
             return StoredMemory(existing, deduplicated=True)
         self._put(memory, new.embedding, new.search_text)
-        self._history[memory.id].append(insert_history(memory, batch, event))
+        self._history[memory.id].append(insert_history(memory, batch, event, stamp=new.stamp))
         return StoredMemory(memory.id, deduplicated=False)
 
     def apply(self, change: MemoryChange) -> Memory:
+        with self._lock:
+            self._check_change(change)
+            return self._apply_checked(change)
+
+    def _check_change(self, change: MemoryChange) -> None:
         after = change.after
         with self._lock:
             current = self._memories.get(after.id)
@@ -145,6 +162,13 @@ class InMemoryStore:
                         "another live memory of this scope has the same content",
                         id=after.id, duplicate_of=holder,
                     )
+            if change.embedding is not None:
+                checked_vector(change.embedding, self.dim)
+
+    def _apply_checked(self, change: MemoryChange) -> Memory:
+        after = change.after
+        with self._lock:
+            current = self._memories[after.id]
             vector = self._vectors[after.id]
             if change.embedding is not None:  # checked before anything changes
                 vector = checked_vector(change.embedding, self.dim)
@@ -355,3 +379,4 @@ class InMemoryStore:
                 return False
             self._tokens[token_id] = replace(record, revoked_at=at)
             return True
+

@@ -74,10 +74,13 @@ from strata.stores.common import (
     encode_cursor,
     insert_history,
     query_terms,
+    system_now,
     vector_bytes,
 )
+from strata.stores.postgres import jobs as jq
 from strata.stores.postgres import migrations
 from strata.stores.postgres import queries as q
+from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
 
 Conn = psycopg.Connection[Any]
@@ -121,7 +124,7 @@ class _SearchFields:
         return (self.text, self.length)
 
 
-class PostgresStore:
+class PostgresStore(PostgresJobQueue):
     backend = "postgres"
 
     def __init__(
@@ -243,6 +246,9 @@ class PostgresStore:
     def write(self, batch: WriteBatch) -> WriteOutcome:
         for new in batch.memories:  # refused before anything is written
             checked_vector(new.embedding, self.dim)
+        for change in batch.changes:
+            if change.embedding is not None:
+                checked_vector(change.embedding, self.dim)
         search = [_SearchFields.of(new.search_text or new.memory.content)
                   for new in batch.memories]
         try:
@@ -254,6 +260,8 @@ class PostgresStore:
         """Every row kind in as few statements as the batch allows: events, memories and
         history by ``executemany`` (pipelined), the postings of all new memories in one
         statement, the corpus totals once."""
+        if batch.complete is not None:  # fencing first: a lost lease changes nothing
+            jq.check_held(conn, batch.complete.lease, batch.complete.now)
         claim = batch.idempotency
         if claim is not None:
             conn.execute(q.LOCK_IDEMPOTENCY_KEY, (claim.key,))
@@ -268,7 +276,14 @@ class PostgresStore:
                  if not result.deduplicated]
         if added:
             conn.execute(q.ADD_TEXT_STATS, (len(added), sum(f.length for f in added)))
-        outcome = WriteOutcome(events=events, memories=tuple(stored))
+        for change in batch.changes:
+            self._apply(conn, change, _SearchFields.of(change.search_text)
+                        if change.search_text is not None else None)
+        now = system_now()
+        jobs = tuple(jq.enqueue_one(conn, job, now) for job in batch.jobs)
+        if batch.complete is not None:
+            jq.complete(conn, batch.complete.lease, batch.complete.result, batch.complete.now)
+        outcome = WriteOutcome(events=events, memories=tuple(stored), jobs=jobs)
         if claim is not None:
             conn.execute(q.PUT_IDEMPOTENCY, (
                 claim.key, claim.request_hash, Jsonb(_outcome_json(outcome)),
@@ -285,7 +300,8 @@ class PostgresStore:
         saved = row[1]
         events = tuple(self._events(conn, saved["events"]))
         memories = tuple(StoredMemory(memory_id, bool(dup)) for memory_id, dup in saved["memories"])
-        return WriteOutcome(events=events, memories=memories, replayed=True)
+        return WriteOutcome(events=events, memories=memories, replayed=True,
+                            jobs=tuple(saved.get("jobs", ())))
 
     def _insert_events(self, conn: Conn, batch: Sequence[Event]) -> tuple[Event, ...]:
         """Each event gets the next ``seq`` of its conversation (read once per conversation:
@@ -329,12 +345,13 @@ class PostgresStore:
                     break
                 rowid = _first(conn.execute(q.INSERT_MEMORY_UNLESS_HELD, row).fetchone())
             if holder is not None:
-                history.append(insert_history(new.memory, batch, event, duplicate_of=holder[0]))
+                history.append(insert_history(new.memory, batch, event, duplicate_of=holder[0],
+                                              stamp=new.stamp))
                 stored.append(StoredMemory(holder[0], deduplicated=True))
             else:
                 assert rowid is not None
                 postings.append((rowid, fields))
-                history.append(insert_history(new.memory, batch, event))
+                history.append(insert_history(new.memory, batch, event, stamp=new.stamp))
                 stored.append(StoredMemory(new.memory.id, deduplicated=False))
         _insert_postings(conn, postings)
         _execute_many(conn, q.INSERT_HISTORY, [_history_row(h) for h in history])
@@ -807,6 +824,7 @@ def _outcome_json(outcome: WriteOutcome) -> dict[str, Any]:
     return {
         "events": [e.id for e in outcome.events],
         "memories": [[m.memory_id, m.deduplicated] for m in outcome.memories],
+        "jobs": list(outcome.jobs),
     }
 
 

@@ -41,8 +41,6 @@ from strata.errors import (
     InvalidInput,
     NotFound,
     StoreError,
-    StoreLocked,
-    StrataError,
     VersionConflict,
 )
 from strata.ports import (
@@ -66,10 +64,14 @@ from strata.stores.common import (
     index_covers,
     insert_history,
     query_terms,
+    system_now,
     vector_bytes,
 )
+from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
+from strata.stores.sqlite.errors import translated as _translated
+from strata.stores.sqlite.jobs import SQLiteJobQueue
 from strata.stores.vector_index import VectorIndex
 
 #: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
@@ -80,7 +82,7 @@ MEMORY_CACHE_ROWS = 10_000
 INDEX_CHUNK = 5_000
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteJobQueue):
     backend = "sqlite"
 
     def __init__(
@@ -183,6 +185,8 @@ class SQLiteStore:
 
     def write(self, batch: WriteBatch) -> WriteOutcome:
         with self._transaction() as conn:
+            if batch.complete is not None:  # fencing first: a lost lease changes nothing
+                jq.check_held(conn, batch.complete.lease, batch.complete.now)
             claim = batch.idempotency
             if claim is not None:
                 replay = self._replay(conn, claim.key, claim.request_hash)
@@ -194,7 +198,14 @@ class SQLiteStore:
             for rev_offset, new in enumerate(batch.memories, start=1):
                 event = events[new.event_index] if new.event_index is not None else None
                 stored.append(self._insert_memory(conn, new, batch, event, rev + rev_offset))
-            outcome = WriteOutcome(events=events, memories=tuple(stored))
+            for change in batch.changes:
+                self._apply_in(conn, change)
+            now = system_now()
+            jobs = tuple(jq.enqueue_one(conn, job, now) for job in batch.jobs)
+            if batch.complete is not None:
+                done = batch.complete
+                jq.complete(conn, done.lease, done.result, done.now)
+            outcome = WriteOutcome(events=events, memories=tuple(stored), jobs=jobs)
             if claim is not None:
                 conn.execute(q.PUT_IDEMPOTENCY, (
                     claim.key, claim.request_hash, _outcome_json(outcome),
@@ -211,7 +222,8 @@ class SQLiteStore:
         saved = json.loads(row[1])
         events = tuple(self._events(conn, saved["events"]))
         memories = tuple(StoredMemory(memory_id, bool(dup)) for memory_id, dup in saved["memories"])
-        return WriteOutcome(events=events, memories=memories, replayed=True)
+        return WriteOutcome(events=events, memories=memories, replayed=True,
+                            jobs=tuple(saved.get("jobs", ())))
 
     def _insert_event(self, conn: sqlite3.Connection, event: Event) -> Event:
         last = conn.execute(q.LAST_EVENT, (event.scope.team, event.conversation_id)).fetchone()
@@ -231,10 +243,11 @@ class SQLiteStore:
         memory = new.memory
         holder = conn.execute(q.LIVE_HOLDER, (memory.scope.key, memory.content_hash)).fetchone()
         if holder is not None:
-            _insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder[0]))
+            _insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder[0],
+                                                 stamp=new.stamp))
             return StoredMemory(holder[0], deduplicated=True)
         self._insert_memory_row(conn, memory, new.embedding, rev, new.search_text)
-        _insert_history(conn, insert_history(memory, batch, event))
+        _insert_history(conn, insert_history(memory, batch, event, stamp=new.stamp))
         return StoredMemory(memory.id, deduplicated=False)
 
     def _insert_memory_row(
@@ -248,34 +261,38 @@ class SQLiteStore:
                                           vector_bytes(checked_vector(vector, self.dim))))
 
     def apply(self, change: MemoryChange) -> Memory:
-        after = change.after
         with self._transaction() as conn:
-            row = conn.execute("SELECT rowid, version FROM memories WHERE id = ?",
-                               (after.id,)).fetchone()
-            if row is None:
-                raise NotFound(f"memory {after.id} not found", id=after.id)
-            rowid, version = row
-            if version != change.expected_version:
-                raise VersionConflict(
-                    f"memory {after.id} is at version {version}, not {change.expected_version}",
-                    id=after.id, current_version=version,
+            return self._apply_in(conn, change)
+
+    def _apply_in(self, conn: sqlite3.Connection, change: MemoryChange) -> Memory:
+        """Compare-and-set inside the caller's transaction (``apply`` or ``write``)."""
+        after = change.after
+        row = conn.execute("SELECT rowid, version FROM memories WHERE id = ?",
+                           (after.id,)).fetchone()
+        if row is None:
+            raise NotFound(f"memory {after.id} not found", id=after.id)
+        rowid, version = row
+        if version != change.expected_version:
+            raise VersionConflict(
+                f"memory {after.id} is at version {version}, not {change.expected_version}",
+                id=after.id, current_version=version,
+            )
+        if after.lifecycle in LIVE:
+            key = (after.scope.key, after.content_hash)
+            holder = conn.execute(q.LIVE_HOLDER, key).fetchone()
+            if holder is not None and holder[0] != after.id:
+                raise DuplicateContent(
+                    "another live memory of this scope has the same content",
+                    id=after.id, duplicate_of=holder[0],
                 )
-            if after.lifecycle in LIVE:
-                key = (after.scope.key, after.content_hash)
-                holder = conn.execute(q.LIVE_HOLDER, key).fetchone()
-                if holder is not None and holder[0] != after.id:
-                    raise DuplicateContent(
-                        "another live memory of this scope has the same content",
-                        id=after.id, duplicate_of=holder[0],
-                    )
-            rev = conn.execute(q.MAX_REV).fetchone()[0] + 1
-            conn.execute(q.UPDATE_MEMORY, (
-                *_update_row(after), rev, change.search_text, after.id, version,
-            ))
-            if change.embedding is not None:
-                blob = vector_bytes(checked_vector(change.embedding, self.dim))
-                conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
-            _insert_history(conn, change.history)
+        rev = conn.execute(q.MAX_REV).fetchone()[0] + 1
+        conn.execute(q.UPDATE_MEMORY, (
+            *_update_row(after), rev, change.search_text, after.id, version,
+        ))
+        if change.embedding is not None:
+            blob = vector_bytes(checked_vector(change.embedding, self.dim))
+            conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
+        _insert_history(conn, change.history)
         return after
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -621,6 +638,7 @@ def _outcome_json(outcome: WriteOutcome) -> str:
     return _json({
         "events": [e.id for e in outcome.events],
         "memories": [[m.memory_id, m.deduplicated] for m in outcome.memories],
+        "jobs": list(outcome.jobs),
     })
 
 
@@ -630,18 +648,3 @@ def fts_query(text: str) -> str | None:
     if not terms:
         return None
     return " OR ".join(f'"{term}"' for term in terms)
-
-
-@contextmanager
-def _translated() -> Iterator[None]:
-    """Map sqlite3 errors to the Strata hierarchy at the adapter boundary."""
-    try:
-        yield
-    except StrataError:
-        raise
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise StoreLocked(f"the database is busy: {exc}") from exc
-        raise StoreError(f"database error: {exc}") from exc
-    except sqlite3.Error as exc:
-        raise StoreError(f"database error: {exc}") from exc

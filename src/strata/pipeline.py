@@ -1,0 +1,182 @@
+"""The write pipeline behind ``remember`` ([003] §5.2): extract → candidates → decide → apply.
+
+It runs as the handler of ``extract`` jobs, enqueued in the same transaction as the raw events
+(so the raw input is saved first, always). Every slow step (provider calls, embedding, reads)
+happens before any write; the handler returns one ``WriteBatch`` that the worker commits with
+the job's completion, fenced by its lease token: the derived memories, the changes decisions
+make to existing memories, their history rows and the job's ``done`` are one transaction.
+
+When every provider fails, the handler raises ``ProviderUnavailable``: the job is retried with
+backoff (dead after ``max_attempts``) and the raw memories stay recallable meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from strata.domain import applying
+from strata.domain.decisions import ACTIONABLE, Candidate
+from strata.domain.jobs import Job, JobKind, NewJob
+from strata.domain.models import Event, Filters, Memory, Scope
+from strata.domain.text import content_hash, search_text
+from strata.errors import NotFound, ProviderUnavailable
+from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Stamp, Store, Vector, WriteBatch
+from strata.providers.base import ExtractedFact
+from strata.providers.chain import ProviderChain
+from strata.worker import JobOutput
+
+#: Roles whose turns are the user's (or a document's) own statements, worth extracting.
+SKIPPED_ROLES = frozenset({"assistant", "system", "tool"})
+#: Facts one job extracts at most (a long document is many remembers, not one job).
+MAX_FACTS = 64
+
+
+@runtime_checkable
+class GraphHook(Protocol):
+    """Receives the entities and relations of derived memories (the knowledge graph)."""
+
+    def index_facts(self, scope: Scope, facts: Sequence[Mapping[str, Any]]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    fact: ExtractedFact
+    event: Event
+    provider: str
+    model: str | None
+    prompt_version: str | None
+
+
+class WritePipeline:
+    def __init__(
+        self, store: Store, embedder: Embedder, chain: ProviderChain, clock: Clock, *,
+        review: applying.ReviewMode, candidates_k: int = 8, graph: GraphHook | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.chain = chain
+        self.clock = clock
+        self.review = review
+        self.candidates_k = candidates_k
+        self.graph = graph
+
+    def handlers(self) -> dict[JobKind, Any]:
+        chosen: dict[JobKind, Any] = {JobKind.EXTRACT: self.extract}
+        if self.graph is not None:
+            chosen[JobKind.GRAPH] = self.index_graph
+        return chosen
+
+    # -- extract ----------------------------------------------------------------------------
+
+    def extract(self, job: Job) -> JobOutput:
+        events = self._events(job)
+        found, warnings = self._extract(events)
+        if not found:
+            return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
+                              "warnings": warnings})
+        vectors = self.embedder.embed([f.fact.content for f in found])
+        pools = [self._candidates(job.scope, v, f.fact.content)
+                 for f, v in zip(found, vectors, strict=True)]
+        decisions = self.chain.decide_all([f.fact for f in found],
+                                          [[c for c, _ in pool] for pool in pools])
+        current = {m.id: m for pool in pools for _, m in pool}
+        origin = self._origin(job, found[0])
+        planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
+                                self.clock.now())
+        batch = WriteBatch(
+            events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
+            actor=origin.actor, reason="extract", request_id=origin.request_id,
+            changes=[MemoryChange(after=p.after, expected_version=version, history=p.history)
+                     for p, version in planned.changes],
+            jobs=self._graph_jobs(job, found, planned),
+        )
+        result = {"facts": len(found), "outcomes": planned.outcomes,
+                  "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings}
+        return JobOutput(result, batch)
+
+    def _events(self, job: Job) -> list[Event]:
+        wanted = [str(i) for i in job.payload.get("event_ids", ())]
+        events = self.store.events(wanted)
+        if not wanted or len(events) != len(wanted):
+            raise NotFound(f"job {job.id}: its events are missing", id=job.id)
+        return events
+
+    def _extract(self, events: Sequence[Event]) -> tuple[list[_Found], list[str]]:
+        found: list[_Found] = []
+        warnings: list[str] = []
+        for event in events:
+            if (event.role or "").lower() in SKIPPED_ROLES:
+                continue
+            outcome = self.chain.extract(event.text)
+            if outcome.extraction is None:
+                raise ProviderUnavailable("every provider failed: " + "; ".join(
+                    outcome.warnings), warnings=list(outcome.warnings))
+            warnings.extend(outcome.warnings)
+            x = outcome.extraction
+            found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
+                         for f in x.facts if not _restates(f, event))
+        return found[:MAX_FACTS], warnings
+
+    def _candidates(self, scope: Scope, vector: Vector, text: str
+                    ) -> list[tuple[Candidate, Memory]]:
+        """Derived memories of exactly this scope that the fact may duplicate or change."""
+        filters = Filters(lifecycles=tuple(ACTIONABLE))
+        k = self.candidates_k
+        similarity = dict(self.store.vector_search(scope, vector, k, filters))
+        lexical = [i for i, _ in self.store.text_search(scope, text, k, filters)]
+        ids = list(dict.fromkeys([*similarity, *lexical]))
+        return [(applying.candidate_of(m, similarity.get(m.id, 0.0)), m)
+                for m in self.store.get_many(ids, scope)
+                if applying.is_derived(m) and m.scope == scope and m.lifecycle in ACTIONABLE]
+
+    def _origin(self, job: Job, first: _Found) -> applying.Origin:
+        payload = job.payload
+        return applying.Origin(
+            scope=job.scope, conversation_id=payload.get("conversation_id"),
+            tags=tuple(payload.get("tags", ())), actor=str(payload.get("actor", "pipeline")),
+            extractor=first.provider, model=first.model, prompt_version=first.prompt_version,
+            review=self.review, request_id=payload.get("request_id"),
+        )
+
+    def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
+                    ) -> list[NewJob]:
+        if self.graph is None or not planned.added:
+            return []
+        facts = [{"memory_id": d.memory.id, "entities": list(found[d.fact_index].fact.entities),
+                  "relations": [r.to_dict() for r in found[d.fact_index].fact.relations]}
+                 for d in planned.added]
+        return [NewJob(JobKind.GRAPH, {"facts": facts}, job.scope,
+                       dedup_key=f"graph:{job.id}", created_at=self.clock.now())]
+
+    # -- graph ------------------------------------------------------------------------------
+
+    def index_graph(self, job: Job) -> JobOutput:
+        assert self.graph is not None
+        facts = list(job.payload.get("facts", ()))
+        self.graph.index_facts(job.scope, facts)
+        return JobOutput({"facts": len(facts)})
+
+
+def _restates(fact: ExtractedFact, event: Event) -> bool:
+    """The fact is the turn itself, word for word: its verbatim memory already holds it."""
+    return content_hash(fact.content) == content_hash(event.text)
+
+
+def _fact_input(found: _Found) -> applying.FactInput:
+    fact = found.fact
+    return applying.FactInput(
+        content=fact.content, type=fact.type, subject=fact.subject, value=fact.value,
+        negated=fact.negated, importance=fact.importance, confidence=fact.confidence,
+        pinned=fact.pinned, entities=fact.entities, event_id=found.event.id,
+    )
+
+
+def _new_memory(derived: applying.Derived, vector: Vector) -> NewMemory:
+    return NewMemory(
+        derived.memory, vector, None, search_text(derived.memory.content),
+        Stamp(reason=derived.reason, provider=derived.provider, model=derived.model,
+              prompt_version=derived.prompt_version, confidence=derived.confidence,
+              event_id=derived.event_id),
+    )

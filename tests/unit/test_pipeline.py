@@ -1,0 +1,178 @@
+"""The write pipeline through the facade, on every store adapter: decisions applied as new
+versions, supersede / dispute, pinned and manually locked memories left alone, review mode,
+and history rows with the decision's provenance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from strata.domain.jobs import JobStatus
+from strata.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
+from strata.errors import InvalidInput
+from strata.facade import Strata
+from strata.ports import Store
+from strata.settings import load_settings
+from strata.testing import FakeClock
+from tests.conftest import EMBEDDER
+
+U = Scope(team="t", user="ana")
+
+
+def facade(store: Store, clock: FakeClock, review: str = "off", **settings: object) -> Strata:
+    return Strata(store, EMBEDDER, clock=clock, settings=load_settings(
+        home=Path("/nonexistent"), review_mode=review, **settings))
+
+
+def derived(strata: Strata, text: str, **fields: object) -> list[Memory]:
+    result = strata.remember(text, scope=U, mode="sync", **fields)  # type: ignore[arg-type]
+    assert result.status == "processed", result.warnings
+    return [strata.get(i, scope=U) for i in result.derived_ids]
+
+
+def test_a_new_value_supersedes_the_old_fact_and_keeps_it_in_history(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    [berlin] = derived(strata, "I live in Berlin")
+    assert (berlin.content, berlin.lifecycle, berlin.subject) == (
+        "User lives in Berlin", Lifecycle.ACTIVE, "user.location")
+    clock.advance(seconds=1)
+    [munich] = derived(strata, "Actually, I moved to Munich")
+    old = strata.get(berlin.id, scope=U)
+    assert old.lifecycle is Lifecycle.SUPERSEDED and old.content == "User lives in Berlin"
+    assert old.meta["superseded_by"] == munich.id and munich.meta["supersedes"] == berlin.id
+    assert old.valid_to == clock.now()
+    last = strata.history(berlin.id, scope=U)[-1]
+    assert last.kind is HistoryKind.UPDATE and last.provider == "rules"
+    assert last.prompt_version == "rules-1" and last.confidence == pytest.approx(0.9)
+    assert "explicit correction" in last.reason
+    added = strata.history(munich.id, scope=U)[0]
+    assert added.kind is HistoryKind.ADD and added.provider == "rules"
+    assert added.event_id == munich.provenance.event_ids[0]
+    recalled = {h.memory.id for h in strata.recall("where does the user live", scope=U).hits}
+    assert munich.id in recalled and berlin.id not in recalled
+
+
+def test_a_negation_supersedes_the_fact_it_denies(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    [coffee] = derived(strata, "I drink coffee every morning")
+    [negation] = derived(strata, "I don't drink coffee every morning anymore")
+    assert strata.get(coffee.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
+    assert strata.history(coffee.id, scope=U)[-1].kind is HistoryKind.DELETE
+    assert negation.lifecycle is Lifecycle.ACTIVE
+
+
+def test_an_ambiguous_conflict_disputes_both_with_links(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    [berlin] = derived(strata, "I live in Berlin")
+    [maybe] = derived(strata, "I think I live in Paris")
+    old = strata.get(berlin.id, scope=U)
+    assert (old.lifecycle, maybe.lifecycle) == (Lifecycle.DISPUTED, Lifecycle.DISPUTED)
+    assert old.meta["contradicts"] == [maybe.id] and maybe.meta["contradicts"] == [berlin.id]
+    context = strata.recall("where does the user live", scope=U).context
+    assert "[DISPUTED]" in context
+
+
+def test_a_pinned_memory_is_never_changed_by_a_decision(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    [berlin] = derived(strata, "Remember this: I live in Berlin")
+    assert berlin.pinned
+    [munich] = derived(strata, "Actually, I moved to Munich")
+    kept = strata.get(berlin.id, scope=U)
+    assert kept == berlin  # same version, same lifecycle, no links written on it
+    assert munich.lifecycle is Lifecycle.DISPUTED and munich.meta["contradicts"] == [berlin.id]
+
+
+def test_a_manual_edit_locks_out_inferred_updates_until_it_expires(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock, manual_override_s=3600)
+    later = Scope(team="t", user="bo")
+    locked = {}
+    for scope in (U, later):
+        fact = strata.remember("I live in Berlin", scope=scope, mode="sync").derived_ids[0]
+        locked[scope] = strata.modify(fact, scope=scope, reason="typo",
+                                      content="User lives in Berlin.")
+    strata.remember("Actually, I moved to Munich", scope=U, mode="sync")
+    assert strata.get(locked[U].id, scope=U) == locked[U]  # untouched while locked
+    clock.advance(hours=2)
+    strata.remember("Actually, I moved to Munich", scope=later, mode="sync")
+    assert strata.get(locked[later].id, scope=later).lifecycle is Lifecycle.SUPERSEDED
+
+
+def test_review_capture_only_holds_inferred_memories_as_candidates(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock, review="capture_only")
+    result = strata.remember("I live in Berlin", scope=U, mode="sync")
+    [fact] = [strata.get(i, scope=U) for i in result.derived_ids]
+    assert fact.lifecycle is Lifecycle.CANDIDATE
+    assert strata.get(result.memory_ids[0], scope=U).lifecycle is Lifecycle.ACTIVE  # explicit
+    hits = {h.memory.id for h in strata.recall("where does the user live", scope=U).hits}
+    assert fact.id not in hits and result.memory_ids[0] in hits
+    [proposal] = derived(strata, "Actually, I moved to Munich")
+    assert proposal.lifecycle is Lifecycle.CANDIDATE
+    assert proposal.meta["proposed"]["action"] == "UPDATE"
+    assert strata.get(fact.id, scope=U).version == fact.version  # only proposed
+
+
+def test_review_all_holds_explicit_remembers_too(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock, review="all")
+    result = strata.remember("hello there", scope=U, mode="raw")
+    assert strata.get(result.memory_ids[0], scope=U).lifecycle is Lifecycle.CANDIDATE
+    assert strata.list(scope=U).items == ()
+
+
+def test_a_repeated_input_adds_nothing_and_an_async_one_waits_for_a_worker(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    [first] = derived(strata, "I work at Acme")
+    again = strata.remember("I work at Acme", scope=U, mode="sync")
+    assert again.derived_ids == ()
+    assert strata.job(again.job_id or "").result["outcomes"][0]["action"] == "NONE"  # type: ignore[index]
+    queued = strata.remember("My favourite colour is green", scope=U, mode="async")
+    assert strata.job(queued.job_id or "").status is JobStatus.PENDING
+    assert strata.work() == 1
+    job = strata.job(queued.job_id or "")
+    assert job.status is JobStatus.DONE and job.attempts == 1
+    assert len(strata.list(scope=U, filters=Filters(tags_any=("derived",))).items) == 2
+    assert first.id in {m.id for m in strata.list(scope=U).items}
+
+
+def test_raw_mode_saves_without_a_job(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    result = strata.remember("I live in Berlin", scope=U, raw=True)
+    assert (result.status, result.job_id, result.derived_ids) == ("raw_saved", None, ())
+    assert store.jobs() == []
+
+
+def test_assistant_turns_are_not_mined_for_user_facts(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    result = strata.remember(messages=[
+        {"role": "user", "content": "I live in Berlin"},
+        {"role": "assistant", "content": "I live in the cloud"},
+    ], scope=U, mode="sync")
+    contents = [strata.get(i, scope=U).content for i in result.derived_ids]
+    assert contents == ["User lives in Berlin"]
+
+
+def test_approving_a_proposal_applies_it_and_rejecting_drops_it(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock, review="capture_only")
+    [berlin] = derived(strata, "I live in Berlin")
+    with pytest.raises(InvalidInput):
+        strata.approve(strata.remember("hello", scope=U).memory_ids[0], scope=U, reason="r")
+    active = strata.approve(berlin.id, scope=U, reason="checked")
+    assert active.lifecycle is Lifecycle.ACTIVE and "proposed" not in active.meta
+    [munich] = derived(strata, "Actually, I moved to Munich")
+    [paris] = derived(strata, "Actually, I moved to Paris")
+    strata.approve(munich.id, scope=U, reason="the user said so")
+    assert strata.get(berlin.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
+    assert strata.history(berlin.id, scope=U)[-1].reason.startswith("superseded by approved")
+    gone = strata.reject(paris.id, scope=U, reason="wrong")
+    assert gone.lifecycle is Lifecycle.DELETED
+    assert strata.get(strata.get(munich.id, scope=U).id, scope=U).lifecycle is Lifecycle.ACTIVE

@@ -1,0 +1,113 @@
+"""The worker runner and threads: a commit after the lease expired is refused and writes
+nothing, failures back off into the dead letter, threads stop cleanly, the graph hook gets
+the derived facts, and the CLI shows and manages jobs."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from strata.cli.main import app
+from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
+from strata.domain.models import Scope
+from strata.facade import Strata
+from strata.ports import NewMemory, Store, WriteBatch
+from strata.settings import load_settings
+from strata.testing import FakeClock, memory_strata
+from strata.worker import JobOutput, Runner, Worker
+from tests.conftest import EMBEDDER
+
+S = Scope(team="w")
+
+
+def _one_memory(text: str) -> WriteBatch:
+    from tests.contract.test_job_queue_contract import memory
+
+    return WriteBatch(events=(), memories=[NewMemory(memory(text), EMBEDDER.embed([text])[0])],
+                      actor="worker", reason="test")
+
+
+def test_a_handler_that_outlives_its_lease_cannot_commit(store: Store, clock: FakeClock) -> None:
+    def slow(job: Job) -> JobOutput:
+        clock.advance(seconds=61)  # the lease (60 s) runs out while it works
+        return JobOutput({"late": True}, _one_memory("written too late"))
+
+    [job_id] = store.enqueue([NewJob(JobKind.EXTRACT, {}, S)], clock.now())
+    [job] = store.claim("w", clock.now(), 60)
+    assert Runner(store, {JobKind.EXTRACT: slow}, clock).run(job) is None
+    assert store.stats().memories == 0
+    assert store.get_job(job_id).status is JobStatus.LEASED  # type: ignore[union-attr]
+    assert store.reap(clock.now()) == 1
+
+
+def test_failures_are_retried_then_dead_with_the_error(store: Store, clock: FakeClock) -> None:
+    def broken(job: Job) -> JobOutput:
+        raise ValueError("boom")
+
+    runner = Runner(store, {JobKind.EXTRACT: broken}, clock, Backoff(0.001, 0.001))
+    [job_id] = store.enqueue([NewJob(JobKind.EXTRACT, {}, S, max_attempts=2)], clock.now())
+    worker = Worker(runner, lease_s=10)
+    assert worker.run_once() and store.get_job(job_id).status is JobStatus.RETRY_SCHEDULED  # type: ignore[union-attr]
+    clock.advance(seconds=1)
+    assert worker.run_until_idle() == 1
+    dead = store.get_job(job_id)
+    assert dead is not None and dead.status is JobStatus.DEAD and dead.attempts == 2
+    assert dead.last_error_code == "internal_error" and "boom" in (dead.last_error or "")
+
+
+def test_worker_threads_drain_the_queue_and_stop() -> None:
+    strata = memory_strata(review_mode="off")
+    ids = [strata.remember(f"My colleague fixed ticket {i}x yesterday", mode="async").job_id
+           for i in range(20)]
+    worker = strata.start_worker(concurrency=3)
+    deadline = time.monotonic() + 30
+    while strata.job_counts()["done"] < 20 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    strata.close()
+    assert not worker.running
+    assert {strata.job(i or "").status for i in ids} == {JobStatus.DONE}
+
+
+class RecordingGraph:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Scope, list[Mapping[str, Any]]]] = []
+
+    def index_facts(self, scope: Scope, facts: Sequence[Mapping[str, Any]]) -> None:
+        self.calls.append((scope, list(facts)))
+
+
+def test_the_graph_hook_receives_derived_entities_through_a_graph_job() -> None:
+    from strata.stores.memory import InMemoryStore
+
+    graph = RecordingGraph()
+    strata = Strata(InMemoryStore(dim=EMBEDDER.dim), EMBEDDER, graph=graph,
+                    settings=load_settings(review_mode="off"), clock=FakeClock())
+    result = strata.remember("I live in Berlin", scope=S, mode="sync")
+    assert strata.work() == 1  # the graph job
+    [(scope, facts)] = graph.calls
+    assert scope == S and facts[0]["memory_id"] == result.derived_ids[0]
+    assert "Berlin" in facts[0]["entities"] and facts[0]["relations"]
+
+
+def test_cli_lists_retries_and_purges_jobs(tmp_path: Path) -> None:
+    base = ["--home", str(tmp_path), "--embedder", "hashing"]
+    runner = CliRunner()
+    queued = runner.invoke(app, [*base, "remember", "I live in Berlin", "--mode", "async",
+                                 "--json"])
+    job_id = json.loads(queued.stdout)["job_id"]
+    listed = json.loads(runner.invoke(app, [*base, "jobs", "list", "--json"]).stdout)
+    assert [j["id"] for j in listed["items"]] == [job_id] and listed["counts"]["pending"] == 1
+    refused = runner.invoke(app, [*base, "jobs", "retry", job_id])
+    assert refused.exit_code == 2  # a pending job has nothing to retry
+    ran = runner.invoke(app, [*base, "worker", "--exit-when-idle", "--poll", "0.02", "--json"])
+    assert ran.exit_code == 0 and json.loads(ran.stdout.splitlines()[-1])["processed"] == 1
+    done = json.loads(runner.invoke(app, [*base, "jobs", "list", "--status", "done",
+                                          "--json"]).stdout)
+    assert done["items"][0]["result"]["facts"] == 1
+    purged = runner.invoke(app, [*base, "jobs", "purge", "--older-than-days", "0", "--json"])
+    assert json.loads(purged.stdout) == {"purged": 1}
