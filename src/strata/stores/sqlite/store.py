@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.models import (
     LIVE,
     Event,
@@ -68,6 +69,7 @@ from strata.stores.common import (
     query_terms,
     vector_bytes,
 )
+from strata.stores.sqlite import graph as g
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
 from strata.stores.vector_index import VectorIndex
@@ -247,11 +249,11 @@ class SQLiteStore:
     def apply(self, change: MemoryChange) -> Memory:
         after = change.after
         with self._transaction() as conn:
-            row = conn.execute("SELECT rowid, version FROM memories WHERE id = ?",
+            row = conn.execute("SELECT rowid, version, content_hash FROM memories WHERE id = ?",
                                (after.id,)).fetchone()
             if row is None:
                 raise NotFound(f"memory {after.id} not found", id=after.id)
-            rowid, version = row
+            rowid, version, old_hash = row
             if version != change.expected_version:
                 raise VersionConflict(
                     f"memory {after.id} is at version {version}, not {change.expected_version}",
@@ -273,6 +275,9 @@ class SQLiteStore:
                 blob = vector_bytes(checked_vector(change.embedding, self.dim))
                 conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
             _insert_history(conn, change.history)
+            changed = old_hash != after.content_hash  # the old links no longer hold
+            g.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
+                     after.updated_at)
         return after
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -482,6 +487,52 @@ class SQLiteStore:
             ) from exc
         return 1
 
+    # -- knowledge graph ----------------------------------------------------------------------
+
+    def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
+        with self._transaction() as conn:
+            row = conn.execute("SELECT team FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"memory {memory_id} not found", id=memory_id)
+            g.relink(conn, memory_id, row[0], facts, at)
+
+    def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
+                      ) -> builtins.list[Entity]:
+        if not canonical_names:
+            return []
+        with _translated():
+            return g.shown_entities(
+                self._reader(), viewer, " AND e.canonical_name IN (SELECT value FROM json_each(?))",
+                [json.dumps(list(canonical_names))],
+            )
+
+    def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
+                 ) -> builtins.list[Entity]:
+        extra, params = "", []
+        if prefix:
+            escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            extra, params = " AND e.canonical_name LIKE ? ESCAPE '\\'", [escaped + "%"]
+        with _translated():
+            return g.shown_entities(self._reader(), viewer, extra, [*params, limit],
+                                    tail=" ORDER BY seen DESC, e.canonical_name, e.id LIMIT ?")
+
+    def entity(self, viewer: Scope, entity_id: str) -> Entity | None:
+        with _translated():
+            found = g.shown_entities(self._reader(), viewer, " AND e.id = ?", [entity_id])
+        return found[0] if found else None
+
+    def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
+        if not entity_ids:
+            return []
+        with _translated():
+            return g.shown_edges(self._reader(), viewer, entity_ids)
+
+    def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
+                     ) -> builtins.list[tuple[str, str]]:
+        if not entity_ids:
+            return []
+        with _translated():
+            return g.entity_links(self._reader(), viewer, entity_ids, limit)
 
     # -- API tokens -------------------------------------------------------------------------
 
