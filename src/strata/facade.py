@@ -118,16 +118,21 @@ class Strata:
         cls,
         path: str | Path | None = None,
         *,
+        url: str | None = None,
         embedder: Embedder | str | None = None,
         clock: Clock | None = None,
         **settings: Any,
     ) -> Strata:
         """Open (creating if needed) the embedded store at ``path`` (a directory or a
         ``.db`` file; default ``$STRATA_HOME``, else ``./.strata``). ``embedder`` is an
-        Embedder instance or a kind (``onnx``, ``torch``, ``hashing``); default: settings."""
+        Embedder instance or a kind (``onnx``, ``torch``, ``hashing``); default: settings.
+        ``url`` (default: the ``database_url`` setting) selects another database, e.g.
+        ``postgresql://...`` for many processes sharing one Postgres."""
         if isinstance(embedder, str):
             settings["embedder"] = embedder
             embedder = None
+        if url is not None:
+            settings["database_url"] = url
         if path is not None:
             target = Path(path)
             key = "database_path" if target.suffix in {".db", ".sqlite", ".sqlite3"} else "home"
@@ -135,15 +140,13 @@ class Strata:
         config = load_settings(**settings)
         _limit_blas_threads(config.blas_threads)
         from strata.embedders import make_embedder
-        from strata.stores.sqlite import SQLiteStore
+        from strata.stores.factory import open_store
 
         chosen = embedder or make_embedder(
             config.embedder, cache_dir=config.model_cache, cache_size=config.embed_cache_size
         )
-        store = SQLiteStore(
-            config.sqlite_path, dim=chosen.dim, embedder_name=chosen.name,
-            synchronous=config.sqlite_synchronous, busy_timeout_ms=config.busy_timeout_ms,
-        )
+        store = open_store(config.database_url, dim=chosen.dim, embedder_name=chosen.name,
+                           settings=config)
         return cls(store, chosen, settings=config, clock=clock)
 
     def close(self) -> None:

@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     database_path: Path | None = Field(
         default=None, description="SQLite file; default <home>/strata.db."
     )
+    database_url: str | None = Field(
+        default=None,
+        description="postgresql://... selects Postgres + pgvector; sqlite:///path or unset: "
+        "the embedded SQLite file.",
+    )
+    pool_size: int = Field(default=10, ge=1, description="Most Postgres connections per process.")
     embedder: EmbedderKind = Field(
         default="onnx", description="onnx (int8 MiniLM), torch (MiniLM), hashing (tests only)."
     )

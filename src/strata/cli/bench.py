@@ -32,6 +32,7 @@ from strata.bench.locomo import (
     run_locomo,
 )
 from strata.cli.session import errors_reported
+from strata.settings import load_settings
 
 bench_app = typer.Typer(help="Measure Strata's performance on this machine.", no_args_is_help=True)
 
@@ -81,16 +82,21 @@ def latency(
     ),
     home: Annotated[Path | None, typer.Option(
         help="Directory for the fresh store (default: a temporary one, removed after).")] = None,
+    url: Annotated[str | None, typer.Option(
+        help="Database URL of an empty store, e.g. postgresql://... (default: "
+             "STRATA_DATABASE_URL, else a fresh SQLite file).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Recall / remember latency percentiles, ingest throughput, open time and peak RSS.
 
-    At N memories, on a fresh SQLite store with the real embedding model; corpus vectors are
-    cached under the model cache, so only the first run at a given N embeds the corpus.
+    At N memories, on a fresh SQLite store (or the empty database of --url) with the real
+    embedding model; corpus vectors are cached under the model cache, so only the first run
+    at a given N embeds the corpus.
     """
     console = Console(stderr=True)
     config = LatencyConfig(memories=memories, queries=queries, remembers=remembers,
-                           embedder=embedder.value, home=home)
+                           embedder=embedder.value, home=home,
+                           url=url or load_settings().database_url)
     with errors_reported(as_json=as_json), _progress(console) as progress:
         report = run_latency(config, _Bars(progress))
     if as_json:

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import render
+from strata.cli import ops, render
 from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
@@ -548,3 +548,4 @@ def _add_bench(cli: typer.Typer) -> None:
 _add_bench(app)
 app.command("mcp")(mcp_command)
 app.add_typer(token_app, name="token")
+ops.register(app)

@@ -6,16 +6,13 @@ transaction as the row that records it, so a crash leaves it either fully applie
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sqlite3
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
 
 from strata.errors import StoreError
+from strata.stores.migrating import Migration, available_in, not_applied
 
-_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+__all__ = ["Migration", "applied", "available", "current_version", "migrate", "pending"]
 
 CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -27,25 +24,8 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-    @property
-    def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()
-
-
 def available() -> list[Migration]:
-    folder = resources.files("strata.stores.sqlite").joinpath("migrations")
-    found = []
-    for entry in folder.iterdir():
-        match = _NAME.match(entry.name)
-        if match:
-            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
-    return sorted(found, key=lambda m: m.version)
+    return available_in("strata.stores.sqlite")
 
 
 def applied(conn: sqlite3.Connection) -> dict[int, str]:
@@ -55,14 +35,7 @@ def applied(conn: sqlite3.Connection) -> dict[int, str]:
 
 
 def pending(conn: sqlite3.Connection) -> list[Migration]:
-    done = applied(conn)
-    for migration in available():
-        if migration.version in done and done[migration.version] != migration.checksum:
-            raise StoreError(
-                f"migration {migration.version:04d}_{migration.name} changed after it was "
-                "applied; migrations are append-only",
-            )
-    return [m for m in available() if m.version not in done]
+    return not_applied(available(), applied(conn))
 
 
 def migrate(conn: sqlite3.Connection) -> list[Migration]:

@@ -1,16 +1,17 @@
 """SQL for the SQLite adapter, as named constants and fragment builders.
 
 Fragments are assembled only from constants in this module; every value is a bound parameter.
-The visibility and filter fragments use only standard SQL (plus ``json_each`` for tags) so the
-Postgres adapter can share their shape.
+The visibility and filter fragments come from ``strata.stores.sql``, shared with Postgres.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from strata.domain.models import Filters, MemoryType, Scope
+from strata.domain.models import Filters, Scope
+from strata.stores import sql
 
 MEMORY_COLUMNS = (
     "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
@@ -105,22 +106,9 @@ PUT_IDEMPOTENCY = """
 INSERT INTO idempotency_keys (key, request_hash, outcome, created_at) VALUES (?, ?, ?, ?)
 """
 
-VISIBLE = """
-m.team = ? AND (
-    m.type = 'shared' OR (
-        (m.user_id IS NULL OR m.user_id = ?) AND (
-            m.type = 'user_profile' OR (
-                (m.run_id IS NULL OR m.run_id = ?) AND (m.agent_id IS NULL OR m.agent_id = ?)
-            )
-        )
-    )
-)
-"""
-
-
-def visible(viewer: Scope) -> tuple[str, list[Any]]:
-    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
-    return VISIBLE, [viewer.team, viewer.user, viewer.run, viewer.agent]
+def _tags_any(tags: Sequence[str]) -> tuple[str, list[Any]]:
+    marks = ", ".join("?" * len(tags))
+    return f"EXISTS (SELECT 1 FROM json_each(m.tags) AS t WHERE t.value IN ({marks}))", list(tags)
 
 
 def ts(value: datetime | None) -> str | None:
@@ -130,53 +118,14 @@ def ts(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _placeholders(count: int) -> str:
-    return ", ".join("?" * count)
+DIALECT = sql.Dialect(mark="?", tags_any=_tags_any, time=ts, flag=int)
+
+
+def visible(viewer: Scope) -> tuple[str, list[Any]]:
+    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
+    return sql.visible(DIALECT, viewer)
 
 
 def filtered(filters: Filters) -> tuple[str, list[Any]]:
     """The WHERE fragment (on alias m) for ``filters``; starts with AND when not empty."""
-    parts: list[str] = []
-    params: list[Any] = []
-    lifecycles = sorted(lc.value for lc in filters.effective_lifecycles())
-    parts.append(f"m.lifecycle IN ({_placeholders(len(lifecycles))})")
-    params.extend(lifecycles)
-    if filters.types:
-        parts.append(f"m.type IN ({_placeholders(len(filters.types))})")
-        params.extend(MemoryType(t).value for t in filters.types)
-    if filters.tags_any:
-        parts.append(
-            "EXISTS (SELECT 1 FROM json_each(m.tags) AS t "
-            f"WHERE t.value IN ({_placeholders(len(filters.tags_any))}))"
-        )
-        params.extend(filters.tags_any)
-    _operator_filters(filters, parts, params)
-    conditions = (
-        ("m.importance >= ?", filters.min_importance),
-        ("m.importance <= ?", filters.max_importance),
-        ("m.pinned = ?", None if filters.pinned is None else int(filters.pinned)),
-        ("m.conversation_id = ?", filters.conversation_id),
-        ("m.created_at >= ?", ts(filters.created_after)),
-        ("m.created_at < ?", ts(filters.created_before)),
-    )
-    for fragment, value in conditions:
-        if value is not None:
-            parts.append(fragment)
-            params.append(value)
-    return " AND " + " AND ".join(parts), params
-
-
-def _operator_filters(filters: Filters, parts: list[str], params: list[Any]) -> None:
-    """The exclusion and all-of operators: types_not, tags_all, tags_none."""
-    if filters.types_not:
-        parts.append(f"m.type NOT IN ({_placeholders(len(filters.types_not))})")
-        params.extend(MemoryType(t).value for t in filters.types_not)
-    for tag in dict.fromkeys(filters.tags_all):
-        parts.append("EXISTS (SELECT 1 FROM json_each(m.tags) AS t WHERE t.value = ?)")
-        params.append(tag)
-    if filters.tags_none:
-        parts.append(
-            "NOT EXISTS (SELECT 1 FROM json_each(m.tags) AS t "
-            f"WHERE t.value IN ({_placeholders(len(filters.tags_none))}))"
-        )
-        params.extend(filters.tags_none)
+    return sql.filtered(DIALECT, filters)

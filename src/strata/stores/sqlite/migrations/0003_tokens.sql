@@ -1,4 +1,4 @@
--- 0002_tokens: API tokens for `STRATA_AUTH_MODE=token`. Only a sha256 of each secret is kept.
+-- 0003_tokens: API tokens for `STRATA_AUTH_MODE=token`. Only a sha256 of each secret is kept.
 
 CREATE TABLE api_tokens (
     id         TEXT PRIMARY KEY,

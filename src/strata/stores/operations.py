@@ -1,0 +1,210 @@
+"""Operating a store: migrations, health checks, and copying a whole store between backends.
+
+Front ends (``strata migrate``, ``strata doctor``, ``strata copy``) stay thin over these.
+Every function takes a database URL (``sqlite:///path`` or ``postgresql://...``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from strata.errors import InvalidInput, StoreError
+from strata.ports import ExportRecord, Store
+from strata.settings import Settings
+from strata.stores.factory import backend_of, open_store, sqlite_path
+from strata.stores.migrating import Migration
+
+#: Records per ``restore`` call (one transaction each) when copying.
+COPY_BATCH = 2_000
+KINDS = ("event", "memory", "history")
+
+Advance = Callable[[int], None]
+
+
+# -- migrations -------------------------------------------------------------------------------
+
+
+@contextmanager
+def _sqlite(url: str) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(sqlite_path(url), isolation_level=None)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def pending_migrations(url: str) -> list[Migration]:
+    """What ``apply_migrations`` would apply, in order."""
+    if backend_of(url) == "postgres":
+        import psycopg
+
+        from strata.stores.postgres import migrations as pg
+
+        with _pg_errors(), psycopg.connect(url, autocommit=True) as conn:
+            return pg.pending(conn)
+    from strata.stores.sqlite import migrations as lite
+
+    with _sqlite(url) as conn:
+        return lite.pending(conn)
+
+
+def apply_migrations(url: str) -> list[Migration]:
+    """Apply every pending migration (each in its own transaction); returns what ran."""
+    if backend_of(url) == "postgres":
+        import psycopg
+
+        from strata.stores.postgres import migrations as pg
+
+        with _pg_errors(), psycopg.connect(url, autocommit=True) as conn:
+            return pg.migrate(conn)
+    from strata.stores.sqlite import migrations as lite
+
+    with _sqlite(url) as conn:
+        return lite.migrate(conn)
+
+
+# -- doctor -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def doctor(url: str) -> list[Check]:
+    """Health checks of the store at ``url``; each says what it found."""
+    if backend_of(url) == "postgres":
+        from strata.stores.postgres.health import checks
+
+        with _pg_errors():
+            return [Check(*c) for c in checks(url)]
+    return _sqlite_checks(url)
+
+
+def _sqlite_checks(url: str) -> list[Check]:
+    from strata.stores.sqlite import migrations as lite
+
+    with _sqlite(url) as conn:
+        waiting = lite.pending(conn)
+        integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
+        memories = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        vectors = conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    return [
+        Check("migrations", not waiting,
+              "up to date" if not waiting else "pending: " + ", ".join(m.label for m in waiting)),
+        Check("integrity", integrity == "ok", f"quick_check: {integrity}"),
+        Check("vectors", memories == vectors, f"{vectors} vectors for {memories} memories"),
+    ]
+
+
+# -- copy -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CopyReport:
+    inserted: int
+    counts: dict[str, dict[str, int]]  # kind -> {"source": n, "target": n}
+    checksums: dict[str, dict[str, str]]  # kind -> {"source": hex, "target": hex}
+    verified: bool = field(default=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def recorded_embedder(url: str) -> tuple[str, int]:
+    """The (embedder name, dim) a store's vectors come from, as the store recorded it."""
+    if backend_of(url) == "postgres":
+        import psycopg
+
+        with _pg_errors(), psycopg.connect(url) as conn:
+            row = conn.execute("SELECT value FROM store_meta WHERE key = 'embedder'").fetchone()
+    else:
+        if not sqlite_path(url).is_file():
+            raise InvalidInput(f"no SQLite store at {sqlite_path(url)}")
+        with _sqlite(url) as conn:
+            row = conn.execute("SELECT value FROM store_meta WHERE key = 'embedder'").fetchone()
+    if row is None:
+        raise InvalidInput(f"{url} holds no store (no embedder recorded)")
+    meta = json.loads(row[0])
+    return str(meta["name"]), int(meta["dim"])
+
+
+def copy_store(
+    source_url: str, target_url: str, settings: Settings, *, batch: int = COPY_BATCH,
+    advance: Advance | None = None, total: Callable[[int], None] | None = None,
+) -> CopyReport:
+    """Copy every event, memory (vector and search text as stored) and history row.
+    Resumable: records whose id the target already holds are skipped. Verified at the end:
+    per kind, the counts and an order-independent checksum of the exported records agree."""
+    if batch < 1:
+        raise InvalidInput("batch must be at least 1", batch=batch)
+    name, dim = recorded_embedder(source_url)
+    source = open_store(source_url, dim=dim, embedder_name=name, settings=settings)
+    try:
+        target = open_store(target_url, dim=dim, embedder_name=name, settings=settings)
+        try:
+            stats = source.stats()
+            if total is not None:
+                total(stats.events + stats.memories + stats.history_rows)
+            inserted = _copy_records(source, target, batch, advance)
+            source_sums, target_sums = checksums(source), checksums(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    counts = {k: {"source": source_sums[k][0], "target": target_sums[k][0]} for k in KINDS}
+    sums = {k: {"source": source_sums[k][1], "target": target_sums[k][1]} for k in KINDS}
+    verified = all(source_sums[k] == target_sums[k] for k in KINDS)
+    return CopyReport(inserted=inserted, counts=counts, checksums=sums, verified=verified)
+
+
+def _copy_records(source: Store, target: Store, batch: int, advance: Advance | None) -> int:
+    inserted = 0
+    chunk: list[ExportRecord] = []
+    for record in source.export():
+        chunk.append(record)
+        if len(chunk) >= batch:
+            inserted += target.restore(chunk)
+            if advance is not None:
+                advance(len(chunk))
+            chunk = []
+    if chunk:
+        inserted += target.restore(chunk)
+        if advance is not None:
+            advance(len(chunk))
+    return inserted
+
+
+def record_digest(record: ExportRecord) -> int:
+    """A record's SHA-256 over its canonical JSON (sorted keys), as an integer."""
+    canonical = json.dumps(record.data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return int.from_bytes(hashlib.sha256(canonical.encode()).digest(), "big")
+
+
+def checksums(store: Store) -> dict[str, tuple[int, str]]:
+    """Per record kind: (count, sum of record digests mod 2**256 in hex). The sum does not
+    depend on export order, which differs between backends."""
+    totals = {kind: [0, 0] for kind in KINDS}
+    for record in store.export():
+        entry = totals[record.kind]
+        entry[0] += 1
+        entry[1] = (entry[1] + record_digest(record)) % (1 << 256)
+    return {kind: (n, f"{s:064x}") for kind, (n, s) in totals.items()}
+
+
+@contextmanager
+def _pg_errors() -> Iterator[None]:
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise StoreError(f"database error: {exc}") from exc

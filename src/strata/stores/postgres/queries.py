@@ -1,0 +1,187 @@
+"""SQL for the Postgres adapter, as named constants and fragment builders.
+
+The visibility and filter fragments are the shared ones of ``strata.stores.sql`` in this
+dialect; everything else is a named constant. Every value is a bound parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from strata.domain.models import Filters, Scope
+from strata.stores import sql
+
+MEMORY_COLUMNS = (
+    "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
+    "conversation_id, tags, importance, confidence, pinned, lifecycle, tier, version, "
+    "provenance, valid_from, valid_to, created_at, updated_at, deleted_at, access_count, "
+    "last_accessed, meta"
+)
+M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
+SEARCH_COLUMNS = "search_text, search_len"
+
+INSERT_MEMORY = f"""
+INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, embedding_model, embedding, {SEARCH_COLUMNS})
+VALUES ({", ".join(["%s"] * 26)}, %s, %s, %s::vector, %s, %s)
+"""
+#: A new memory unless an equal live one holds its (scope, content hash): then nothing, and
+#: the caller reads the holder. Waits for a concurrent writer of the same content to finish.
+INSERT_MEMORY_UNLESS_HELD = INSERT_MEMORY + """
+ON CONFLICT (scope_key, content_hash) WHERE lifecycle NOT IN ('deleted', 'superseded')
+DO NOTHING RETURNING rowid
+"""
+RESTORE_MEMORY = INSERT_MEMORY + " ON CONFLICT (id) DO NOTHING RETURNING id, rowid"
+#: The postings of one row: its distinct terms with their frequencies, and its length.
+INSERT_TERMS = """
+INSERT INTO memory_terms (term, memory_rowid, tf, doc_len)
+SELECT u.term, %s, u.tf, %s FROM unnest(%s::text[], %s::int[]) AS u(term, tf)
+"""
+DELETE_TERMS = "DELETE FROM memory_terms WHERE memory_rowid = %s"
+
+LOCK_MEMORY = "SELECT rowid, version, search_len FROM memories WHERE id = %s FOR UPDATE"
+UPDATE_MEMORY = """
+UPDATE memories SET
+    type = %s, content = %s, content_hash = %s, subject = %s, tags = %s, importance = %s,
+    confidence = %s, pinned = %s, lifecycle = %s, tier = %s, version = %s, provenance = %s,
+    valid_from = %s, valid_to = %s, updated_at = %s, deleted_at = %s, meta = %s
+WHERE id = %s AND version = %s
+"""
+UPDATE_EMBEDDING = (
+    "UPDATE memories SET embedding_model = %s, embedding = %s::vector WHERE id = %s"
+)
+UPDATE_SEARCH = """
+UPDATE memories SET search_text = %s, search_len = %s WHERE id = %s
+"""
+
+EVENT_COLUMNS = (
+    "id, team, user_id, agent_id, run_id, conversation_id, seq, parent_id, ts, author, role, "
+    "text, content_hash, meta"
+)
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
+RESTORE_EVENT = INSERT_EVENT + " ON CONFLICT (id) DO NOTHING RETURNING id"
+LAST_EVENT = """
+SELECT id, seq FROM events WHERE team = %s AND conversation_id = %s ORDER BY seq DESC LIMIT 1
+"""
+#: Serialises seq assignment per (team, conversation) across every process and connection.
+LOCK_CONVERSATION = "SELECT pg_advisory_xact_lock(1, hashtext(%s))"
+#: Serialises requests that carry the same idempotency key.
+LOCK_IDEMPOTENCY_KEY = "SELECT pg_advisory_xact_lock(2, hashtext(%s))"
+
+HISTORY_COLUMNS = (
+    "id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id, provider, "
+    "model, prompt_version, confidence"
+)
+INSERT_HISTORY = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
+RESTORE_HISTORY = INSERT_HISTORY + " ON CONFLICT (id) DO NOTHING RETURNING id"
+
+LIVE_HOLDER = """
+SELECT id FROM memories
+WHERE scope_key = %s AND content_hash = %s AND lifecycle NOT IN ('deleted', 'superseded')
+"""
+
+GET_IDEMPOTENCY = "SELECT request_hash, outcome FROM idempotency_keys WHERE key = %s"
+PUT_IDEMPOTENCY = """
+INSERT INTO idempotency_keys (key, request_hash, outcome, created_at) VALUES (%s, %s, %s, %s)
+"""
+
+GET_MANY = f"""
+SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND m.lifecycle != 'deleted' AND
+"""
+RECORD_ACCESS = """
+UPDATE memories SET access_count = access_count + 1, last_accessed = %s
+WHERE id = ANY(%s)
+"""
+
+# Nearest neighbours by cosine distance through the HNSW index; iterative scans keep going
+# until LIMIT rows pass the filters. When they still return fewer than k rows (a very selective
+# filter), the second branch (a one-time filter: skipped otherwise) ranks every visible row
+# exactly; the ``+ 0`` keeps it off the index. The first column says which branch a row is from.
+# Parameters: vector, visibility + filters, vector, k; vector, k, visibility + filters, k.
+VECTOR_SEARCH = """
+WITH approx AS (
+    SELECT m.id, 1 - (m.embedding <=> %s::vector) AS score FROM memories m
+    WHERE {where}{extra} ORDER BY m.embedding <=> %s::vector LIMIT %s
+)
+SELECT false, id, score FROM approx
+UNION ALL
+SELECT true, exact.id, exact.score FROM (
+    SELECT m.id, 1 - ((m.embedding <=> %s::vector) + 0) AS score FROM memories m
+    WHERE (SELECT count(*) FROM approx) < %s AND {where}{extra}
+    ORDER BY score DESC, m.id LIMIT %s
+) AS exact
+"""
+
+# BM25 as SQLite FTS5 computes it, in one statement: corpus totals from text_stats, each
+# term's document frequency and postings from memory_terms (index-only), FTS5's idf (floored
+# at 1e-6), per row sum(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))). As in
+# the SQLite adapter, the best ``pool`` rows are ranked first and only they are joined and
+# scope-filtered; when fewer than k of them are visible, the second branch (a one-time filter,
+# skipped otherwise) filters every match. Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
+# pool, visibility + filters, k, k, visibility + filters, k.
+TEXT_SEARCH = """
+WITH totals AS (
+    SELECT GREATEST(SUM(docs), 1)::float8 AS docs,
+           GREATEST(SUM(tokens)::float8 / GREATEST(SUM(docs), 1), 1e-9) AS avglen
+    FROM text_stats
+), terms AS (
+    SELECT u.term, GREATEST(ln(GREATEST((totals.docs - d.df + 0.5) / (d.df + 0.5), 1e-12)),
+                            1e-6) AS idf
+    FROM unnest(%s::text[]) AS u(term) CROSS JOIN totals
+    CROSS JOIN LATERAL (
+        SELECT count(*)::float8 AS df FROM memory_terms WHERE term = u.term
+    ) AS d
+), scored AS (
+    SELECT p.memory_rowid,
+           SUM(t.idf * p.tf * %s / (p.tf + %s + %s * p.doc_len / totals.avglen)) AS score
+    FROM terms t JOIN memory_terms p ON p.term = t.term CROSS JOIN totals
+    GROUP BY p.memory_rowid
+), pooled AS (
+    SELECT m.id, s.score
+    FROM (SELECT * FROM scored ORDER BY score DESC LIMIT %s) AS s
+    JOIN memories m ON m.rowid = s.memory_rowid
+    WHERE {where}{extra} ORDER BY s.score DESC, m.id LIMIT %s
+)
+SELECT false, id, score FROM pooled
+UNION ALL
+SELECT true, every.id, every.score FROM (
+    SELECT m.id, s.score FROM scored s JOIN memories m ON m.rowid = s.memory_rowid
+    WHERE (SELECT count(*) FROM pooled) < %s AND {where}{extra}
+    ORDER BY s.score DESC, m.id LIMIT %s
+) AS every
+"""
+ADD_TEXT_STATS = """
+UPDATE text_stats SET docs = docs + %s, tokens = tokens + %s WHERE shard = pg_backend_pid() %% 16
+"""
+
+STATS = """
+SELECT COUNT(*), COUNT(*) FILTER (WHERE lifecycle NOT IN ('deleted', 'superseded')),
+       COUNT(*) FILTER (WHERE lifecycle = 'deleted'),
+       (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM history)
+FROM memories
+"""
+
+
+def _tags_any(tags: Sequence[str]) -> tuple[str, list[Any]]:
+    return "m.tags ?| %s::text[]", [list(tags)]
+
+
+def _time(value: datetime | None) -> datetime | None:
+    return value
+
+
+DIALECT = sql.Dialect(mark="%s", tags_any=_tags_any, time=_time, flag=bool)
+
+
+def visible(viewer: Scope) -> tuple[str, list[Any]]:
+    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
+    return sql.visible(DIALECT, viewer)
+
+
+def filtered(filters: Filters) -> tuple[str, list[Any]]:
+    """The WHERE fragment (on alias m) for ``filters``; starts with AND."""
+    return sql.filtered(DIALECT, filters)
+
+TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
+INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})"

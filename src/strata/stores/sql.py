@@ -1,0 +1,90 @@
+"""SQL fragments shared by the SQL adapters: the visibility rule and the recall filters.
+
+Each adapter supplies a ``Dialect`` (its placeholder, how it stores tags, times and flags);
+the shape of every condition lives here once, so SQLite and Postgres cannot drift apart.
+Fragments are built only from constants; every value is a bound parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from strata.domain.models import Filters, MemoryType, Scope
+
+#: ``strata.domain.visibility.can_see`` as SQL on alias m; ``{p}`` is the placeholder.
+VISIBLE = """
+m.team = {p} AND (
+    m.type = 'shared' OR (
+        (m.user_id IS NULL OR m.user_id = {p}) AND (
+            m.type = 'user_profile' OR (
+                (m.run_id IS NULL OR m.run_id = {p}) AND (m.agent_id IS NULL OR m.agent_id = {p})
+            )
+        )
+    )
+)
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    mark: str  # the parameter placeholder: "?" or "%s"
+    tags_any: Callable[[Sequence[str]], tuple[str, list[Any]]]  # "m has any of these tags"
+    time: Callable[[datetime | None], Any]  # a datetime as the adapter stores it
+    flag: Callable[[bool], Any]  # a boolean as the adapter stores it
+
+    def marks(self, count: int) -> str:
+        return ", ".join([self.mark] * count)
+
+
+def visible(dialect: Dialect, viewer: Scope) -> tuple[str, list[Any]]:
+    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
+    return VISIBLE.format(p=dialect.mark), [viewer.team, viewer.user, viewer.run, viewer.agent]
+
+
+def filtered(dialect: Dialect, filters: Filters) -> tuple[str, list[Any]]:
+    """The WHERE fragment (on alias m) for ``filters``; starts with AND."""
+    p = dialect.mark
+    lifecycles = sorted(lc.value for lc in filters.effective_lifecycles())
+    parts = [f"m.lifecycle IN ({dialect.marks(len(lifecycles))})"]
+    params: list[Any] = list(lifecycles)
+    if filters.types:
+        parts.append(f"m.type IN ({dialect.marks(len(filters.types))})")
+        params.extend(MemoryType(t).value for t in filters.types)
+    if filters.tags_any:
+        fragment, values = dialect.tags_any(filters.tags_any)
+        parts.append(fragment)
+        params.extend(values)
+    _operator_filters(dialect, filters, parts, params)
+    conditions = (
+        (f"m.importance >= {p}", filters.min_importance),
+        (f"m.importance <= {p}", filters.max_importance),
+        (f"m.pinned = {p}", None if filters.pinned is None else dialect.flag(filters.pinned)),
+        (f"m.conversation_id = {p}", filters.conversation_id),
+        (f"m.created_at >= {p}", dialect.time(filters.created_after)),
+        (f"m.created_at < {p}", dialect.time(filters.created_before)),
+    )
+    for fragment, value in conditions:
+        if value is not None:
+            parts.append(fragment)
+            params.append(value)
+    return " AND " + " AND ".join(parts), params
+
+
+def _operator_filters(
+    dialect: Dialect, filters: Filters, parts: list[str], params: list[Any]
+) -> None:
+    """The exclusion and all-of operators: types_not, tags_all, tags_none."""
+    if filters.types_not:
+        parts.append(f"m.type NOT IN ({dialect.marks(len(filters.types_not))})")
+        params.extend(MemoryType(t).value for t in filters.types_not)
+    for tag in dict.fromkeys(filters.tags_all):
+        fragment, values = dialect.tags_any([tag])
+        parts.append(fragment)
+        params.extend(values)
+    if filters.tags_none:
+        fragment, values = dialect.tags_any(filters.tags_none)
+        parts.append(f"NOT ({fragment})")
+        params.extend(values)

@@ -1,0 +1,138 @@
+"""Postgres operations against a real server: migrations (upgraded == fresh), doctor, and
+``strata copy`` from SQLite with history, vectors and search texts intact."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from strata.cli.main import app
+from strata.domain.models import Scope
+from strata.facade import Strata
+from strata.settings import load_settings
+from strata.stores.operations import checksums, copy_store, doctor
+from strata.stores.postgres import migrations
+from tests.conftest import EMBEDDER, STORE_ADAPTERS, postgres_url
+
+pytestmark = pytest.mark.skipif("postgres" not in STORE_ADAPTERS, reason="no Postgres")
+
+A = Scope("acme", user="ana")
+
+CATALOG = """
+SELECT 'column', table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
+       || ' ' || COALESCE(column_default, '')
+FROM information_schema.columns WHERE table_schema = current_schema()
+UNION ALL
+SELECT 'index', indexdef FROM pg_indexes WHERE schemaname = current_schema()
+UNION ALL
+SELECT 'constraint', conrelid::regclass::text || ' ' || pg_get_constraintdef(oid)
+FROM pg_constraint WHERE connamespace = current_schema()::regnamespace
+UNION ALL
+SELECT 'trigger', c.relname || ' ' || t.tgname FROM pg_trigger t
+JOIN pg_class c ON c.oid = t.tgrelid
+WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace
+ORDER BY 1, 2
+"""
+
+
+def _catalog(url: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(CATALOG).fetchall()
+    return [tuple(str(v).replace(_schema(url), "S") for v in row) for row in rows]
+
+
+def _schema(url: str) -> str:
+    return url.split("search_path%3D")[1].split("%2C")[0]
+
+
+def test_an_upgraded_schema_equals_a_fresh_one() -> None:
+    fresh, upgraded = postgres_url(), postgres_url()
+    with psycopg.connect(fresh, autocommit=True) as conn:
+        assert [m.label for m in migrations.migrate(conn)] == ["0001_initial", "0002_search_text"]
+        assert migrations.migrate(conn) == []  # idempotent
+    with psycopg.connect(upgraded, autocommit=True) as conn:
+        assert [m.version for m in migrations.migrate(conn, upto=1)] == [1]
+        assert [m.version for m in migrations.pending(conn)] == [2]
+        migrations.migrate(conn)
+        assert migrations.current_version(conn) == 2
+    assert _catalog(fresh) == _catalog(upgraded)
+
+
+def test_migrate_prints_the_plan_and_dry_run_applies_nothing() -> None:
+    url = postgres_url()
+    dry = CliRunner().invoke(app, ["migrate", "--url", url, "--dry-run", "--json"])
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.stdout) == {"plan": ["0001_initial", "0002_search_text"],
+                                      "applied": [], "dry_run": True}
+    real = CliRunner().invoke(app, ["migrate", "--url", url])
+    assert real.exit_code == 0 and "Applied:" in real.stdout and "0002_search_text" in real.stdout
+    again = CliRunner().invoke(app, ["migrate", "--url", url])
+    assert again.exit_code == 0 and "No pending migrations." in again.stdout
+
+
+def _facade(url: str) -> Strata:
+    return Strata.open(url=url, embedder=EMBEDDER, home=Path("/nonexistent"))
+
+
+def test_doctor_passes_a_healthy_store_and_flags_drifted_text_totals() -> None:
+    url = postgres_url()
+    with _facade(url) as strata:
+        strata.remember("Ana drinks green tea every morning", scope=A)
+    assert all(check.ok for check in doctor(url)), doctor(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE text_stats SET docs = docs + 5 WHERE shard = 0")
+    failed = [check.name for check in doctor(url) if not check.ok]
+    assert failed == ["text totals"]
+    result = CliRunner().invoke(app, ["doctor", "--url", url, "--json"])
+    assert result.exit_code == 1
+    assert {c["name"]: c["ok"] for c in json.loads(result.stdout)}["text totals"] is False
+
+
+def _populate(strata: Strata) -> list[str]:
+    ids = [strata.remember(text, scope=A).memory_ids[0] for text in (
+        "Ana moved to Porto in May", "Ana's sister Rosa teaches the cello",
+        "The deploy runs every Friday at noon", "Ana is allergic to peanuts",
+    )]
+    strata.modify(ids[0], scope=A, content="Ana moved to Lisbon in June", reason="correction")
+    strata.forget(ids[3], scope=A, reason="asked to")
+    strata.remember("Ana moved to Lisbon in June", scope=A)  # a duplicate: history only
+    return ids
+
+
+def test_copy_sqlite_to_postgres_keeps_everything_and_resumes(tmp_path: Path) -> None:
+    source = f"sqlite:///{tmp_path / 'strata.db'}"
+    target = postgres_url()
+    with Strata.open(tmp_path / "strata.db", embedder=EMBEDDER) as strata:
+        ids = _populate(strata)
+        before = {i: strata.store.history(i) for i in ids}
+        recalls = [[h.memory.id for h in strata.recall(q, scope=A, k=3).hits]
+                   for q in ("where does Ana live", "cello lessons", "deploy day")]
+    settings = load_settings(home=tmp_path)
+    report = copy_store(source, target, settings, batch=3)
+    assert report.verified and report.inserted == sum(c["source"] for c in report.counts.values())
+    assert report.counts["memory"] == {"source": 4, "target": 4}
+    again = copy_store(source, target, settings)  # resumable: nothing left to insert
+    assert again.verified and again.inserted == 0
+    with _facade(target) as strata:
+        assert {i: strata.store.history(i) for i in ids} == before
+        assert strata.get(ids[0], scope=A).content == "Ana moved to Lisbon in June"
+        assert [[h.memory.id for h in strata.recall(q, scope=A, k=3).hits]
+                for q in ("where does Ana live", "cello lessons", "deploy day")] == recalls
+        sums = checksums(strata.store)
+    assert sums["history"][0] == report.counts["history"]["target"]
+
+
+def test_copy_cli_reports_verified_counts(tmp_path: Path) -> None:
+    with Strata.open(tmp_path / "strata.db", embedder=EMBEDDER) as strata:
+        _populate(strata)
+    result = CliRunner().invoke(app, ["copy", "--from", f"sqlite:///{tmp_path / 'strata.db'}",
+                                      "--to", postgres_url(), "--json"])
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["verified"] is True
+    assert body["counts"]["event"]["source"] == body["counts"]["event"]["target"] == 5
