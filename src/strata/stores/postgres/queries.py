@@ -40,7 +40,9 @@ SELECT u.term, %s, u.tf, %s FROM unnest(%s::text[], %s::int[]) AS u(term, tf)
 """
 DELETE_TERMS = "DELETE FROM memory_terms WHERE memory_rowid = %s"
 
-LOCK_MEMORY = "SELECT rowid, version, search_len FROM memories WHERE id = %s FOR UPDATE"
+LOCK_MEMORY = (
+    "SELECT rowid, version, search_len, content_hash FROM memories WHERE id = %s FOR UPDATE"
+)
 UPDATE_MEMORY = """
 UPDATE memories SET
     type = %s, content = %s, content_hash = %s, subject = %s, tags = %s, importance = %s,

@@ -69,7 +69,7 @@ from strata.stores.common import (
     query_terms,
     vector_bytes,
 )
-from strata.stores.sqlite import graph as g
+from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
 from strata.stores.vector_index import VectorIndex
@@ -276,8 +276,8 @@ class SQLiteStore:
                 conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
             _insert_history(conn, change.history)
             changed = old_hash != after.content_hash  # the old links no longer hold
-            g.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
-                     after.updated_at)
+            GRAPH.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
+                         after.updated_at)
         return after
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -494,45 +494,37 @@ class SQLiteStore:
             row = conn.execute("SELECT team FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise NotFound(f"memory {memory_id} not found", id=memory_id)
-            g.relink(conn, memory_id, row[0], facts, at)
+            GRAPH.relink(conn, memory_id, row[0], facts, at)
 
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:
         if not canonical_names:
             return []
         with _translated():
-            return g.shown_entities(
-                self._reader(), viewer, " AND e.canonical_name IN (SELECT value FROM json_each(?))",
-                [json.dumps(list(canonical_names))],
-            )
+            return GRAPH.entities(self._reader(), viewer, names=canonical_names)
 
     def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
                  ) -> builtins.list[Entity]:
-        extra, params = "", []
-        if prefix:
-            escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            extra, params = " AND e.canonical_name LIKE ? ESCAPE '\\'", [escaped + "%"]
         with _translated():
-            return g.shown_entities(self._reader(), viewer, extra, [*params, limit],
-                                    tail=" ORDER BY seen DESC, e.canonical_name, e.id LIMIT ?")
+            return GRAPH.entities(self._reader(), viewer, prefix=prefix, limit=limit)
 
     def entity(self, viewer: Scope, entity_id: str) -> Entity | None:
         with _translated():
-            found = g.shown_entities(self._reader(), viewer, " AND e.id = ?", [entity_id])
+            found = GRAPH.entities(self._reader(), viewer, entity_id=entity_id)
         return found[0] if found else None
 
     def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
         if not entity_ids:
             return []
         with _translated():
-            return g.shown_edges(self._reader(), viewer, entity_ids)
+            return GRAPH.edges(self._reader(), viewer, entity_ids)
 
     def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
                      ) -> builtins.list[tuple[str, str]]:
         if not entity_ids:
             return []
         with _translated():
-            return g.entity_links(self._reader(), viewer, entity_ids, limit)
+            return GRAPH.entity_links(self._reader(), viewer, entity_ids, limit)
 
     # -- API tokens -------------------------------------------------------------------------
 
@@ -568,6 +560,12 @@ class SQLiteStore:
                 (q.ts(at), token_id),
             )
             return cursor.rowcount == 1
+
+
+GRAPH = GraphSQL(GraphDialect(
+    base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
+    ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,
+))
 
 
 # -- row mapping ----------------------------------------------------------------------------
