@@ -20,6 +20,7 @@ import typer
 from strata.cli import ops, render
 from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
+from strata.cli.graph import graph_app
 from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput
@@ -548,4 +549,5 @@ def _add_bench(cli: typer.Typer) -> None:
 _add_bench(app)
 app.command("mcp")(mcp_command)
 app.add_typer(token_app, name="token")
+app.add_typer(graph_app, name="graph")
 ops.register(app)
