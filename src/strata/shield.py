@@ -28,7 +28,7 @@ from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
 from strata.domain.shield import as_statement, missed, summarize
-from strata.domain.text import content_hash, search_text
+from strata.domain.text import content_hash, keywords, search_text
 from strata.errors import InvalidInput
 from strata.graph import ingest_memory
 from strata.ingest import build_events, memory_embedding_text, memory_search_text, parse_request
@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # the facade imports this module lazily
 
 Pass = Literal["extraction", "verification"]
 SHIELD_TAG = "shield"
+#: A fact of one content word ("Noted.", "Sure thing.") is an acknowledgement, not a fact.
+MIN_WORDS = 2
 SUMMARY_KIND = "conversation_summary"
 
 
@@ -123,7 +125,8 @@ class CompactionShield:
                 continue
             done = outcome.extraction
             found.extend(Found(fact, index, "extraction", done.provider, done.model,
-                               done.prompt_version) for fact in done.facts)
+                               done.prompt_version)
+                         for fact in done.facts if len(keywords(fact.content)) >= MIN_WORDS)
         return found, tuple(dict.fromkeys(warnings))
 
     def _rows(self, memories: Sequence[Memory], sources: Sequence[int],

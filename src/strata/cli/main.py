@@ -18,9 +18,9 @@ from typing import Annotated, Any
 import typer
 
 from strata.cli import ops, render
+from strata.cli.graph import graph_app
 from strata.cli.mcp_cmd import mcp as mcp_command
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
-from strata.cli.graph import graph_app
 from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput

@@ -236,6 +236,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _NAME_RUN = re.compile(r"\b[A-Z][\w'’.+#-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w'’.+#-]*)*")
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay", "user", "mr", "mrs",
                         "ms", "dr"})
+#: Words that open a sentence without being part of a name that follows ("Then Bob left").
+_OPENERS = STOPWORDS | frozenset({"yesterday", "today", "tomorrow", "also", "well", "oh", "hey",
+                                  "hi", "hello", "thanks", "yes", "yeah", "ok", "okay", "wow",
+                                  "maybe", "sure", "last", "next", "tonight"})
 
 
 def proper_names(text: str) -> list[str]:
@@ -245,7 +249,9 @@ def proper_names(text: str) -> list[str]:
     for sentence in _SENTENCE.split(text):
         for match in _NAME_RUN.finditer(sentence.strip()):
             name = match.group(0).strip(" .'’")
-            if match.start() == 0 or name.casefold() in _NOT_NAMES:
-                continue
-            found.setdefault(name, None)
+            if match.start() == 0:  # capitalised anyway: a name only after an opener word
+                first, _, rest = name.partition(" ")
+                name = rest if first.casefold() in _OPENERS else ""
+            if name and name.casefold() not in _NOT_NAMES:
+                found.setdefault(name, None)
     return list(found)
