@@ -41,7 +41,7 @@ def rows(store: Store, query: str) -> list[Any]:
 
 def memory_rows(store: Store) -> tuple[list[Any], list[Any]]:
     graph = store._graph  # type: ignore[attr-defined]
-    live = graph._live  # noqa: SLF001 - the reference adapter's own bookkeeping
+    live = graph._live
     entities = [(i, r.entity.mentions, live(graph._mentioned_by.get(i, set())),
                  len(graph._mentioned_by.get(i, set()))) for i, r in graph._entities.items()]
     relations = [(i, r.edge.mentions, live(graph._stated_by.get(i, set())),
