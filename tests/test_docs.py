@@ -80,12 +80,12 @@ def test_global_options_are_documented() -> None:
 def test_every_http_route_is_documented(tmp_path: Path) -> None:
     with Strata.open(tmp_path, embedder=HashingEmbedder()) as strata:
         api = create_app(strata)
-    http_sections = sections((DOCS / "http.md").read_text(encoding="utf-8"), "###")
+    http_sections = sections((DOCS / "api.md").read_text(encoding="utf-8"), "###")
     routes = [f"{method.upper()} {path}" for path, operations in api.openapi()["paths"].items()
               for method in operations]
     assert routes
     missing = [r for r in routes if f"`{r}`" not in http_sections]
-    assert not missing, f"docs/http.md needs a section per route: {missing}"
+    assert not missing, f"docs/api.md needs a section per route: {missing}"
     no_example = [r for r in routes if "```console" not in http_sections[f"`{r}`"]]
-    assert not no_example, f"docs/http.md: routes without an example: {no_example}"
+    assert not no_example, f"docs/api.md: routes without an example: {no_example}"
     assert "`GET /openapi.json` and `GET /docs`" in http_sections

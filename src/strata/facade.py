@@ -32,7 +32,13 @@ from strata.domain.lifecycle import (
 )
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.domain.text import search_text
-from strata.errors import ConfirmationRequired, InvalidInput, NotFound, StrataError
+from strata.errors import (
+    ConfirmationRequired,
+    InvalidInput,
+    NotFound,
+    StrataError,
+    Unauthenticated,
+)
 from strata.ingest import (
     Draft,
     Extractor,
@@ -44,6 +50,7 @@ from strata.ingest import (
     memory_embedding_text,
     memory_search_text,
     parse_request,
+    with_neighbours,
 )
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
@@ -312,16 +319,20 @@ class Strata:
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
     ) -> builtins.list[NewMemory]:
-        """Vectors and search texts: each turn with its speaker and the turn it answers."""
-        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None)
+        """Vectors and search texts: each turn with its speaker, the turn it answers and the
+        reply it got; and the ids of the turns around it."""
+        last = len(events) - 1
+        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
+                    events[d.event_index + 1] if d.event_index < last else None)
                    for d in drafts]
         vectors = self.embedder.embed([
             memory_embedding_text(m.content, event, previous)
-            for m, (event, previous) in zip(memories, sources, strict=True)
+            for m, (event, previous, _) in zip(memories, sources, strict=True)
         ])
         return [
             NewMemory(m, vectors[i], d.event_index, memory_search_text(m.content, *sources[i]))
-            for i, (m, d) in enumerate(zip(memories, drafts, strict=True))
+            for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
+                                           strict=True))
         ]
 
     def _episode(
@@ -410,26 +421,13 @@ class Strata:
         """Apply each ``{id, reason, content?, importance?, pinned?, tags?, type?, subject?,
         if_version?}`` as its own ``modify``: atomic per item, one result per item.
         ``modify`` replaces the per-item call (a guarded view passes its own)."""
-        self._check_batch(items, self.settings.max_batch_items)
+        check_batch(items, self.settings.max_batch_items)
         apply = modify or self.modify
         return BatchResult(tuple(
             _one_item(item, lambda fields: apply(
                 fields.pop("id"), scope=scope, actor=actor, **fields))
             for item in items
         ))
-
-    @staticmethod
-    def _check_batch(items: object, limit: int) -> None:
-        if not isinstance(items, list | tuple) or not items:
-            raise InvalidInput("items must be a non-empty list")
-        if len(items) > limit:
-            raise InvalidInput(f"at most {limit} items per batch", count=len(items))
-        for index, item in enumerate(items):
-            if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
-                raise InvalidInput(f"item {index} must be an object with an id")
-            unknown = set(item) - MODIFY_FIELDS
-            if unknown:
-                raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
 
     def forget_preview(
         self,
@@ -729,8 +727,6 @@ class Strata:
 
     def authenticate(self, secret: str | None) -> Principal:
         """The principal a bearer token stands for; ``Unauthenticated`` if none (or revoked)."""
-        from strata.errors import Unauthenticated
-
         if not secret or len(secret) > 200:
             raise Unauthenticated("a bearer token is required")
         record = self.store.token_by_hash(hash_secret(secret))
@@ -744,6 +740,20 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+
+def check_batch(items: object, limit: int) -> None:
+    """A batch is a non-empty list of at most ``limit`` objects with an id and known fields."""
+    if not isinstance(items, list | tuple) or not items:
+        raise InvalidInput("items must be a non-empty list")
+    if len(items) > limit:
+        raise InvalidInput(f"at most {limit} items per batch", count=len(items))
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
+            raise InvalidInput(f"item {index} must be an object with an id")
+        unknown = set(item) - MODIFY_FIELDS
+        if unknown:
+            raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
 
 
 def _one_item(item: Mapping[str, Any], call: Callable[[dict[str, Any]], Memory]) -> ItemResult:

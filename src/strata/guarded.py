@@ -23,6 +23,7 @@ from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata.errors import InvalidInput, NotFound
+from strata.facade import check_batch
 from strata.policy import (
     Operation,
     Principal,
@@ -108,7 +109,7 @@ class GuardedStrata:
     def modify_many(self, items: Sequence[Mapping[str, Any]], *,
                     scope: ScopeLike = None) -> BatchResult:
         self._authorize(Operation.WRITE)
-        self.strata._check_batch(items, self.strata.settings.max_batch_items)
+        check_batch(items, self.strata.settings.max_batch_items)  # refused calls cost nothing
         self._spend()  # one call, whatever its size (bounded by max_batch_items)
         return self.strata.modify_many(items, scope=self.scope(scope), actor=self.actor,
                                        modify=self._modify_unmetered)

@@ -2,9 +2,13 @@
 on each user prompt, at session end and around context compaction.
 
 Front-end agnostic: the MCP server exposes these as tools today; an HTTP hook endpoint can
-call the same methods. Every capture carries an idempotency key derived from the session, the
-hook and the captured content (or the host's own event id), so a host that fires the same hook
-twice for one event (a retry, or two integration paths) writes once ([003] §26.5 "no duplicate
+call the same methods. The hooks run over a *view* of the facade: a front end passes the one
+its caller has (``Strata.as_principal``), so the caller's role, scope and actor apply to
+every call a hook makes; the plain ``Strata`` is the trusted local view.
+
+Every capture carries an idempotency key derived from the session, the hook and the captured
+content (or the host's own event id), so a host that fires the same hook twice for one event
+(a retry, or two integration paths) writes once ([003] §26.5 "no duplicate
 capture per event"). The session-end capture keeps the messages verbatim; the pre-compaction
 hook runs the compaction shield ([002], ``Strata.shield``): the messages are kept as raw
 events and every fact in them, plus a summary, becomes a memory before the host trims them.
@@ -19,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from strata.domain.context import build_context
-from strata.domain.lifecycle import Actor
 from strata.domain.models import Filters, Memory, MemoryType, Scope
 from strata.errors import InvalidInput
 from strata.facade import Strata
+from strata.guarded import GuardedStrata
 from strata.results import Recall, RememberResult, ShieldResult
 
 CaptureHook = Literal["session_end", "pre_compaction"]
+View = Strata | GuardedStrata
 MAX_SESSION_ID_CHARS = 150  # leaves room for the hook name and digest in a 200-char key
 RECENT = 30  # newest memories considered for a session's opening context
 PINNED = 50
@@ -51,10 +56,13 @@ class SessionContext:
 
 
 class SessionHooks:
-    """The lifecycle hooks of one agent host, acting in the scope each call names."""
+    """The lifecycle hooks of one agent host, acting through ``view`` in the scope each call
+    names."""
 
-    def __init__(self, strata: Strata) -> None:
-        self.strata = strata
+    def __init__(self, view: View) -> None:
+        self.strata = view
+        facade = view.strata if isinstance(view, GuardedStrata) else view
+        self.default_budget_tokens = facade.settings.default_budget_tokens
 
     def session_start(
         self, session_id: str, *, scope: Scope, budget_tokens: int | None = None
@@ -72,7 +80,7 @@ class SessionHooks:
 
     def capture(
         self, hook: CaptureHook, session_id: str, messages: Sequence[Mapping[str, Any]], *,
-        scope: Scope, event_id: str | None = None, actor: Actor | None = None,
+        scope: Scope, event_id: str | None = None,
     ) -> RememberResult:
         """Record the messages of a session (at its end, or before they are compacted away)
         as raw events of the conversation ``session_id``; a repeat of the same capture is a
@@ -80,20 +88,20 @@ class SessionHooks:
         check_session_id(session_id)
         return self.strata.remember(
             messages=messages, scope=scope, type=MemoryType.EPISODIC,
-            conversation_id=session_id, actor=actor,
+            conversation_id=session_id,
             idempotency_key=capture_key(hook, session_id, messages, event_id),
             meta={"hook": hook, "session_id": session_id},
         )
 
     def pre_compaction(
         self, session_id: str, messages: Sequence[Mapping[str, Any]], *, scope: Scope,
-        event_id: str | None = None, actor: Actor | None = None,
+        event_id: str | None = None,
     ) -> ShieldResult:
         """The compaction shield over the messages about to be trimmed, as the conversation
         ``session_id``; a repeat of the same capture returns the first answer (``replayed``)."""
         check_session_id(session_id)
         return self.strata.shield(
-            messages, scope=scope, conversation_id=session_id, actor=actor,
+            messages, scope=scope, conversation_id=session_id,
             idempotency_key=capture_key("pre_compaction", session_id, messages, event_id),
         )
 
@@ -107,8 +115,7 @@ class SessionHooks:
     def _context(
         self, session_id: str, scope: Scope, budget_tokens: int | None, *, this_session: bool
     ) -> SessionContext:
-        budget = self.strata.settings.default_budget_tokens if budget_tokens is None else (
-            budget_tokens)
+        budget = self.default_budget_tokens if budget_tokens is None else budget_tokens
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidInput("budget_tokens must be a positive integer")
         groups = [

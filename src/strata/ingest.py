@@ -236,13 +236,36 @@ def is_question(text: str) -> bool:
     return "?" in text
 
 
-def memory_search_text(content: str, event: Event | None, previous: Event | None = None) -> str:
-    """What lexical search indexes for a memory: who said it, its content and, when the turn
-    before was a question, that question (an answer is found by the words it answers)."""
+def memory_search_text(
+    content: str, event: Event | None, previous: Event | None = None,
+    following: Event | None = None,
+) -> str:
+    """What lexical search indexes for a memory: who said it, its content; when the turn
+    before was a question, that question (an answer is found by the words it answers); when
+    this turn is a statement, the reply to it (replies echo what they respond to)."""
     parts = [event.author or "" if event is not None else "", content]
     if previous is not None and is_question(previous.text):
         parts.append(previous.text)
+    if following is not None and not is_question(content):
+        parts.append(following.text)
     return search_text(" ".join(p for p in parts if p))
+
+
+#: Turns within this distance in the same remember are a memory's neighbours (``meta.near``).
+NEIGHBOUR_DISTANCE = 2
+
+
+def with_neighbours(memories: Sequence[Memory], drafts: Sequence[Draft]) -> list[Memory]:
+    """Each turn memory with the ids of the turns around it in the same exchange, nearest
+    first, so recall can bring a hit's context along."""
+    by_event = {d.event_index: m.id for m, d in zip(memories, drafts, strict=True)}
+    out = []
+    for memory, draft in zip(memories, drafts, strict=True):
+        near = [by_event[draft.event_index + step * sign]
+                for step in range(1, NEIGHBOUR_DISTANCE + 1) for sign in (-1, 1)
+                if draft.event_index + step * sign in by_event]
+        out.append(memory.evolve(meta={**memory.meta, "near": near}) if near else memory)
+    return out
 
 
 def memory_embedding_text(content: str, event: Event | None, previous: Event | None = None) -> str:

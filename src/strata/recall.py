@@ -17,6 +17,7 @@ from strata.domain.boosts import (
     favour_periods,
     floor_of,
     named_speaker,
+    neighbour_bonus,
 )
 from strata.domain.context import build_context
 from strata.domain.filtering import matches
@@ -45,11 +46,11 @@ class RecallConfig:
     disputed_factor: float = 0.5
     #: Share of an episode's standardised lexical score passed on to each of its turns
     #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
-    episode_weight: float = 0.4
+    episode_weight: float = 0.35
     #: Episodes whose turns are fetched even when no signal returned them.
     episode_expand: int = 2
     #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
-    speaker_factor: float = 0.5
+    speaker_factor: float = 0.4
     #: When the query names a date, turns whose event time falls in it (widened by
     #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
     time_weight: float = 1.0
@@ -61,12 +62,16 @@ class RecallConfig:
     graph_hop: float = 0.5
     #: Linked memories added as candidates even when no signal returned them.
     graph_expand: int = 10
+    #: The turns around each of the ``neighbour_top`` best hits (``meta.near``) gain this share
+    #: of that hit's lead over the lowest candidate (0: off).
+    neighbour_weight: float = 0.15
+    neighbour_top: int = 2
 
 
 def _query_signals_only(**changes: Any) -> RecallConfig:
     """A preset without the episode and speaker structure: plain signal fusion."""
     return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, time_weight=0.0,
-                   graph_weight=0.0, **changes)
+                   graph_weight=0.0, neighbour_weight=0.0, **changes)
 
 
 _PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
@@ -160,6 +165,7 @@ class Retriever:
         if linked:
             signals["graph"] = {i: s for i, s in linked.items() if i in turns}
             fused = favour_linked(fused, linked, config.graph_weight)
+        fused = self._with_neighbours(fused, turns, viewer, config)
         hits = []
         for memory_id, score in fused.items():
             memory = turns[memory_id]
@@ -190,6 +196,25 @@ class Retriever:
         found = self._store.get_many(wanted, viewer) if wanted else []
         return {m.id: m for m in found
                 if matches(m, filters) and m.meta.get("kind") != EPISODE_TAG}
+
+    def _with_neighbours(
+        self, fused: dict[str, float], turns: dict[str, Memory], viewer: Scope,
+        config: RecallConfig,
+    ) -> dict[str, float]:
+        """Bring the context of the best hits along: the turns next to them."""
+        if config.neighbour_weight <= 0 or not fused:
+            return fused
+        best = sorted(fused, key=lambda i: (-fused[i], i))[:config.neighbour_top]
+        near = {i: _near(turns[i]) for i in best}
+        missing = [n for ids in near.values() for n in ids if n not in turns]
+        if missing:
+            turns.update({m.id: m for m in self._store.get_many(missing, viewer)})
+        lowest = min(fused.values())
+        return neighbour_bonus(
+            {**dict.fromkeys((n for n in missing if n in turns), lowest), **fused},
+            {i: [n for n in ids if n in turns] for i, ids in near.items()},
+            config.neighbour_weight,
+        )
 
     def _structure(
         self, fused: dict[str, float], turns: dict[str, Memory], episodes: dict[str, Memory],
@@ -236,6 +261,11 @@ def _ms_since(mark: float) -> float:
 def _parts(episode: Memory) -> list[str]:
     parts = episode.meta.get("parts", [])
     return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
+def _near(memory: Memory) -> list[str]:
+    near = memory.meta.get("near", [])
+    return [n for n in near if isinstance(n, str)] if isinstance(near, list) else []
 
 
 def _speaker(memory: Memory) -> str | None:

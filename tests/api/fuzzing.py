@@ -145,7 +145,9 @@ def _count(report: FuzzReport, event: events.ScenarioFinished) -> None:
                 key = (check.name, event.label or "")
                 report.failures[key] += 1
                 if f"{key}" not in report.examples:
-                    report.examples[f"{key}"] = _exchange(event, case_id)
+                    failure = check.failure_info.failure if check.failure_info else None
+                    why = f"{failure.title}: {failure.message}" if failure else ""
+                    report.examples[f"{key}"] = f"{why}\n{_exchange(event, case_id)}"
 
 
 def _exchange(event: events.ScenarioFinished, case_id: str) -> str:

@@ -2,7 +2,7 @@
 
 Two runs: examples, fuzzing and stateful over every operation; the coverage phase (which
 alone sends ~1,800 requests over the whole API) over the bulk routes. The big run, every
-phase over everything: ``scripts/api_fuzz.py`` (numbers in docs/http.md).
+phase over everything: ``scripts/api_fuzz.py`` (numbers in docs/api.md).
 """
 
 from __future__ import annotations

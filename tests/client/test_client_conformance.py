@@ -16,15 +16,16 @@ import pytest
 
 from strata.api.app import create_app
 from strata.client import AsyncStrataClient, StrataClient
-from strata.domain.models import Filters, MemoryType
+from strata.domain.models import Filters, HistoryEvent, MemoryType
 from strata.embedders.hashing import HashingEmbedder
 from strata.errors import StrataError
 from strata.facade import Strata
 from strata.testing import FakeClock
 from tests.live_server import serving
 
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ALICE = {"user": "alice"}
+BULK = {"user": "alice", "run": "bulk"}
 
 
 def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
@@ -36,6 +37,8 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
         tick()
         try:
             result = getattr(api, method)(*args, **kwargs)
+            if method == "export":
+                result = list(result)
         except StrataError as exc:
             out.append(exc)
             return None
@@ -71,32 +74,63 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
     step("recover", memory_id, reason="by mistake", scope=ALICE)
     step("history", memory_id, scope=ALICE)
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
+    bulk_operations(step, memory_id)
     return out
 
 
+def bulk_operations(step: Callable[..., Any], memory_id: str) -> None:
+    """Batch modify, forget by query (with the confirm token above the threshold), jobs,
+    export and import, with their refusals."""
+    step("modify_many", [{"id": memory_id, "reason": "batch", "importance": 0.6},
+                         {"id": "missing", "reason": "batch", "importance": 0.1},
+                         {"id": memory_id, "reason": "stale", "pinned": True, "if_version": 1}],
+         scope=ALICE)
+    step("modify_many", [], scope=ALICE)
+    for i in range(3):
+        step("remember", f"Bulk note about kites number {i}.", scope=BULK)
+    preview = step("forget_preview", "kites", scope=BULK, limit=5)
+    step("forget_preview", "kites", scope=BULK, limit=0)
+    ids = [c.memory.id for c in preview.candidates]
+    step("forget_execute", ids, preview_token=preview.preview_token, reason="bulk",
+         scope=BULK)  # three ids, threshold two: the confirm token is missing
+    step("forget_execute", ids, preview_token="not-a-token", reason="bulk", scope=BULK,
+         confirm_token=preview.confirm_token)
+    step("forget_execute", ids, preview_token=preview.preview_token, reason="bulk",
+         scope=BULK, confirm_token=preview.confirm_token)
+    step("job", "no-such-job")
+    exported = step("export")
+    step("import_records", [{"text": "Imported note about owls."}], scope=ALICE)
+    step("import_records", exported)  # everything is there already: all skipped
+    step("import_records", [{"record": "memory", "id": "x"}])  # malformed: refused
+    step("list", scope=BULK, filters=Filters(include_deleted=True))
+
+
 def normal(results: list[Any]) -> Any:
-    """JSON-ready, with ids numbered by first appearance; cursors, timings and the history's
-    actor (the server names its own: ``api``) elided."""
+    """JSON-ready, with ids (also within messages) numbered by first appearance; cursors,
+    timings, the history's actor (the server names its own: ``api``) and the forget
+    preview's signed tokens (they sign the actor) elided."""
     ids: dict[str, str] = {}
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: ("…" if k in {"timings_ms", "next_cursor", "actor"} and v else walk(v))
-                    for k, v in value.items()}
+            return {k: ("…" if k in ELIDED and v else walk(v)) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [walk(v) for v in value]
-        if isinstance(value, str) and UUID.match(value):
-            return ids.setdefault(value, f"id{len(ids)}")
+        if isinstance(value, str):  # ids, also inside messages
+            return UUID.sub(lambda found: ids.setdefault(found[0], f"id{len(ids)}"), value)
         return value
 
     def plain(result: Any) -> Any:
         if isinstance(result, StrataError):
             return {"error": type(result).__name__, "code": result.code}
         if isinstance(result, list):
-            return [row.to_dict() for row in result]
+            return [row if isinstance(row, dict) else row.to_dict() for row in result]
         return result.to_dict()
 
     return walk([plain(r) for r in results])
+
+
+ELIDED = frozenset({"timings_ms", "next_cursor", "actor", "preview_token", "confirm_token"})
 
 
 def run_on(strata: Strata, clock: FakeClock, api: Any | None = None) -> list[Any]:
@@ -109,8 +143,8 @@ def pair(tmp_path: Path) -> Iterator[tuple[tuple[Strata, FakeClock], tuple[Strat
     made = []
     for name in ("local", "served"):
         clock = FakeClock()
-        made.append((Strata.open(tmp_path / name, embedder=HashingEmbedder(), clock=clock),
-                     clock))
+        made.append((Strata.open(tmp_path / name, embedder=HashingEmbedder(), clock=clock,
+                                 forget_confirm_threshold=2), clock))
     yield made[0], made[1]
     for strata, _ in made:
         strata.close()
@@ -125,8 +159,15 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert normal(got) == normal(expected)
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
-        "VersionConflict"]
-    assert {row.actor for row in got[-2]} == {"api"}
+        "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
+        "InvalidInput", "NotFound", "InvalidInput"]
+    history = next(r for r in reversed(got) if isinstance(r, list) and r
+                   and isinstance(r[0], HistoryEvent))
+    assert {row.actor for row in history} == {"api"}
+    exported = next(r for r in got if isinstance(r, list) and r and isinstance(r[0], dict))
+    assert {r["record"] for r in exported} == {"event", "memory", "history"}
+    bulk = [m for m in got[-1].items if m.scope.run == "bulk"]
+    assert len(bulk) == 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
 
 
 class Blocking:
@@ -140,6 +181,12 @@ class Blocking:
         method = getattr(self.client, name)
         return lambda *args, **kwargs: self.portal.call(functools.partial(method, *args,
                                                                           **kwargs))
+
+    def export(self) -> list[dict[str, Any]]:
+        async def collect() -> list[dict[str, Any]]:
+            return [record async for record in await self.client.export()]
+        result: list[dict[str, Any]] = self.portal.call(collect)
+        return result
 
 
 def test_the_async_client_gives_what_the_facade_gives(pair: Any) -> None:

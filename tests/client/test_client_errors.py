@@ -10,7 +10,14 @@ import httpx
 import pytest
 
 from strata.client import StrataClient
-from strata.errors import HTTPError, InvalidInput, NotFound, StoreLocked, TransportError
+from strata.errors import (
+    HTTPError,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    StoreLocked,
+    TransportError,
+)
 
 
 def answering(status: int, body: bytes, seen: list[httpx.Request] | None = None
@@ -75,3 +82,47 @@ def test_a_value_that_is_not_json_is_refused_before_sending() -> None:
     with pytest.raises(InvalidInput):
         answering(200, b"{}", seen).remember("x", meta={"when": object()})
     assert seen == []
+
+
+def test_export_refusals_raise_at_the_call_and_a_broken_line_while_reading() -> None:
+    with pytest.raises(PermissionDenied):
+        answering(403, error_body("permission_denied")).export()
+    records = answering(200, b'{"record": "event", "id": "e"}\n\nnot json\n').export()
+    assert next(records) == {"record": "event", "id": "e"}
+    with pytest.raises(TransportError):
+        next(records)
+
+
+def test_import_streams_jsonl_in_the_scope_named() -> None:
+    seen: list[httpx.Request] = []
+    body = json.dumps({"read": 2, "inserted": 2, "skipped": 0}).encode()
+    records = iter([{"text": "one"}, {"text": "two"}])  # any iterable, read once
+    report = answering(200, body, seen).import_records(records, scope={"user": "u"})
+    assert (report.read, report.inserted, report.skipped) == (2, 2, 0)
+    request = seen[0]
+    assert request.headers["Content-Type"] == "application/x-ndjson"
+    assert request.read().splitlines() == [b'{"text": "one"}', b'{"text": "two"}']
+    assert dict(request.url.params) == {"team": "default", "user": "u"}
+
+
+def test_a_reader_token_is_refused_the_bulk_operations(tmp_path: Any) -> None:
+    from fastapi.testclient import TestClient
+
+    from strata.api.app import create_app
+    from strata.embedders.hashing import HashingEmbedder
+    from strata.facade import Strata
+
+    with Strata.open(tmp_path, embedder=HashingEmbedder()) as strata:
+        _, secret = strata.create_token("reader", team="a")
+        with TestClient(create_app(strata, auth_mode="token")) as http:
+            client = StrataClient(http=http, token=secret)
+            refused = [lambda: client.export(),
+                       lambda: client.import_records([{"text": "x"}]),
+                       lambda: client.forget_preview("x", scope={"user": "u"}),
+                       lambda: client.modify_many([{"id": "x", "reason": "r"}])]
+            for call in refused:
+                with pytest.raises(PermissionDenied):
+                    call()
+            with pytest.raises(NotFound):
+                client.job("j1")
+        assert strata.stats().events == 0

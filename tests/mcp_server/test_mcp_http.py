@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult
 
 from strata.api.app import create_app
 from strata.embedders.hashing import HashingEmbedder
@@ -71,3 +74,116 @@ def test_an_app_can_be_started_twice(facade: Strata) -> None:
     for _ in range(2):
         with TestClient(app) as http:
             assert http.get("/healthz").status_code == 200
+
+
+# -- token mode: the HTTP API's auth and policy -------------------------------------------
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def refusal(result: CallToolResult) -> dict[str, Any]:
+    assert result.is_error
+    error: dict[str, Any] = result.structured_content["error"]
+    return error
+
+
+def initialize(http: TestClient, **headers: str) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}
+    return http.post("/mcp", json=body, headers={
+        "Accept": "application/json, text/event-stream", **headers})
+
+
+def test_token_mode_refuses_a_request_without_a_live_token(facade: Strata) -> None:
+    revoked, revoked_secret = facade.create_token("admin", team="a")
+    facade.revoke_token(revoked.id)
+    reader, live = facade.create_token("reader", team="a")
+    # Served by its network name (Host: testserver), as a token-mode server is: not 421.
+    with TestClient(create_app(facade, auth_mode="token")) as http:
+        for headers in ({}, bearer("strata_nope"), bearer(revoked_secret),
+                        {"Authorization": "Basic eDp5"}):
+            response = initialize(http, **headers)
+            assert response.status_code == 401, headers
+            assert response.json()["error"]["code"] == "unauthenticated"
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+        assert initialize(http, **bearer(live)).status_code == 200
+        facade.revoke_token(reader.id)  # checked on every request, not once per session
+        assert initialize(http, **bearer(live)).status_code == 401
+
+    async def anonymous(base_url: str) -> None:
+        async with connect(base_url) as client:
+            await client.list_tools()
+
+    with serving(create_app(facade, auth_mode="token")) as base_url, pytest.raises(
+            ExceptionGroup) as refused:
+        anyio.run(anonymous, base_url)
+    assert refused.group_contains(MCPError)
+
+
+def test_local_mode_serves_loopback_mcp_clients_only(facade: Strata) -> None:
+    app = create_app(facade)
+
+    async def status(client: tuple[str, int]) -> tuple[int, str]:
+        transport = httpx.ASGITransport(app=app, client=client)
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+            response = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1,
+                                                     "method": "ping"})
+            return response.status_code, response.json()["error"]["code"]
+
+    assert anyio.run(status, ("10.1.2.3", 5000)) == (403, "permission_denied")
+    assert anyio.run(status, ("127.0.0.1", 5000)) == (503, "unavailable")  # let in (no lifespan)
+    with TestClient(app) as http:  # the SDK's DNS-rebinding guard: loopback Host names only
+        assert initialize(http).status_code == 421
+        assert initialize(http, Host="127.0.0.1:8420").status_code == 200
+
+
+def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
+    facade: Strata,
+) -> None:
+    writer, writer_secret = facade.create_token("writer", team="a")
+    _, reader_secret = facade.create_token("reader", team="a")
+    _, other_team_secret = facade.create_token("admin", team="b")
+    seen: dict[str, Any] = {}
+
+    async def sessions(base_url: str) -> None:
+        # The header asks for team b: the writer's token pins team a.
+        async with connect(base_url, **bearer(writer_secret), **{"X-Strata-Team": "b"}) as w:
+            stored = payload(await w.call_tool("memory_store",
+                                               {"content": "Alpha launch code is 1234."}))
+            memory_id = stored["memory_ids"][0]
+            payload(await w.call_tool("memory_modify", {
+                "memory_id": memory_id, "reason": "rotated",
+                "content": "Alpha launch code is 5678."}))
+            seen["memory_id"] = memory_id
+        async with connect(base_url, **bearer(reader_secret)) as r:
+            seen["search"] = payload(await r.call_tool("memory_search", {"query": "launch"}))
+            seen["store"] = await r.call_tool("memory_store", {"content": "Reader was here."})
+            seen["forget"] = await r.call_tool("memory_forget", {
+                "memory_id": seen["memory_id"], "reason": "no"})
+            seen["capture"] = await r.call_tool("session_end", {
+                "session_id": "s1", "messages": [{"content": "Reader was here."}]})
+        async with connect(base_url, **bearer(other_team_secret),
+                           **{"X-Strata-Team": "a"}) as b:
+            seen["get"] = await b.call_tool("memory_get", {"memory_id": seen["memory_id"]})
+            seen["b_search"] = payload(await b.call_tool("memory_search", {"query": "launch"}))
+
+    with serving(create_app(facade, auth_mode="token")) as base_url:
+        anyio.run(sessions, base_url)
+
+    memory_id = seen["memory_id"]
+    assert facade.get(memory_id, scope={"team": "a"}).scope.team == "a"
+    assert [h["id"] for h in seen["search"]["hits"]] == [memory_id]
+    for refused in ("store", "forget", "capture"):
+        assert refusal(seen[refused])["code"] == "permission_denied", refused
+    assert facade.stats().memories == 1 and facade.stats().events == 1  # the reader wrote nothing
+    assert facade.get(memory_id, scope={"team": "a"}).lifecycle.value == "active"
+    assert refusal(seen["get"])["code"] == "not_found"
+    assert "5678" not in str(seen["get"].content)
+    assert "5678" not in str(seen["get"].structured_content)
+    assert seen["b_search"]["hits"] == []
+    history = facade.history(memory_id, scope={"team": "a"})
+    assert [(h.kind.value, h.actor) for h in history] == [
+        ("ADD", writer.id), ("UPDATE", writer.id)]

@@ -43,3 +43,12 @@ def test_zscore_fusion_gives_missing_candidates_the_lists_lowest_z() -> None:
     fused = fuse(signals, Weights(vector=0.5, lexical=0.5, recency=0.0, importance=0.0), "zscore")
     # a: vector +1, lexical missing → -1; b: -1 and +1; c: vector missing → -1, lexical -1
     assert fused == {"a": pytest.approx(0.0), "b": pytest.approx(0.0), "c": pytest.approx(-1.0)}
+
+
+def test_neighbour_bonus_lends_a_share_of_the_hits_lead_to_its_neighbours() -> None:
+    from strata.domain.boosts import neighbour_bonus
+
+    scores = {"hit": 5.0, "next": 1.0, "far": 1.0, "low": 0.0}
+    out = neighbour_bonus(scores, {"hit": ["next", "unknown"]}, 0.2)
+    assert out == {"hit": 5.0, "next": 2.0, "far": 1.0, "low": 0.0}
+    assert neighbour_bonus(scores, {}, 0.2) == scores

@@ -137,3 +137,22 @@ def test_a_multi_message_remember_adds_one_episode_over_its_turns() -> None:
     assert result.episode_id not in [h.memory.id for h in hits]
     single = strata.remember("one fact", scope="t")
     assert single.episode_id is None
+
+
+def test_turns_know_their_neighbours_and_statements_are_found_by_their_replies() -> None:
+    from strata.domain.models import Filters
+    from strata.domain.text import search_text
+    from strata.testing import memory_strata
+
+    strata = memory_strata()
+    ids = strata.remember(messages=[
+        {"author": "Ann", "content": "I adopted a greyhound last week."},
+        {"author": "Bob", "content": "Congrats on the new dog!"},
+        {"author": "Ann", "content": "Thanks."},
+    ], scope="t").memory_ids
+    first = strata.get(ids[0], scope="t")
+    assert first.meta["near"] == [ids[1], ids[2]]
+    assert strata.get(ids[1], scope="t").meta["near"] == [ids[0], ids[2]]
+    # "dog" is only in the reply, yet the statement it answers is found by it
+    found = strata.store.text_search(first.scope, search_text("dog"), 5, Filters())
+    assert ids[0] in [memory_id for memory_id, _ in found]

@@ -370,26 +370,42 @@ def create_app(
     _install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
-    if app.state.auth_mode == "local":
-        # The MCP tools over streamable HTTP at /mcp. Only in local mode for now: the MCP
-        # resolver does not check bearer tokens yet, so token mode does not expose it.
-        from strata.mcp.http import mount as mount_mcp
+    # The MCP tools over streamable HTTP at /mcp, with this app's auth (strata.mcp.http).
+    from strata.mcp.http import mount as mount_mcp
 
-        mount_mcp(app, strata)
-        _document_without_auth(app)
+    mount_mcp(app, strata)
+    _refine_openapi(app, without_auth=app.state.auth_mode == "local")
     return app
 
 
-def _document_without_auth(app: FastAPI) -> None:
-    """Local mode takes no token, so its OpenAPI schema declares no security scheme."""
+def _refine_openapi(app: FastAPI, *, without_auth: bool) -> None:
+    """Two corrections to FastAPI's schema: a query parameter is absent or a value, never
+    null on the wire, so its ``null`` branch goes; and local mode takes no token, so it
+    declares no security scheme."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         schema = generate()
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                operation.pop("security", None)
-        schema.get("components", {}).pop("securitySchemes", None)
+                for parameter in operation.get("parameters", ()):
+                    parameter["schema"] = _not_null(parameter.get("schema", {}))
+                if without_auth:
+                    operation.pop("security", None)
+        if without_auth:
+            schema.get("components", {}).pop("securitySchemes", None)
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if not isinstance(options, list):
+        return schema
+    kept = [option for option in options if option.get("type") != "null"]
+    if len(kept) != 1:
+        return schema
+    refined = {**schema, **kept[0]}
+    refined.pop("anyOf")
+    return refined

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from strata.api.schemas import MAX_NAME_CHARS, Time
+from strata.api.schemas import MAX_NAME_CHARS, NOT_BLANK, SCOPE_NAME, Time
 from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
 from strata.errors import InvalidInput, PermissionDenied
 from strata.facade import Strata
@@ -85,7 +85,10 @@ async def get_guarded(
 
 
 GuardedDep = Annotated[GuardedStrata, Depends(get_guarded)]
-ScopeName = Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS)]
+ScopeName = Annotated[
+    str | None, Query(min_length=1, max_length=MAX_NAME_CHARS, pattern=SCOPE_NAME)
+]
+TagQuery = Annotated[str, Query(min_length=1, max_length=100, pattern=NOT_BLANK)]
 
 
 LIST_PARAMETERS = frozenset({"types", "types_not", "tags_any", "tags_all", "tags_none",
@@ -103,7 +106,8 @@ async def single_values(request: Request) -> None:
 
 
 async def query_scope(
-    team: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)] = "default",
+    team: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS,
+                               pattern=SCOPE_NAME)] = "default",
     user: ScopeName = None,
     agent: ScopeName = None,
     run: ScopeName = None,
@@ -115,17 +119,15 @@ async def query_scope(
 async def query_filters(
     types: Annotated[list[MemoryType] | None, Query(max_length=50)] = None,
     types_not: Annotated[list[MemoryType] | None, Query(max_length=50)] = None,
-    tags_any: Annotated[list[Annotated[str, Query(max_length=100)]] | None,
-                        Query(max_length=50)] = None,
-    tags_all: Annotated[list[Annotated[str, Query(max_length=100)]] | None,
-                        Query(max_length=50)] = None,
-    tags_none: Annotated[list[Annotated[str, Query(max_length=100)]] | None,
-                         Query(max_length=50)] = None,
+    tags_any: Annotated[list[TagQuery] | None, Query(max_length=50)] = None,
+    tags_all: Annotated[list[TagQuery] | None, Query(max_length=50)] = None,
+    tags_none: Annotated[list[TagQuery] | None, Query(max_length=50)] = None,
     lifecycles: Annotated[list[Lifecycle] | None, Query(max_length=50)] = None,
     min_importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     max_importance: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
     pinned: bool | None = None,
-    conversation_id: Annotated[str | None, Query(max_length=MAX_NAME_CHARS)] = None,
+    conversation_id: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS,
+                                                 pattern=NOT_BLANK)] = None,
     created_after: Annotated[Time | None, Query()] = None,
     created_before: Annotated[Time | None, Query()] = None,
     include_deleted: bool = False,

@@ -42,13 +42,14 @@ def mcp(
 ) -> None:
     """Serve the MCP tools and lifecycle hooks over stdio (for Claude Code, Cursor, ...)."""
     from strata.domain.models import Scope
-    from strata.mcp.server import Caller, build_server, fixed_caller
+    from strata.mcp.server import Caller, build_server, fixed_caller, local_principal
 
     options = ctx.find_root().obj
     options = options if isinstance(options, GlobalOptions) else GlobalOptions()
     with open_strata(options, as_json=False) as strata:
+        # The local user, as in the HTTP API's local mode; the options name the scope.
         caller = Caller(scope=Scope(team=team or "default", user=user, agent=agent, run=run),
-                        actor=actor)
+                        principal=local_principal(actor))
         if warm_up:
             strata.warm_up()
         build_server(strata, fixed_caller(caller)).run("stdio")

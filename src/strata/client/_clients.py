@@ -1,14 +1,18 @@
 """The sync and async clients: thin I/O over ``strata.client._core``.
 
 Each method builds a ``Call`` in the core, sends it, and returns what the facade would return
-(``RememberResult``, ``Recall``, ``Memory``, ``Page``, history rows); errors are raised as the
-``strata.errors`` class the server's code names. The options of each method are declared once
-(the ``*Options`` typed dicts) and mirror the facade's keyword arguments.
+(``RememberResult``, ``Recall``, ``Memory``, ``Page``, history rows, ``BatchResult``,
+``ForgetPreview``, ``ImportReport``); errors are raised as the ``strata.errors`` class the
+server's code names. The import streams its records to the server as JSONL; the export streams
+them back, one dict per line, as they arrive (an export can be larger than memory). The
+options of each method are declared once (the ``*Options`` typed dicts) and mirror the
+facade's keyword arguments.
 """
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, Unpack
 
@@ -17,7 +21,9 @@ import httpx
 from strata.client import _core
 from strata.client._core import (
     Call,
+    ForgetExecuteOptions,
     ForgetOptions,
+    ForgetPreviewOptions,
     ListOptions,
     ModifyOptions,
     RecallOptions,
@@ -27,11 +33,12 @@ from strata.client._core import (
 from strata.domain.models import HistoryEvent, Memory
 from strata.errors import TransportError
 from strata.ports import Page
-from strata.results import Recall, RememberResult
+from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8420"
 DEFAULT_TIMEOUT = 30.0
+NDJSON = "application/x-ndjson"
 
 
 def _headers(token: str | None) -> dict[str, str]:
@@ -46,7 +53,46 @@ def _request(call: Call[Any]) -> dict[str, Any]:
     if call.body is not None:
         request["content"] = _core.encode(call.body)
         request["headers"] = {"Content-Type": "application/json"}
+    if call.records is not None:
+        request["content"] = _core.jsonl(call.records)
+        request["headers"] = {"Content-Type": NDJSON}
     return request
+
+
+async def _async_lines(records: Iterable[Mapping[str, Any]]) -> AsyncIterator[bytes]:
+    for line in _core.jsonl(records):
+        yield line
+
+
+def _async_request(call: Call[Any]) -> dict[str, Any]:
+    """An async client sends an async body."""
+    request = _request(call)
+    if call.records is not None:
+        request["content"] = _async_lines(call.records)
+    return request
+
+
+def _records(call: Call[dict[str, Any]], response: httpx.Response) -> Iterator[dict[str, Any]]:
+    try:
+        for line in response.iter_lines():
+            if line.strip():
+                yield call.parse(line)
+    except httpx.TransportError as exc:
+        raise TransportError(f"the export stream broke: {exc}") from exc
+    finally:
+        response.close()
+
+
+async def _async_records(call: Call[dict[str, Any]], response: httpx.Response
+                         ) -> AsyncIterator[dict[str, Any]]:
+    try:
+        async for line in response.aiter_lines():
+            if line.strip():
+                yield call.parse(line)
+    except httpx.TransportError as exc:
+        raise TransportError(f"the export stream broke: {exc}") from exc
+    finally:
+        await response.aclose()
 
 
 def _answer(call: Call[T], response: httpx.Response) -> T:
@@ -84,6 +130,20 @@ class StrataClient:
             raise TransportError(f"no answer from {self._http.base_url}: {exc}") from exc
         return _answer(call, response)
 
+    def _open_stream(self, call: Call[Any]) -> httpx.Response:
+        """The response, headers read and status checked, body not yet read."""
+        request = self._http.build_request(**_request(call))
+        try:
+            response = self._http.send(request, stream=True)
+            if response.status_code >= 400:
+                response.read()
+        except httpx.TransportError as exc:
+            raise TransportError(f"no answer from {self._http.base_url}: {exc}") from exc
+        if response.status_code >= 400:
+            response.close()
+            raise _core.error_for(response.status_code, response.content)
+        return response
+
     def remember(self, text: str | None = None, **options: Unpack[RememberOptions]
                  ) -> RememberResult:
         return self._send(_core.remember(text, **options))
@@ -113,6 +173,33 @@ class StrataClient:
                 ) -> builtins.list[HistoryEvent]:
         return self._send(_core.history(memory_id, scope=scope))
 
+    def modify_many(self, items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None
+                    ) -> BatchResult:
+        return self._send(_core.modify_many(items, scope=scope))
+
+    def forget_preview(self, query: str, **options: Unpack[ForgetPreviewOptions]
+                       ) -> ForgetPreview:
+        return self._send(_core.forget_preview(query, **options))
+
+    def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
+                       **options: Unpack[ForgetExecuteOptions]) -> BatchResult:
+        return self._send(_core.forget_execute(ids, preview_token=preview_token,
+                                               reason=reason, **options))
+
+    def job(self, job_id: str) -> dict[str, Any]:
+        return self._send(_core.job(job_id))
+
+    def export(self) -> Iterator[dict[str, Any]]:
+        """What the caller may export, one record per line as it arrives. A refusal raises
+        here; iterate to the end (or close the iterator) to release the connection."""
+        call = _core.export()
+        return _records(call, self._open_stream(call))
+
+    def import_records(self, records: Iterable[Mapping[str, Any]], *,
+                       scope: ScopeLike = None) -> ImportReport:
+        """Stream ``records`` (exported ones, or ``{"text": ...}``) to the server as JSONL."""
+        return self._send(_core.import_records(records, scope=scope))
+
     def health(self) -> dict[str, Any]:
         return self._send(_core.health())
 
@@ -139,10 +226,23 @@ class AsyncStrataClient:
 
     async def _send(self, call: Call[T]) -> T:
         try:
-            response = await self._http.request(**_request(call))
+            response = await self._http.request(**_async_request(call))
         except httpx.TransportError as exc:
             raise TransportError(f"no answer from {self._http.base_url}: {exc}") from exc
         return _answer(call, response)
+
+    async def _open_stream(self, call: Call[Any]) -> httpx.Response:
+        request = self._http.build_request(**_async_request(call))
+        try:
+            response = await self._http.send(request, stream=True)
+            if response.status_code >= 400:
+                await response.aread()
+        except httpx.TransportError as exc:
+            raise TransportError(f"no answer from {self._http.base_url}: {exc}") from exc
+        if response.status_code >= 400:
+            await response.aclose()
+            raise _core.error_for(response.status_code, response.content)
+        return response
 
     async def remember(self, text: str | None = None, **options: Unpack[RememberOptions]
                        ) -> RememberResult:
@@ -173,6 +273,31 @@ class AsyncStrataClient:
     async def history(self, memory_id: str, *, scope: ScopeLike = None
                       ) -> builtins.list[HistoryEvent]:
         return await self._send(_core.history(memory_id, scope=scope))
+
+    async def modify_many(self, items: Sequence[Mapping[str, Any]], *,
+                          scope: ScopeLike = None) -> BatchResult:
+        return await self._send(_core.modify_many(items, scope=scope))
+
+    async def forget_preview(self, query: str, **options: Unpack[ForgetPreviewOptions]
+                             ) -> ForgetPreview:
+        return await self._send(_core.forget_preview(query, **options))
+
+    async def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
+                             **options: Unpack[ForgetExecuteOptions]) -> BatchResult:
+        return await self._send(_core.forget_execute(ids, preview_token=preview_token,
+                                                     reason=reason, **options))
+
+    async def job(self, job_id: str) -> dict[str, Any]:
+        return await self._send(_core.job(job_id))
+
+    async def export(self) -> AsyncIterator[dict[str, Any]]:
+        """``async for record in await client.export()``: a refusal raises at the await."""
+        call = _core.export()
+        return _async_records(call, await self._open_stream(call))
+
+    async def import_records(self, records: Iterable[Mapping[str, Any]], *,
+                             scope: ScopeLike = None) -> ImportReport:
+        return await self._send(_core.import_records(records, scope=scope))
 
     async def health(self) -> dict[str, Any]:
         return await self._send(_core.health())

@@ -7,15 +7,24 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar
 
 from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
-from strata.errors import HTTPError, InvalidInput, StrataError
+from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
 from strata.ports import Page
-from strata.results import Hit, Recall, RememberResult
+from strata.results import (
+    BatchResult,
+    ForgetCandidate,
+    ForgetPreview,
+    Hit,
+    ImportReport,
+    ItemResult,
+    Recall,
+    RememberResult,
+)
 
 T = TypeVar("T")
 ScopeLike = Scope | Mapping[str, Any] | str | None
@@ -31,6 +40,7 @@ class Call(Generic[T]):
     parse: Callable[[Any], T]
     params: Query = field(default_factory=builtins.list)
     body: dict[str, Any] | None = None
+    records: Iterable[Mapping[str, Any]] | None = None  # sent as JSONL (the import)
 
 
 class RememberOptions(TypedDict, total=False):
@@ -76,6 +86,18 @@ class ListOptions(TypedDict, total=False):
     filters: Filters | None
     limit: int
     cursor: str | None
+
+
+class ForgetPreviewOptions(TypedDict, total=False):
+    scope: ScopeLike
+    filters: Filters | None
+    limit: int
+
+
+class ForgetExecuteOptions(TypedDict, total=False):
+    scope: ScopeLike
+    confirm_token: str | None
+    force: bool
 
 
 # -- building requests --------------------------------------------------------------------
@@ -134,8 +156,55 @@ def history(memory_id: str, *, scope: ScopeLike = None) -> Call[builtins.list[Hi
                 params=_scope_params(scope))
 
 
+def modify_many(items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None
+                ) -> Call[BatchResult]:
+    body = {"items": [_without_none(_jsonable(item)) for item in items], "scope": _scope(scope)}
+    return Call("POST", "/v1/modify", parse_batch, body=body)
+
+
+def forget_preview(query: str, **options: Any) -> Call[ForgetPreview]:
+    body: dict[str, Any] = {
+        "mode": "preview", "query": query, "scope": _scope(options.get("scope")),
+        "filters": _filters_body(options.get("filters")), "limit": options.get("limit", 20),
+    }
+    return Call("POST", "/v1/forget", parse_forget_preview, body=_without_none(body))
+
+
+def forget_execute(ids: Sequence[str], *, preview_token: str, reason: str, **options: Any
+                   ) -> Call[BatchResult]:
+    body: dict[str, Any] = {
+        "mode": "execute", "ids": builtins.list(ids), "preview_token": preview_token,
+        "reason": reason, "scope": _scope(options.get("scope")),
+        "confirm_token": options.get("confirm_token"), "force": bool(options.get("force")),
+    }
+    return Call("POST", "/v1/forget", parse_batch, body=_without_none(body))
+
+
+def job(job_id: str) -> Call[dict[str, Any]]:
+    from urllib.parse import quote
+
+    return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", dict)
+
+
+def export() -> Call[dict[str, Any]]:
+    """The export streams JSONL: ``parse`` reads one line."""
+    return Call("GET", "/v1/export", parse_record)
+
+
+def import_records(records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None
+                   ) -> Call[ImportReport]:
+    return Call("POST", "/v1/import", parse_import, params=_scope_params(scope),
+                records=records)
+
+
 def health() -> Call[dict[str, Any]]:
     return Call("GET", "/healthz", dict)
+
+
+def jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[bytes]:
+    """One JSON object per line, encoded as they are read (an import can be large)."""
+    for record in records:
+        yield encode(record) + b"\n"
 
 
 def encode(body: Mapping[str, Any]) -> bytes:
@@ -187,6 +256,43 @@ def parse_page(data: Mapping[str, Any]) -> Page:
 
 def parse_history(data: Mapping[str, Any]) -> builtins.list[HistoryEvent]:
     return [HistoryEvent.from_dict(row) for row in data["items"]]
+
+
+def parse_batch(data: Mapping[str, Any]) -> BatchResult:
+    return BatchResult(tuple(
+        ItemResult(
+            id=item["id"], ok=bool(item["ok"]),
+            memory=Memory.from_dict(item["memory"]) if item.get("memory") else None,
+            error=item.get("error"),
+        )
+        for item in data["items"]
+    ))
+
+
+def parse_forget_preview(data: Mapping[str, Any]) -> ForgetPreview:
+    return ForgetPreview(
+        candidates=tuple(ForgetCandidate(Memory.from_dict(c["memory"]), float(c["score"]))
+                         for c in data["candidates"]),
+        preview_token=data["preview_token"], confirm_token=data.get("confirm_token"),
+        confirm_threshold=int(data["confirm_threshold"]),
+        expires_at=datetime.fromisoformat(data["expires_at"]),
+    )
+
+
+def parse_import(data: Mapping[str, Any]) -> ImportReport:
+    return ImportReport(read=int(data["read"]), inserted=int(data["inserted"]),
+                        skipped=int(data["skipped"]))
+
+
+def parse_record(line: bytes | str) -> dict[str, Any]:
+    """One line of an export stream."""
+    try:
+        record = json.loads(line)
+    except ValueError as exc:
+        raise TransportError(f"the export stream has a line that is not JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise TransportError("the export stream has a line that is not a JSON object")
+    return record
 
 
 def error_for(status: int, content: bytes) -> StrataError:

@@ -6,6 +6,8 @@
 - ``favour_periods``: a query that names a date ("in June", "on 11 December, 2023") is about
   what happened then; turns whose event time falls in the period (plus some days after: people
   tell of an event later) gain a fixed share of the candidates' score range.
+- ``neighbour_bonus``: the turns right around a top hit are its context and often the answer
+  itself (the reply, the detail that follows); they gain a share of that hit's lead.
 - ``episode_bonus``: an exchange that, as a whole, matches the query lends part of its
   standardised score to each of its turns; turns of exchanges that did not match get the
   lowest. This is how several turns that together hold an answer are found.
@@ -76,3 +78,17 @@ def favour_periods(
         return dict(scores)
     lift = weight * 0.5 * (max(scores.values()) - min(scores.values()))
     return {key: value + (lift if key in inside else 0.0) for key, value in scores.items()}
+
+
+def neighbour_bonus(
+    scores: Mapping[str, float], near: Mapping[str, Sequence[str]], weight: float
+) -> dict[str, float]:
+    """Each id in ``near[hit]`` gains ``weight`` × (score of hit − lowest score), the best such
+    gain when it neighbours several hits."""
+    low = min(scores.values(), default=0.0)
+    gain: dict[str, float] = {}
+    for hit, neighbours in near.items():
+        for neighbour in neighbours:
+            if neighbour in scores:
+                gain[neighbour] = max(gain.get(neighbour, 0.0), weight * (scores[hit] - low))
+    return {key: value + gain.get(key, 0.0) for key, value in scores.items()}
