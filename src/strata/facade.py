@@ -278,7 +278,9 @@ class Strata:
         if prefix is not None and (not isinstance(prefix, str) or len(prefix) > 200):
             raise InvalidInput("prefix must be a string of at most 200 characters")
         key = canonical_name(prefix) if prefix else None
-        return self.store.entities(Scope.parse(scope), limit=limit, prefix=key or None)
+        if prefix and not key:
+            return []  # nothing name-like: no entity's canonical name starts with it
+        return self.store.entities(Scope.parse(scope), limit=limit, prefix=key)
 
     def graph_neighbors(
         self, entity_id: str, *, depth: int = 1, scope: ScopeLike = None

@@ -32,6 +32,8 @@ def test_entities_merge_by_canonical_name_and_count_mentions(strata: Strata) -> 
     assert counted["ana"] == 2  # "Ana's" is Ana
     assert [e.canonical_name for e in strata.graph_entities(scope=A, limit=1)] == ["berlin"]
     assert by_name(strata)["berlin"].name == "Berlin"  # the first spelling is kept
+    assert [e.name for e in strata.graph_entities(scope=A, prefix="The Ber")] == ["Berlin"]
+    assert strata.graph_entities(scope=A, prefix="%") == []  # a pattern character is literal
 
 
 def test_relations_merge_by_source_relation_target(strata: Strata) -> None:
