@@ -9,7 +9,7 @@ from strata.facade import Strata
 from strata.recall import RecallConfig
 
 A = {"team": "a"}
-OFF = RecallConfig()
+OFF = replace(RecallConfig(), graph_weight=0.0)
 ON = replace(OFF, graph_weight=1.0)
 
 

@@ -121,3 +121,9 @@ def test_index_graph_of_a_missing_memory_is_not_found(strata: Strata) -> None:
     except NotFound:
         return
     raise AssertionError("no NotFound")  # pragma: no cover
+
+
+def test_a_name_seen_as_a_speaker_later_becomes_a_person(strata: Strata) -> None:
+    remember(strata, "Yesterday I saw Hana at the market.")  # a proper name: a thing
+    remember(strata, "I live in Kyoto.", author="Hana")  # "User" said by Hana: a person
+    assert by_name(strata)["hana"].type == "person"

@@ -601,6 +601,7 @@ class PostgresStore:
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),
     greatest="GREATEST", read_time=lambda value: value,
+    id_rows="unnest(%s::text[]) AS wanted(value)", pinned_join="JOIN",
 ))
 
 

@@ -565,6 +565,7 @@ class SQLiteStore:
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
     ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,
+    id_rows="json_each(?) AS wanted", pinned_join="CROSS JOIN",
 ))
 
 
