@@ -73,10 +73,10 @@ class InMemoryGraph:
                 self._entities[entity.id] = _EntityRow(team, entity)
                 self._entity_keys[key] = entity.id
             ids[ref.canonical] = self._entity_keys[key]
-            row = self._entities[ids[ref.canonical]]
-            if ref.type == "person" and row.entity.type != "person":  # a speaker, seen later
-                self._entities[row.entity.id] = replace(
-                    row, entity=replace(row.entity, type="person"))
+            known = self._entities[ids[ref.canonical]]
+            if ref.type == "person" and known.entity.type != "person":  # a speaker, seen later
+                self._entities[known.entity.id] = replace(
+                    known, entity=replace(known.entity, type="person"))
             self._mentions.setdefault(memory.id, {})[ids[ref.canonical]] = ref.name
             self._mentioned_by.setdefault(ids[ref.canonical], set()).add(memory.id)
         for rel in facts.relations:
