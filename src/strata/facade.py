@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
+from strata.domain.graph import Entity, GraphFacts, Neighborhood, canonical_name, check_depth
 from strata.domain.ids import new_id
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import (
@@ -77,6 +78,7 @@ from strata.ports import (
     NewMemory,
     Page,
     Store,
+    StoredMemory,
     StoreStats,
     SystemClock,
     TokenRecord,
@@ -93,6 +95,7 @@ from strata.results import (
     Recall,
     RememberResult,
     RememberStatus,
+    ShieldResult,
 )
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
@@ -100,6 +103,7 @@ from strata.worker import Runner, Worker
 
 if TYPE_CHECKING:
     from strata.guarded import GuardedStrata
+    from strata.providers.base import Relation
 
 ScopeLike = Scope | Mapping[str, Any] | str | None
 E = TypeVar("E", bound=enum.Enum)
@@ -296,6 +300,7 @@ class Strata:
         stored = outcome.memories[:len(memories)]
         job_id = outcome.jobs[0] if outcome.jobs else None
         status, derived, warnings = self._pipeline_status(raw, job_id, mode, timeout_ms)
+        self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
@@ -377,6 +382,87 @@ class Strata:
                 self._inline = ThreadPoolExecutor(PIPELINE_THREADS,
                                                   thread_name_prefix="strata-pipeline")
             return self._inline
+
+    def _index_new(self, memories: Sequence[Memory], stored: Sequence[StoredMemory],
+                   replayed: bool) -> None:
+        """The graph of each new memory (rule-based), after the write: derived data, never
+        inside the memory's transaction. The pipeline's graph job calls ``index_graph``."""
+        if not self.settings.graph or replayed:
+            return
+        for memory, result in zip(memories, stored, strict=True):
+            if not result.deduplicated:
+                self._index_graph_of(memory)
+
+    def _index_graph_of(self, memory: Memory) -> None:
+        from strata.graph import ingest_memory
+        from strata.providers.rules import RuleBasedProvider
+
+        extraction = RuleBasedProvider(self._clock.now).extract(memory.content)
+        ingest_memory(self.store, memory, extraction, self._clock.now())
+
+    def index_graph(
+        self, memory_id: str, entities: Sequence[str] = (),
+        relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
+    ) -> GraphFacts:
+        """Replace the knowledge-graph links of a memory with these entities and
+        ``(source, predicate, target)`` relations (plus the proper names in its text; "User"
+        is the memory's speaker): the write pipeline's graph job. Idempotent; counts stay
+        consistent. Returns what was indexed."""
+        from strata.graph import facts_for
+
+        memory = self.get(memory_id, scope=scope)
+        facts = facts_for(memory, _names(entities), _triples(relations))
+        self.store.index_graph(memory.id, facts, self._clock.now())
+        return facts
+
+    def graph_entities(
+        self, *, scope: ScopeLike = None, limit: int = 50, prefix: str | None = None
+    ) -> builtins.list[Entity]:
+        """Entities the scope can see (through its live memories), most mentioned first."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
+        if prefix is not None and (not isinstance(prefix, str) or len(prefix) > 200):
+            raise InvalidInput("prefix must be a string of at most 200 characters")
+        key = canonical_name(prefix) if prefix else None
+        if prefix and not key:
+            return []  # nothing name-like: no entity's canonical name starts with it
+        return self.store.entities(Scope.parse(scope), limit=limit, prefix=key)
+
+    def graph_neighbors(
+        self, entity_id: str, *, depth: int = 1, scope: ScopeLike = None
+    ) -> Neighborhood:
+        """An entity and what is reachable from it within ``depth`` (1-3) relations;
+        ``NotFound`` unless the scope sees it."""
+        from strata.graph import neighborhood
+
+        check_depth(depth)
+        if not isinstance(entity_id, str) or not entity_id or len(entity_id) > 100:
+            raise InvalidInput("entity id must be a non-empty string")
+        where = Scope.parse(scope)
+        root = self.store.entity(where, entity_id)
+        if root is None:
+            raise NotFound(f"entity {entity_id} not found", id=entity_id)
+        return neighborhood(self.store, where, root, depth)
+
+    def shield(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        scope: ScopeLike = None,
+        conversation_id: str | None = None,
+        idempotency_key: str | None = None,
+        actor: Actor | None = None,
+    ) -> ShieldResult:
+        """The compaction shield ([002]): before a host trims ``messages`` from its context,
+        extract every fact (an extraction pass, then a verification pass for what it missed),
+        persist them with provenance plus an episodic summary of the conversation, and keep
+        the messages as raw events. Idempotent per (conversation, ``idempotency_key``)."""
+        from strata.shield import CompactionShield
+
+        return CompactionShield(self, self._clock.now).run(
+            messages, scope=scope, conversation_id=conversation_id,
+            idempotency_key=idempotency_key, actor=actor or Actor(),
+        )
 
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
@@ -668,10 +754,13 @@ class Strata:
             source = self._source_event(planned.after)
             vector = self.embedder.embed([memory_embedding_text(planned.after.content, source)])[0]
             search = memory_search_text(planned.after.content, source)
-        return self.store.apply(MemoryChange(
+        changed = self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
             embedding=vector, search_text=search,
         ))
+        if planned.content_changed and self.settings.graph:
+            self._index_graph_of(changed)  # the store dropped the old content's links
+        return changed
 
     def _source_event(self, memory: Memory) -> Event | None:
         events = self.store.events(memory.provenance.event_ids[:1])
@@ -904,6 +993,24 @@ def _one_item(item: Mapping[str, Any], call: Callable[[dict[str, Any]], Memory])
         return ItemResult(memory_id, True, memory=call(fields))
     except StrataError as exc:
         return ItemResult(memory_id, False, error=exc.to_dict())
+
+
+def _names(entities: Sequence[str]) -> builtins.list[str]:
+    if isinstance(entities, str) or not all(isinstance(e, str) for e in entities):
+        raise InvalidInput("entities must be a list of names")
+    return list(entities)
+
+
+def _triples(relations: Sequence[Any]) -> builtins.list[Any]:
+    from strata.providers.base import Relation
+
+    for relation in relations:
+        if not isinstance(relation, Relation) and not (
+            isinstance(relation, tuple | list) and len(relation) == 3
+            and all(isinstance(part, str) for part in relation)
+        ):
+            raise InvalidInput("relations must be (source, predicate, target) triples")
+    return [r if isinstance(r, Relation) else tuple(r) for r in relations]
 
 
 def _digest(token: str) -> str:

@@ -19,6 +19,7 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
@@ -34,7 +35,14 @@ from strata.policy import (
     owns,
 )
 from strata.ports import Page, StoreStats
-from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
+from strata.results import (
+    BatchResult,
+    ForgetPreview,
+    ImportReport,
+    Recall,
+    RememberResult,
+    ShieldResult,
+)
 
 if TYPE_CHECKING:
     from strata.facade import ScopeLike, Strata
@@ -146,6 +154,21 @@ class GuardedStrata:
         return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
                                   actor=actor)
 
+    def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
+               conversation_id: str | None = None,
+               idempotency_key: str | None = None) -> ShieldResult:
+        self._authorize(Operation.WRITE)
+        return self.strata.shield(messages, scope=self.scope(scope),
+                                  conversation_id=conversation_id,
+                                  idempotency_key=idempotency_key, actor=self.actor)
+
+    def index_graph(self, memory_id: str, entities: Sequence[str] = (),
+                    relations: Sequence[Any] = (), *, scope: ScopeLike = None) -> GraphFacts:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        return self.strata.index_graph(memory_id, entities, relations, scope=where)
+
     # -- reading ----------------------------------------------------------------------------
 
     def recall(self, query: str, *, scope: ScopeLike = None, **options: Any) -> Recall:
@@ -172,6 +195,16 @@ class GuardedStrata:
     def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
         self._authorize(Operation.READ)
         return self.strata.evidence(memory_id, scope=self.scope(scope))
+
+    def graph_entities(self, *, scope: ScopeLike = None, limit: int = 50,
+                       prefix: str | None = None) -> builtins.list[Entity]:
+        self._authorize(Operation.READ)
+        return self.strata.graph_entities(scope=self.scope(scope), limit=limit, prefix=prefix)
+
+    def graph_neighbors(self, entity_id: str, *, depth: int = 1,
+                        scope: ScopeLike = None) -> Neighborhood:
+        self._authorize(Operation.READ)
+        return self.strata.graph_neighbors(entity_id, depth=depth, scope=self.scope(scope))
 
     def job(self, job_id: str) -> Job:
         """Visible only to a principal whose scope holds the scope that created it."""

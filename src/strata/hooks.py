@@ -9,8 +9,9 @@ every call a hook makes; the plain ``Strata`` is the trusted local view.
 Every capture carries an idempotency key derived from the session, the hook and the captured
 content (or the host's own event id), so a host that fires the same hook twice for one event
 (a retry, or two integration paths) writes once ([003] §26.5 "no duplicate
-capture per event"). The pre-compaction capture keeps the messages verbatim; extracting facts
-from them before they are trimmed (the compaction shield, [002]) comes with the extractor.
+capture per event"). The session-end capture keeps the messages verbatim; the pre-compaction
+hook runs the compaction shield ([002], ``Strata.shield``): the messages are kept as raw
+events and every fact in them, plus a summary, becomes a memory before the host trims them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from strata.domain.models import Filters, Memory, MemoryType, Scope
 from strata.errors import InvalidInput
 from strata.facade import Strata
 from strata.guarded import GuardedStrata
-from strata.results import Recall, RememberResult
+from strata.results import Recall, RememberResult, ShieldResult
 
 CaptureHook = Literal["session_end", "pre_compaction"]
 View = Strata | GuardedStrata
@@ -90,6 +91,18 @@ class SessionHooks:
             conversation_id=session_id,
             idempotency_key=capture_key(hook, session_id, messages, event_id),
             meta={"hook": hook, "session_id": session_id},
+        )
+
+    def pre_compaction(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]], *, scope: Scope,
+        event_id: str | None = None,
+    ) -> ShieldResult:
+        """The compaction shield over the messages about to be trimmed, as the conversation
+        ``session_id``; a repeat of the same capture returns the first answer (``replayed``)."""
+        check_session_id(session_id)
+        return self.strata.shield(
+            messages, scope=scope, conversation_id=session_id,
+            idempotency_key=capture_key("pre_compaction", session_id, messages, event_id),
         )
 
     def compaction_complete(

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 
@@ -255,11 +256,47 @@ class JobQueue(Protocol):
 
     def job_counts(self) -> dict[str, int]:
         """How many jobs are in each status."""
+class GraphStore(Protocol):
+    """The knowledge graph ([003] §6.4): entities, relations and the memories that mention
+    them, per team. Counts are kept equal to the number of live memories linking a row, in the
+    same transaction as whatever changes them (``index_graph`` and ``Store.apply``); a row no
+    memory links any more is deleted. Reads apply the visibility rule through the memories:
+    a viewer sees an entity or relation only through a live memory it may see, and the
+    counts it is shown are of those memories."""
+
+    def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
+        """Replace the memory's graph links with ``facts``: entities merged by canonical name
+        and relations by (source, relation, target) within the memory's team, counts
+        recomputed for every row touched, orphans removed; one transaction. Idempotent.
+        ``NotFound`` if there is no such memory."""
+        ...
+
+    def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
+                      ) -> builtins.list[Entity]:
+        """The visible entities with one of these canonical names."""
+        ...
+
+    def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
+                 ) -> builtins.list[Entity]:
+        """Visible entities, most mentioned first (then by name); ``prefix`` filters the
+        canonical name."""
+        ...
+
+    def entity(self, viewer: Scope, entity_id: str) -> Entity | None: ...
+
+    def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
+        """Visible relations with one of ``entity_ids`` at either end."""
+        ...
+
+    def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
+                     ) -> builtins.list[tuple[str, str]]:
+        """Up to ``limit`` (memory id, entity id) pairs: visible live memories mentioning one
+        of ``entity_ids``, newest memories first."""
         ...
 
 
 @runtime_checkable
-class Store(TokenStore, JobQueue, Protocol):
+class Store(TokenStore, JobQueue, GraphStore, Protocol):
     """Persistence for events, memories, vectors, history, idempotency keys and API tokens."""
 
     def close(self) -> None: ...

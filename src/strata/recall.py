@@ -20,11 +20,14 @@ from strata.domain.boosts import (
     neighbour_bonus,
 )
 from strata.domain.context import build_context
+from strata.domain.filtering import matches
 from strata.domain.fusion import Weights, fuse, recency_score
+from strata.domain.graph import favour_linked
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.errors import InvalidInput
+from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
@@ -52,6 +55,13 @@ class RecallConfig:
     #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
     time_weight: float = 1.0
     time_slack_days: float = 14.0
+    #: Graph signal ([003] §13.3): memories linked to entities the query names (or to their
+    #: one-hop neighbours, × ``graph_hop``) gain this share of half the candidates' score
+    #: range, scaled by their graph score (0: off; nothing resolves: no change).
+    graph_weight: float = 0.1  # LoCoMo: see docs/architecture.md (graph signal)
+    graph_hop: float = 0.5
+    #: Linked memories added as candidates even when no signal returned them.
+    graph_expand: int = 10
     #: The turns around each of the ``neighbour_top`` best hits (``meta.near``) gain this share
     #: of that hit's lead over the lowest candidate (0: off).
     neighbour_weight: float = 0.15
@@ -61,7 +71,7 @@ class RecallConfig:
 def _query_signals_only(**changes: Any) -> RecallConfig:
     """A preset without the episode and speaker structure: plain signal fusion."""
     return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, time_weight=0.0,
-                   neighbour_weight=0.0, **changes)
+                   graph_weight=0.0, neighbour_weight=0.0, **changes)
 
 
 _PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
@@ -113,7 +123,7 @@ class Retriever:
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config)[:k]
+        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)[:k]
         identity = self._identity(viewer, config)
         context = build_context(_with_identity(ranked, identity), budget_tokens)
         timings["fuse"] = _ms_since(mark)
@@ -126,7 +136,7 @@ class Retriever:
 
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
-        viewer: Scope, config: RecallConfig,
+        viewer: Scope, config: RecallConfig, filters: Filters,
     ) -> list[Hit]:
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
         memories = {m.id: m for m in self._store.get_many(ids, viewer)}
@@ -135,6 +145,9 @@ class Retriever:
         episode_scores = {i: lexical_hits[i] for i in episodes if i in lexical_hits}
         turns = {i: m for i, m in memories.items() if i not in episodes}
         turns.update(self._episode_parts(episodes, episode_scores, turns, viewer, config))
+        linked = (linked_memories(self._store, viewer, query, config.graph_hop)
+                  if config.graph_weight > 0 else {})
+        turns.update(self._graph_expansion(linked, turns, viewer, config, filters))
         now = self._now()
         signals: dict[str, dict[str, float]] = {
             "vector": {i: s for i, s in vector_hits.items() if i in turns},
@@ -147,8 +160,11 @@ class Retriever:
         }
         fused = fuse(signals, config.weights, config.fusion)
         lowest = min(fused.values(), default=0.0)
-        fused.update({i: lowest for i in turns if i not in fused})  # reached through an episode
+        fused.update({i: lowest for i in turns if i not in fused})  # via an episode or the graph
         fused = self._structure(fused, turns, episodes, episode_scores, query, config)
+        if linked:
+            signals["graph"] = {i: s for i, s in linked.items() if i in turns}
+            fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config)
         hits = []
         for memory_id, score in fused.items():
@@ -169,6 +185,17 @@ class Retriever:
         best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
         wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
         return {m.id: m for m in self._store.get_many(wanted, viewer)} if wanted else {}
+
+    def _graph_expansion(
+        self, linked: dict[str, float], turns: dict[str, Memory], viewer: Scope,
+        config: RecallConfig, filters: Filters,
+    ) -> dict[str, Memory]:
+        """The best-linked memories that no signal returned (the filters still apply)."""
+        best = sorted((i for i in linked if i not in turns), key=lambda i: (-linked[i], i))
+        wanted = best[:config.graph_expand]
+        found = self._store.get_many(wanted, viewer) if wanted else []
+        return {m.id: m for m in found
+                if matches(m, filters) and m.meta.get("kind") != EPISODE_TAG}
 
     def _with_neighbours(
         self, fused: dict[str, float], turns: dict[str, Memory], viewer: Scope,

@@ -148,3 +148,41 @@ class ForgetPreview:
             "confirm_threshold": self.confirm_threshold,
             "expires_at": self.expires_at.isoformat(),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ShieldFact:
+    """One fact the compaction shield kept, and which pass found it."""
+
+    memory_id: str
+    content: str
+    found_by: Literal["extraction", "verification"]
+    event_id: str
+    deduplicated: bool = False  # an equal live memory already held it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"memory_id": self.memory_id, "content": self.content,
+                "found_by": self.found_by, "event_id": self.event_id,
+                "deduplicated": self.deduplicated}
+
+
+@dataclass(frozen=True, slots=True)
+class ShieldResult:
+    """What ``Strata.shield`` persisted before a context compaction."""
+
+    conversation_id: str
+    event_ids: tuple[str, ...]
+    facts: tuple[ShieldFact, ...]
+    summary_id: str | None
+    replayed: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "conversation_id": self.conversation_id,
+            "event_ids": list(self.event_ids),
+            "facts": [f.to_dict() for f in self.facts],
+            "summary_id": self.summary_id,
+            "replayed": self.replayed,
+            "warnings": list(self.warnings),
+        }

@@ -80,6 +80,11 @@ class Settings(BaseSettings):
         description="Also store each multi-message remember as one episodic memory (recall "
         "scores the exchange as a unit and passes the score on to its turns).",
     )
+    graph: bool = Field(
+        default=True,
+        description="Index the entities and relations of each new memory (rule-based) in the "
+        "knowledge graph after remember; recall uses them as a signal.",
+    )
     # -- extraction / decision providers ([003] §9-10) --
     provider: ProviderKind = Field(
         default="rules", description="Extraction/decision provider: rules (built-in, local), "

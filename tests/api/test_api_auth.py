@@ -58,7 +58,8 @@ def test_every_route_needs_a_live_token(api: TestClient, facade: Strata,
         for operation in operations(api):
             method, path = operation.split(" ")
             response = api.request(method, path.replace("{memory_id}", "x")
-                                   .replace("{job_id}", "x"), headers=headers)
+                                   .replace("{job_id}", "x").replace("{entity_id}", "x"),
+                                   headers=headers)
             assert response.status_code == 401, (operation, response.text)
             assert response.json()["error"]["code"] == "unauthenticated"
             assert response.headers["WWW-Authenticate"] == "Bearer"
@@ -78,6 +79,8 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
     assert api.get(f"/v1/jobs/{a_job}", headers=a_admin).status_code == 200
     api.delete(f"/v1/memories/{a_gone}", headers=a_admin, params={"reason": "old"})
     remember(api, b_admin, "team b notes on the roadmap")
+    remember(api, a_admin, f"{SECRET}: a meeting with Zed in Oslo")
+    a_entity = facade.graph_entities(scope=A)[0].id
     a_export = "".join(json.dumps(r) + "\n" for r in facade.export())
     before = {r["id"]: r for r in facade.export()
               if r["record"] == "memory" and r["scope"]["team"] == "a"}
@@ -112,6 +115,12 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         "GET /v1/export": lambda: api.get("/v1/export", headers=b_admin),
         "POST /v1/import": lambda: api.post("/v1/import", headers=b_admin, params=A,
                                             content=a_export.encode()),
+        "POST /v1/shield": lambda: api.post("/v1/shield", headers=b_admin, json={
+            "messages": [{"content": "b shields"}], "scope": A}),
+        "GET /v1/graph/entities": lambda: api.get("/v1/graph/entities", headers=b_admin,
+                                                  params=A),
+        "GET /v1/graph/entities/{entity_id}/neighbors": lambda: api.get(
+            f"/v1/graph/entities/{a_entity}/neighbors", headers=b_admin, params=A),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
     }
@@ -124,13 +133,14 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         sent = str(response.request.url) + response.request.content.decode()
         leaked = {i for i in a_ids if i in response.text and i not in sent}
         assert SECRET not in response.text and not leaked, (operation, response.text)
-        if "{memory_id}" in operation or "{job_id}" in operation:
+        if "{memory_id}" in operation or "{job_id}" in operation or "{entity_id}" in operation:
             assert response.status_code == 404, (operation, response.text)
     assert [c["memory"]["scope"]["team"] for c in preview.json()["candidates"]] == ["b"]
     assert SECRET not in preview.text and not {i for i in a_ids if i in preview.text}
     modified = calls["POST /v1/modify"]().json()["items"][0]
     assert not modified["ok"] and modified["error"]["code"] == "not_found"
     assert calls["POST /v1/import"]().status_code == 422
+    assert calls["GET /v1/graph/entities"]().json()["items"] == []  # Zed and Oslo are team a's
 
     after = {r["id"]: r for r in facade.export() if r["record"] == "memory"}
     assert {k: after[k] for k in before} == before  # team A's memories are untouched
@@ -165,6 +175,8 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             "items": [{"id": memory_id, "reason": "r", "content": "y"}]}),
         "POST /v1/import": lambda c, h: c.post("/v1/import", headers=h,
                                                content=b'{"text": "imported"}\n'),
+        "POST /v1/shield": lambda c, h: c.post("/v1/shield", headers=h, json={
+            "messages": [{"content": "I moved to Lisbon."}]}),
     }
 
 

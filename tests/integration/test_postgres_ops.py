@@ -60,11 +60,12 @@ def test_an_upgraded_schema_equals_a_fresh_one() -> None:
     with psycopg.connect(fresh, autocommit=True) as conn:
         assert [m.label for m in migrations.migrate(conn)] == [m.label for m in every]
         assert migrations.migrate(conn) == []  # idempotent
-    with psycopg.connect(upgraded, autocommit=True) as conn:
-        assert [m.version for m in migrations.migrate(conn, upto=1)] == [1]
-        assert [m.version for m in migrations.pending(conn)] == [m.version for m in every[1:]]
-        migrations.migrate(conn)
-        assert migrations.current_version(conn) == every[-1].version
+    with psycopg.connect(upgraded, autocommit=True) as conn:  # one step at a time
+        versions = [m.version for m in migrations.available()]  # numbers may have gaps
+        for version in versions:
+            assert [m.version for m in migrations.migrate(conn, upto=version)] == [version]
+        assert migrations.pending(conn) == []
+        assert migrations.current_version(conn) == versions[-1]
     assert _catalog(fresh) == _catalog(upgraded)
     assert ("storage", "memories fillfactor=80") in _catalog(fresh)
 

@@ -147,12 +147,15 @@ def test_captures_are_idempotent_per_event(strata: Strata) -> None:
     first, repeat, compacted, key_reused = drive(strata, session)
     assert not payload(first)["replayed"] and payload(repeat)["replayed"]
     assert payload(repeat)["memory_ids"] == payload(first)["memory_ids"]
-    assert payload(compacted)["deduplicated"] == [True, True]  # same content, new event
+    shielded = payload(compacted)  # the shield: facts with their pass, and a summary
+    assert "User's sister is Ana" in [f["content"] for f in shielded["facts"]]
+    assert shielded["summary_id"] and shielded["events"] == 2
     assert error_code(key_reused) == "idempotency_mismatch"
     assert strata.stats().events == 4  # two captures of two messages; repeats wrote nothing
     memories = strata.list(scope=ALICE).items
     assert {m.conversation_id for m in memories} == {"s1"}
-    assert {m.type for m in memories} == {MemoryType.EPISODIC}
+    verbatim = [m for m in memories if "shield" not in m.tags]
+    assert {m.type for m in verbatim} == {MemoryType.EPISODIC}
 
 
 def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
@@ -176,4 +179,4 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
     prompt, after = drive(strata, session)
     assert payload(prompt)["hits"][0]["content"] == "Alice's cat is named Miso."
     assert "Miso" in payload(prompt)["context"]
-    assert "We agreed on the blue logo." in payload(after)["context"]
+    assert "The team decided: blue logo" in payload(after)["context"]  # shielded fact

@@ -280,3 +280,22 @@ def test_a_job_is_found_only_within_the_scope_that_made_it(strata: Strata) -> No
     with pytest.raises(NotFound):
         caller(strata, "admin", team="b").job(job_id)
     assert caller(strata, "reader", team="a").job(job_id).id == job_id
+
+
+def test_graph_and_shield_follow_roles_scopes_and_ownership(strata: Strata) -> None:
+    team_note = strata.remember("Lunch with Zed in Oslo.", scope=A).memory_ids[0]
+    zed = next(e for e in strata.graph_entities(scope=A) if e.canonical_name == "zed")
+    reader, user_writer = caller(strata, "reader"), caller(strata, "writer", user="u")
+    with pytest.raises(PermissionDenied):
+        reader.shield([{"content": "I moved to Rome."}])
+    with pytest.raises(PermissionDenied):
+        reader.index_graph(team_note, ["Zed"])
+    with pytest.raises(ScopeDenied):  # visible to the user's token, not owned by it
+        user_writer.index_graph(team_note, ["Quentin"])
+    assert [e.canonical_name for e in reader.graph_entities()] == ["oslo", "zed"]
+    assert reader.graph_neighbors(zed.id).entity.id == zed.id
+    with pytest.raises(NotFound):
+        caller(strata, "admin", team="b").graph_neighbors(zed.id, scope=A)
+    shielded = user_writer.shield([{"content": "My badge number is 4411."}], scope=B)
+    stored = strata.get(shielded.facts[0].memory_id, scope=Scope(team="a", user="u"))
+    assert stored.scope == Scope(team="a", user="u")  # narrowed to the token's scope

@@ -31,6 +31,7 @@ from strata.api.deps import (
     error_responses,
     single_values,
 )
+from strata.api.graph import graph_router, shield_router
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.schemas import (
     MAX_ID_CHARS,
@@ -343,7 +344,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
-           ops_router)
+           ops_router, shield_router, graph_router)
 
 
 def create_app(

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from strata.cli import ops, render
+from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
 from strata.cli.mcp_cmd import mcp as mcp_command
@@ -566,4 +567,5 @@ app.command("mcp")(mcp_command)
 app.add_typer(token_app, name="token")
 app.add_typer(jobs_app, name="jobs")
 app.command("worker")(worker_command)
+app.add_typer(graph_app, name="graph")
 ops.register(app)

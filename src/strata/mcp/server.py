@@ -33,7 +33,7 @@ from strata.facade import Strata
 from strata.guarded import GuardedStrata
 from strata.hooks import CaptureHook, SessionHooks
 from strata.policy import Principal
-from strata.results import Recall, RememberResult
+from strata.results import Recall, RememberResult, ShieldResult
 
 MCP_ACTOR = "mcp"
 SERVER_NAME = "strata"
@@ -157,6 +157,13 @@ def stored_payload(result: RememberResult) -> dict[str, Any]:
 def captured_payload(session_id: str, result: RememberResult) -> dict[str, Any]:
     return {"session_id": session_id, "events": len(result.event_ids),
             **stored_payload(result)}
+
+
+def shielded_payload(session_id: str, result: ShieldResult) -> dict[str, Any]:
+    return {"session_id": session_id, "events": len(result.event_ids),
+            "facts": [{"memory_id": f.memory_id, "content": f.content, "found_by": f.found_by}
+                      for f in result.facts],
+            "summary_id": result.summary_id, "replayed": result.replayed}
 
 
 def ok(payload: dict[str, Any]) -> CallToolResult:
@@ -383,9 +390,18 @@ class StrataTools:
         self, session_id: SessionId, messages: Turns, event_id: EventId = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        """Lifecycle hook, for the host before it compacts (trims) its context: records the
-        messages about to be dropped, verbatim, so nothing said is lost. Idempotent."""
-        return self._capture("pre_compaction", session_id, messages, event_id, ctx)
+        """Lifecycle hook, for the host before it compacts (trims) its context: keeps the
+        messages about to be dropped as raw events and stores every fact in them (an
+        extraction pass, then a verification pass for what it missed) plus a summary of the
+        conversation. Idempotent."""
+        def call() -> dict[str, Any]:
+            hooks, scope = self._hooks(ctx)
+            result = hooks.pre_compaction(
+                session_id, [m.model_dump(exclude_none=True) for m in messages],
+                scope=scope, event_id=event_id,
+            )
+            return shielded_payload(session_id, result)
+        return run(call)
 
     def compaction_complete(
         self, session_id: SessionId, budget_tokens: Budget = None, ctx: Context | None = None,

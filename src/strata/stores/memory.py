@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from strata.domain.filtering import matches
+from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
 from strata.domain.text import index_tokens
 from strata.domain.visibility import can_see
@@ -50,6 +51,7 @@ from strata.stores.common import (
     query_terms,
     system_now,
 )
+from strata.stores.memory_graph import InMemoryGraph
 from strata.stores.memory_jobs import InMemoryJobQueue
 from strata.stores.vector_index import IndexEntry, VectorIndex
 
@@ -76,6 +78,7 @@ class InMemoryStore(InMemoryJobQueue):
         self._doc_len: dict[str, int] = {}
         self._search_texts: dict[str, str] = {}
         self._tokens: dict[str, TokenRecord] = {}
+        self._graph = InMemoryGraph(self._memories)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -176,6 +179,8 @@ class InMemoryStore(InMemoryJobQueue):
             self._unindex_text(current)
             self._put(after, vector, search)
             self._history[after.id].append(change.history)
+            content_changed = current.content_hash != after.content_hash
+            self._graph.relink(after, GraphFacts() if content_changed else None, after.updated_at)
             return after
 
     def _put(self, memory: Memory, vector: Vector, search_text: str | None) -> None:
@@ -353,6 +358,38 @@ class InMemoryStore(InMemoryJobQueue):
         self._history[row.memory_id].append(row)
         self._history[row.memory_id].sort(key=lambda h: h.id)
         return 1
+
+    # -- knowledge graph ----------------------------------------------------------------------
+
+    def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
+        with self._lock:
+            memory = self._memories.get(memory_id)
+            if memory is None:
+                raise NotFound(f"memory {memory_id} not found", id=memory_id)
+            self._graph.relink(memory, facts, at)
+
+    def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
+                      ) -> builtins.list[Entity]:
+        with self._lock:
+            return self._graph.find_entities(viewer, canonical_names)
+
+    def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
+                 ) -> builtins.list[Entity]:
+        with self._lock:
+            return self._graph.entities(viewer, limit, prefix)
+
+    def entity(self, viewer: Scope, entity_id: str) -> Entity | None:
+        with self._lock:
+            return self._graph.entity(viewer, entity_id)
+
+    def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
+        with self._lock:
+            return self._graph.edges(viewer, entity_ids)
+
+    def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
+                     ) -> builtins.list[tuple[str, str]]:
+        with self._lock:
+            return self._graph.entity_links(viewer, entity_ids, limit)
 
     # -- API tokens -------------------------------------------------------------------------
 

@@ -57,7 +57,9 @@ TRY_LOCK_BULK_LOAD = "SELECT pg_try_advisory_lock(3, hashtext(current_schema()))
 UNLOCK_BULK_LOAD = "SELECT pg_advisory_unlock(3, hashtext(current_schema()))"
 DELETE_TERMS = "DELETE FROM memory_terms WHERE memory_rowid = %s"
 
-LOCK_MEMORY = "SELECT rowid, version, search_len FROM memories WHERE id = %s FOR UPDATE"
+LOCK_MEMORY = (
+    "SELECT rowid, version, search_len, content_hash FROM memories WHERE id = %s FOR UPDATE"
+)
 UPDATE_MEMORY = """
 UPDATE memories SET
     type = %s, content = %s, content_hash = %s, subject = %s, tags = %s, importance = %s,

@@ -31,6 +31,7 @@ import psycopg.errors as pg_errors
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.models import (
     LIVE,
     Event,
@@ -82,6 +83,7 @@ from strata.stores.postgres import migrations
 from strata.stores.postgres import queries as q
 from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
+from strata.stores.sql_graph import GraphDialect, GraphSQL
 
 Conn = psycopg.Connection[Any]
 T = TypeVar("T")
@@ -384,7 +386,7 @@ class PostgresStore(PostgresJobQueue):
         row = conn.execute(q.LOCK_MEMORY, (after.id,)).fetchone()
         if row is None:
             raise NotFound(f"memory {after.id} not found", id=after.id)
-        rowid, version, old_length = row
+        rowid, version, old_length, old_hash = row
         if version != change.expected_version:
             raise VersionConflict(
                 f"memory {after.id} is at version {version}, not {change.expected_version}",
@@ -406,6 +408,9 @@ class PostgresStore(PostgresJobQueue):
             _insert_postings(conn, [(rowid, search)])
             conn.execute(q.ADD_TEXT_STATS, (0, search.length - old_length))
         _insert_history(conn, change.history)
+        changed = old_hash != after.content_hash  # the old graph links no longer hold
+        GRAPH.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
+                     after.updated_at)
         return after
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -628,6 +633,55 @@ class PostgresStore(PostgresJobQueue):
             return cursor.rowcount == 1
 
         return self._in_transaction(revoke)
+
+    # -- knowledge graph ----------------------------------------------------------------------
+
+    def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
+        def relink(conn: Conn) -> None:
+            row = conn.execute("SELECT team FROM memories WHERE id = %s FOR UPDATE",
+                               (memory_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"memory {memory_id} not found", id=memory_id)
+            GRAPH.relink(conn, memory_id, row[0], facts, at)
+
+        self._in_transaction(relink)
+
+    def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
+                      ) -> builtins.list[Entity]:
+        if not canonical_names:
+            return []
+        with self._conn() as conn:
+            return GRAPH.entities(conn, viewer, names=canonical_names)
+
+    def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
+                 ) -> builtins.list[Entity]:
+        with self._conn() as conn:
+            return GRAPH.entities(conn, viewer, prefix=prefix, limit=limit)
+
+    def entity(self, viewer: Scope, entity_id: str) -> Entity | None:
+        with self._conn() as conn:
+            found = GRAPH.entities(conn, viewer, entity_id=entity_id)
+        return found[0] if found else None
+
+    def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
+        if not entity_ids:
+            return []
+        with self._conn() as conn:
+            return GRAPH.edges(conn, viewer, entity_ids)
+
+    def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
+                     ) -> builtins.list[tuple[str, str]]:
+        if not entity_ids:
+            return []
+        with self._conn() as conn:
+            return GRAPH.entity_links(conn, viewer, entity_ids, limit)
+
+
+GRAPH = GraphSQL(GraphDialect(
+    base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),
+    greatest="GREATEST", read_time=lambda value: value,
+    id_rows="unnest(%s::text[]) AS wanted(value)", pinned_join="JOIN",
+))
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.models import (
     LIVE,
     Event,
@@ -67,6 +68,7 @@ from strata.stores.common import (
     system_now,
     vector_bytes,
 )
+from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
@@ -267,11 +269,11 @@ class SQLiteStore(SQLiteJobQueue):
     def _apply_in(self, conn: sqlite3.Connection, change: MemoryChange) -> Memory:
         """Compare-and-set inside the caller's transaction (``apply`` or ``write``)."""
         after = change.after
-        row = conn.execute("SELECT rowid, version FROM memories WHERE id = ?",
+        row = conn.execute("SELECT rowid, version, content_hash FROM memories WHERE id = ?",
                            (after.id,)).fetchone()
         if row is None:
             raise NotFound(f"memory {after.id} not found", id=after.id)
-        rowid, version = row
+        rowid, version, old_hash = row
         if version != change.expected_version:
             raise VersionConflict(
                 f"memory {after.id} is at version {version}, not {change.expected_version}",
@@ -293,6 +295,9 @@ class SQLiteStore(SQLiteJobQueue):
             blob = vector_bytes(checked_vector(change.embedding, self.dim))
             conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
         _insert_history(conn, change.history)
+        changed = old_hash != after.content_hash  # the old links no longer hold
+        GRAPH.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
+                     after.updated_at)
         return after
 
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
@@ -513,6 +518,44 @@ class SQLiteStore(SQLiteJobQueue):
             ) from exc
         return 1
 
+    # -- knowledge graph ----------------------------------------------------------------------
+
+    def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
+        with self._transaction() as conn:
+            row = conn.execute("SELECT team FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"memory {memory_id} not found", id=memory_id)
+            GRAPH.relink(conn, memory_id, row[0], facts, at)
+
+    def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
+                      ) -> builtins.list[Entity]:
+        if not canonical_names:
+            return []
+        with _translated():
+            return GRAPH.entities(self._reader(), viewer, names=canonical_names)
+
+    def entities(self, viewer: Scope, *, limit: int, prefix: str | None = None
+                 ) -> builtins.list[Entity]:
+        with _translated():
+            return GRAPH.entities(self._reader(), viewer, prefix=prefix, limit=limit)
+
+    def entity(self, viewer: Scope, entity_id: str) -> Entity | None:
+        with _translated():
+            found = GRAPH.entities(self._reader(), viewer, entity_id=entity_id)
+        return found[0] if found else None
+
+    def edges(self, viewer: Scope, entity_ids: Sequence[str]) -> builtins.list[Edge]:
+        if not entity_ids:
+            return []
+        with _translated():
+            return GRAPH.edges(self._reader(), viewer, entity_ids)
+
+    def entity_links(self, viewer: Scope, entity_ids: Sequence[str], limit: int
+                     ) -> builtins.list[tuple[str, str]]:
+        if not entity_ids:
+            return []
+        with _translated():
+            return GRAPH.entity_links(self._reader(), viewer, entity_ids, limit)
 
     # -- API tokens -------------------------------------------------------------------------
 
@@ -548,6 +591,13 @@ class SQLiteStore(SQLiteJobQueue):
                 (q.ts(at), token_id),
             )
             return cursor.rowcount == 1
+
+
+GRAPH = GraphSQL(GraphDialect(
+    base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
+    ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,
+    id_rows="json_each(?) AS wanted", pinned_join="CROSS JOIN",
+))
 
 
 # -- row mapping ----------------------------------------------------------------------------

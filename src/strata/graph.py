@@ -1,0 +1,120 @@
+"""Knowledge-graph service over the Store port: ingestion (the write pipeline's ``graph``
+job), neighbourhoods for inspection, and the links recall uses as a signal.
+
+The entry point for the pipeline is ``ingest_memory(store, memory, extraction, at)`` (or
+``Strata.index_graph``): it turns an extractor's entities and relations into the memory's graph
+links, replacing any earlier ones, in one store transaction. ``remember`` does not need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from strata.domain.graph import (
+    Edge,
+    Entity,
+    GraphFacts,
+    Neighborhood,
+    check_depth,
+    entity_weight,
+    graph_facts,
+    graph_scores,
+    proper_names,
+    query_keys,
+)
+from strata.domain.models import Memory, Scope
+from strata.ports import Store
+from strata.providers.base import Extraction, Relation
+
+#: Linked memories read per recall (newest first) before scoring.
+MAX_LINKS = 400
+#: Neighbours expanded per resolved entity: a hub's thousand neighbours say little.
+MAX_NEIGHBOURS = 20
+
+
+def person_of(memory: Memory) -> str | None:
+    """Who "User" is in this memory: its speaker, else the user it belongs to."""
+    speaker = memory.meta.get("speaker")
+    if isinstance(speaker, str) and speaker.strip():
+        return speaker
+    return memory.scope.user
+
+
+def facts_for(
+    memory: Memory, entities: Iterable[str], relations: Iterable[Relation | tuple[str, str, str]],
+) -> GraphFacts:
+    """The memory's graph: the extractor's entities and relations plus the proper names in
+    its text, with "User" read as the memory's speaker."""
+    triples = [
+        (r.source, r.predicate, r.target, r.confidence) if isinstance(r, Relation)
+        else (r[0], r[1], r[2], 1.0)
+        for r in relations
+    ]
+    names = [*entities, *proper_names(memory.content)]
+    return graph_facts(names, triples, person=person_of(memory))
+
+
+def ingest_memory(store: Store, memory: Memory, extraction: Extraction | None, at: datetime
+                  ) -> GraphFacts:
+    """Index ``memory``'s entities and relations (from ``extraction``; None: proper names
+    only). Replaces the memory's earlier links; counts stay consistent. Returns what was
+    indexed."""
+    facts = facts_for(memory, extraction.entities if extraction else (),
+                      extraction.relations if extraction else ())
+    store.index_graph(memory.id, facts, at)
+    return facts
+
+
+def neighborhood(store: Store, viewer: Scope, root: Entity, depth: int) -> Neighborhood:
+    """Entities reachable from ``root`` within ``depth`` relations (either direction), with
+    the relations walked; only what ``viewer`` may see."""
+    check_depth(depth)
+    hops: dict[str, int] = {root.id: 0}
+    edges: dict[str, Edge] = {}
+    frontier = [root.id]
+    for hop in range(1, depth + 1):
+        found = store.edges(viewer, frontier) if frontier else []
+        frontier = []
+        for edge in found:
+            edges.setdefault(edge.id, edge)
+            for end in (edge.source_id, edge.target_id):
+                if end not in hops:
+                    hops[end] = hop
+                    frontier.append(end)
+    entities = [(store.entity(viewer, entity_id), hop) for entity_id, hop in hops.items()
+                if entity_id != root.id]
+    shown = sorted(((e, hop) for e, hop in entities if e is not None),
+                   key=lambda pair: (pair[1], -pair[0].mentions, pair[0].canonical_name))
+    return Neighborhood(root, depth, tuple(shown), tuple(edges.values()))
+
+
+def linked_memories(store: Store, viewer: Scope, query: str, hop_factor: float
+                    ) -> dict[str, float]:
+    """[003] §13.3: entities the query names → their one-hop neighbours → the memories
+    mentioning any of them, scored (rare entities weigh more; neighbours × ``hop_factor``).
+    Empty when no entity resolves: recall is then plain hybrid."""
+    resolved = store.find_entities(viewer, query_keys(query))
+    if not resolved:
+        return {}
+    weight_of = {e.id: entity_weight(e.mentions) for e in resolved}
+    neighbours = _neighbours(store, viewer, resolved) if hop_factor > 0 else []
+    links = store.entity_links(viewer, [*weight_of, *neighbours], MAX_LINKS)
+    for neighbour_id in neighbours:  # how often a neighbour is named, among the links read
+        named = sum(1 for _, entity_id in links if entity_id == neighbour_id)
+        weight_of[neighbour_id] = hop_factor * entity_weight(named)
+    return graph_scores(links, weight_of)
+
+
+def _neighbours(store: Store, viewer: Scope, resolved: Sequence[Entity]) -> list[str]:
+    """One-hop neighbours of the resolved entities, the strongest relations first, at most
+    ``MAX_NEIGHBOURS`` per entity."""
+    roots = {e.id for e in resolved}
+    found: dict[str, None] = {}
+    per_root: dict[str, int] = {}
+    for edge in store.edges(viewer, list(roots)):
+        for root, other in ((edge.source_id, edge.target_id), (edge.target_id, edge.source_id)):
+            if root in roots and other not in roots and per_root.get(root, 0) < MAX_NEIGHBOURS:
+                per_root[root] = per_root.get(root, 0) + 1
+                found.setdefault(other, None)
+    return list(found)
