@@ -75,6 +75,25 @@ def test_messages_become_one_event_each_with_monotonic_seq(strata: Strata) -> No
     assert len(first.memory_ids) == 2
 
 
+def test_content_repeated_within_one_write_collapses_into_its_first_memory(
+    strata: Strata,
+) -> None:
+    held = strata.remember("Ana bakes bread", scope=A).memory_ids[0]
+    result = strata.remember(
+        messages=[{"role": "user", "content": "Ana likes figs"},
+                  {"role": "user", "content": "ana likes FIGS"},
+                  {"role": "user", "content": "Ana bakes bread"}],
+        scope=A, conversation_id="c9",
+    )
+    first = result.memory_ids[0]
+    assert list(result.memory_ids[1:]) == [first, held]
+    assert list(result.deduplicated) == [False, True, True]
+    assert [e.seq for e in strata.store.events(result.event_ids)] == [1, 2, 3]
+    assert [h.kind for h in strata.history(first, scope=A)] == [HistoryKind.ADD,
+                                                                 HistoryKind.NONE]
+    assert strata.stats().live_memories == 3  # bread, figs, and the exchange's episode
+
+
 def test_exact_duplicates_collapse_within_a_scope_only(strata: Strata) -> None:
     first = strata.remember("Ana prefers  green tea", scope=A)
     again = strata.remember("ana prefers green TEA", scope=A)

@@ -32,6 +32,7 @@ from strata.bench.locomo import (
     LocomoReport,
     run_locomo,
 )
+from strata.bench.writers import WritersConfig, WritersReport, run_writers
 from strata.cli.session import errors_reported
 from strata.settings import load_settings
 
@@ -168,6 +169,57 @@ def _rate(part: dict[str, float | int | None]) -> str:
     if not part["per_s"]:
         return "—"
     return f"{part['per_s']:,.0f} memories/s ({part['memories']:,} in {part['seconds']:.1f} s)"
+
+
+class WriteMode(StrEnum):
+    remember = "remember"
+    store = "store"
+
+
+@bench_app.command("writers")
+def writers(
+    processes: Annotated[list[int], typer.Option(
+        "--processes", "-p", min=1,
+        help="Writer processes; repeat for several runs (e.g. -p 1 -p 4).")] = [1, 4],  # noqa: B006
+    memories: Annotated[int, typer.Option("--memories", "-n", min=1,
+                                          help="Memories written per run, split between "
+                                               "its processes.")] = 2_000,
+    mode: Annotated[WriteMode, typer.Option(
+        help="remember: Strata.remember, embedding included; store: Store.write of what "
+             "remember writes, vectors computed before timing.")] = WriteMode.remember,
+    embedder: Annotated[EmbedderChoice, typer.Option(help="Embedding runtime.")] = (
+        EmbedderChoice.onnx
+    ),
+    url: Annotated[str | None, typer.Option(
+        help="Database URL, e.g. postgresql://... (default: STRATA_DATABASE_URL, else a "
+             "fresh SQLite file). Each run writes into a scope of its own.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Insert throughput with 1, 4, ... writer processes sharing one store, one memory per
+    write, and the latency of each write."""
+    config = WritersConfig(processes=tuple(processes), memories=memories, mode=mode.value,
+                           embedder=embedder.value, url=url or load_settings().database_url)
+    with errors_reported(as_json=as_json):
+        report = run_writers(config)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+    else:
+        Console().print(_writers_table(report))
+
+
+def _writers_table(report: WritersReport) -> Table:
+    cfg = report.config
+    table = Table(title=(
+        f"strata bench writers — {cfg['backend']}, mode {cfg['mode']}, {cfg['embedder']}, "
+        f"{report.machine['cores']} cores, load {report.machine['load_avg_1m']}"
+    ))
+    for column in ("processes", "memories", "seconds", "memories/s", "write p50 ms",
+                   "write p95 ms"):
+        table.add_column(column, justify="right")
+    for run in report.runs:
+        table.add_row(str(run.processes), f"{run.memories:,}", f"{run.seconds:.2f}",
+                      f"{run.per_s:,.1f}", f"{run.write_ms.p50:.1f}", f"{run.write_ms.p95:.1f}")
+    return table
 
 
 class LocomoEmbedder(StrEnum):

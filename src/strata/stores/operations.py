@@ -10,7 +10,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -166,7 +166,20 @@ def copy_store(
     return CopyReport(inserted=inserted, counts=counts, checksums=sums, verified=verified)
 
 
+def bulk_loading(store: Store) -> AbstractContextManager[None]:
+    """The store's bulk-load mode if it has one (Postgres: an empty store builds its HNSW
+    index once at the end instead of per row), else nothing special."""
+    bulk_load: Callable[[], AbstractContextManager[None]] | None = getattr(
+        store, "bulk_load", None)
+    return bulk_load() if bulk_load is not None else nullcontext()
+
+
 def _copy_records(source: Store, target: Store, batch: int, advance: Advance | None) -> int:
+    with bulk_loading(target):
+        return _copy_chunks(source, target, batch, advance)
+
+
+def _copy_chunks(source: Store, target: Store, batch: int, advance: Advance | None) -> int:
     inserted = 0
     chunk: list[ExportRecord] = []
     for record in source.export():
