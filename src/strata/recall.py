@@ -58,7 +58,7 @@ class RecallConfig:
     #: Graph signal ([003] §13.3): memories linked to entities the query names (or to their
     #: one-hop neighbours, × ``graph_hop``) gain this share of half the candidates' score
     #: range, scaled by their graph score (0: off; nothing resolves: no change).
-    graph_weight: float = 0.1  # LoCoMo: see docs/architecture.md (graph signal)
+    graph_weight: float = 0.0  # off by default: see docs/architecture.md (graph signal)
     graph_hop: float = 0.5
     #: Linked memories added as candidates even when no signal returned them.
     graph_expand: int = 10
