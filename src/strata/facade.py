@@ -136,7 +136,8 @@ class Strata:
         self._extractor = extractor or VerbatimExtractor()
         self.pipeline = WritePipeline(
             store, embedder, providers or build_chain(self.settings, now=self._clock.now),
-            self._clock, review=ReviewMode(self.settings.review_mode), graph=graph,
+            self._clock, review=ReviewMode(self.settings.review_mode),
+            graph=graph or self._default_graph(store),
         )
         self.runner = Runner(store, self.pipeline.handlers(), self._clock, Backoff(
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
@@ -151,6 +152,12 @@ class Strata:
         self._signer = Signer(
             secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
         )
+
+    def _default_graph(self, store: Store) -> GraphHook | None:
+        """The store's own knowledge graph, unless ``STRATA_GRAPH`` is off."""
+        from strata.graph import StoreGraph
+
+        return StoreGraph(store, self._clock.now) if self.settings.graph else None
 
     @classmethod
     def open(
