@@ -35,6 +35,7 @@ from strata.errors import (
     StrataError,
     TransportError,
     Unauthenticated,
+    UnsupportedJob,
     VersionConflict,
 )
 from strata.facade import Strata
@@ -90,6 +91,7 @@ __all__ = [
     "Tier",
     "TransportError",
     "Unauthenticated",
+    "UnsupportedJob",
     "VersionConflict",
     "__version__",
 ]

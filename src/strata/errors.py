@@ -108,6 +108,14 @@ class LeaseLost(StrataError):
     http_status = 409
 
 
+class UnsupportedJob(StrataError):
+    """A queued job of a kind that is not run on its own (e.g. ``decide``, which runs inside
+    ``extract``): it goes to the dead letter at once instead of waiting forever."""
+
+    code = "unsupported_job"
+    http_status = 422
+
+
 class PinnedMemory(StrataError):
     code = "pinned"
     http_status = 409

@@ -136,9 +136,14 @@ class Strata:
         self._extractor = extractor or VerbatimExtractor()
         self.pipeline = WritePipeline(
             store, embedder, providers or build_chain(self.settings, now=self._clock.now),
-            self._clock, review=ReviewMode(self.settings.review_mode), graph=graph,
+            self._clock, review=ReviewMode(self.settings.review_mode),
+            graph=graph or self._default_graph(store),
         )
-        self.runner = Runner(store, self.pipeline.handlers(), self._clock, Backoff(
+        from strata.maintenance import Maintenance
+
+        handlers = {**self.pipeline.handlers(),
+                    **Maintenance(store, embedder, self._clock).handlers()}
+        self.runner = Runner(store, handlers, self._clock, Backoff(
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
         self._worker: Worker | None = None
         self._inline: ThreadPoolExecutor | None = None
@@ -151,6 +156,12 @@ class Strata:
         self._signer = Signer(
             secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
         )
+
+    def _default_graph(self, store: Store) -> GraphHook | None:
+        """The store's own knowledge graph, unless ``STRATA_GRAPH`` is off."""
+        from strata.graph import StoreGraph
+
+        return StoreGraph(store, self._clock.now) if self.settings.graph else None
 
     @classmethod
     def open(
@@ -747,6 +758,37 @@ class Strata:
 
     def job_counts(self) -> dict[str, int]:
         return self.store.job_counts()
+
+    def reembed(self, *, scope: ScopeLike = None,
+                memory_ids: Sequence[str] | None = None) -> builtins.list[str]:
+        """Enqueue ``reembed`` jobs recomputing the vectors of ``memory_ids`` (default: every
+        non-deleted memory ``scope`` sees) with the current embedder, in batches; returns
+        the job ids. A worker runs them (``strata worker``, or ``work()``)."""
+        from strata.maintenance import REEMBED_BATCH
+
+        where = Scope.parse(scope)
+        if memory_ids is None:
+            ids = self._all_ids(where)
+        else:
+            if isinstance(memory_ids, str) or not all(
+                    isinstance(i, str) and 0 < len(i) <= 100 for i in memory_ids):
+                raise InvalidInput("memory_ids must be a list of memory ids")
+            ids = [m.id for m in self.store.get_many(list(dict.fromkeys(memory_ids)), where)]
+        now = self._clock.now()
+        jobs = [NewJob(JobKind.REEMBED, {"memory_ids": ids[i:i + REEMBED_BATCH]}, where,
+                       created_at=now) for i in range(0, len(ids), REEMBED_BATCH)]
+        return self.store.enqueue(jobs, now) if jobs else []
+
+    def _all_ids(self, where: Scope) -> builtins.list[str]:
+        filters = Filters(lifecycles=tuple(x for x in Lifecycle if x is not Lifecycle.DELETED))
+        ids: builtins.list[str] = []
+        cursor: str | None = None
+        while True:
+            page = self.store.list(where, filters, limit=MAX_PAGE, cursor=cursor)
+            ids.extend(m.id for m in page.items)
+            if page.next_cursor is None:
+                return ids
+            cursor = page.next_cursor
 
     def _apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None

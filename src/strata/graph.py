@@ -8,8 +8,9 @@ links, replacing any earlier ones, in one store transaction. ``remember`` does n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from strata.domain.graph import (
     Edge,
@@ -24,6 +25,7 @@ from strata.domain.graph import (
     query_keys,
 )
 from strata.domain.models import Memory, Scope
+from strata.domain.text import content_hash
 from strata.ports import Store
 from strata.providers.base import Extraction, Relation
 
@@ -64,6 +66,32 @@ def ingest_memory(store: Store, memory: Memory, extraction: Extraction | None, a
                       extraction.relations if extraction else ())
     store.index_graph(memory.id, facts, at)
     return facts
+
+
+class StoreGraph:
+    """The default ``GraphHook`` of the write pipeline: its ``graph`` job indexes each derived
+    memory's extracted entities and relations into the store's knowledge graph.
+
+    Idempotent (``index_graph`` replaces a memory's links). A memory forgotten before the job
+    ran is skipped (``get_many`` returns live ones), and so is one whose content changed since
+    extraction: the facade re-indexed the new content already, stale entities must not win.
+    """
+
+    def __init__(self, store: Store, now: Callable[[], datetime]) -> None:
+        self.store = store
+        self.now = now
+
+    def index_facts(self, scope: Scope, facts: Sequence[Mapping[str, Any]]) -> None:
+        wanted = {str(f["memory_id"]): f for f in facts if f.get("memory_id")}
+        for memory in self.store.get_many(list(wanted), scope):
+            fact = wanted[memory.id]
+            extracted = fact.get("content_hash")
+            if extracted is not None and extracted != content_hash(memory.content):
+                continue
+            relations = [(str(r["source"]), str(r["predicate"]), str(r["target"]))
+                         for r in fact.get("relations", ())]
+            found = facts_for(memory, [str(e) for e in fact.get("entities", ())], relations)
+            self.store.index_graph(memory.id, found, self.now())
 
 
 def neighborhood(store: Store, viewer: Scope, root: Entity, depth: int) -> Neighborhood:

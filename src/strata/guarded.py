@@ -107,6 +107,22 @@ class GuardedStrata:
         self._owned(memory_id, where, include_deleted=True)
         return self.strata.recover(memory_id, reason=reason, scope=where, actor=self.actor)
 
+    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        """Review mode: writers review the candidates of the scopes they may write to (they
+        could modify or forget those memories anyway)."""
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.approve(memory_id, reason=reason, scope=where, actor=self.actor)
+
+    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.reject(memory_id, reason=reason, scope=where, actor=self.actor)
+
     def modify_many(self, items: Sequence[Mapping[str, Any]], *,
                     scope: ScopeLike = None) -> BatchResult:
         self._authorize(Operation.WRITE)

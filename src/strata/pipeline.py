@@ -144,7 +144,8 @@ class WritePipeline:
                     ) -> list[NewJob]:
         if self.graph is None or not planned.added:
             return []
-        facts = [{"memory_id": d.memory.id, "entities": list(found[d.fact_index].fact.entities),
+        facts = [{"memory_id": d.memory.id, "content_hash": content_hash(d.memory.content),
+                  "entities": list(found[d.fact_index].fact.entities),
                   "relations": [r.to_dict() for r in found[d.fact_index].fact.relations]}
                  for d in planned.added]
         return [NewJob(JobKind.GRAPH, {"facts": facts}, job.scope,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from strata.domain.jobs import Backoff, Job, JobKind, LeaseRef, failure_for
-from strata.errors import LeaseLost, StrataError
+from strata.errors import LeaseLost, StrataError, UnsupportedJob
 from strata.ports import Clock, JobCompletion, Store, SystemClock, WriteBatch
 
 log = logging.getLogger("strata.worker")
@@ -73,8 +73,9 @@ class Runner:
                     job.attempts, code, message)
         now = self.clock.now()
         try:
-            return self.store.fail(lease, failure_for(job, code, message, now, self.backoff),
-                                   now)
+            failure = failure_for(job, code, message, now, self.backoff,
+                                  permanent=isinstance(exc, UnsupportedJob))
+            return self.store.fail(lease, failure, now)
         except LeaseLost:
             return None
 

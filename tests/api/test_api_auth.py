@@ -104,6 +104,10 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             f"/v1/memories/{a_id}", headers=b_admin, params={**A, "reason": "x", "force": True}),
         "POST /v1/memories/{memory_id}/recover": lambda: api.post(
             f"/v1/memories/{a_gone}/recover", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/memories/{memory_id}/approve": lambda: api.post(
+            f"/v1/memories/{a_id}/approve", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/memories/{memory_id}/reject": lambda: api.post(
+            f"/v1/memories/{a_id}/reject", headers=b_admin, params=A, json={"reason": "x"}),
         "GET /v1/memories/{memory_id}/history": lambda: api.get(
             f"/v1/memories/{a_id}/history", headers=b_admin, params=A),
         "POST /v1/forget": lambda: api.post("/v1/forget", headers=b_admin, json={
@@ -169,6 +173,10 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             f"/v1/memories/{memory_id}", headers=h, params={"reason": "r"}),
         "POST /v1/memories/{memory_id}/recover": lambda c, h: c.post(
             f"/v1/memories/{deleted_id}/recover", headers=h, json={"reason": "r"}),
+        "POST /v1/memories/{memory_id}/approve": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/approve", headers=h, json={"reason": "r"}),
+        "POST /v1/memories/{memory_id}/reject": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/reject", headers=h, json={"reason": "r"}),
         "POST /v1/forget": lambda c, h: c.post("/v1/forget", headers=h, json={
             "mode": "preview", "query": "note", "scope": {"team": "a", "user": "u"}}),
         "POST /v1/modify": lambda c, h: c.post("/v1/modify", headers=h, json={

@@ -105,9 +105,10 @@ def test_cli_lists_retries_and_purges_jobs(tmp_path: Path) -> None:
     refused = runner.invoke(app, [*base, "jobs", "retry", job_id])
     assert refused.exit_code == 2  # a pending job has nothing to retry
     ran = runner.invoke(app, [*base, "worker", "--exit-when-idle", "--poll", "0.02", "--json"])
-    assert ran.exit_code == 0 and json.loads(ran.stdout.splitlines()[-1])["processed"] == 1
+    # the extract job, then the graph job of its derived fact
+    assert ran.exit_code == 0 and json.loads(ran.stdout.splitlines()[-1])["processed"] == 2
     done = json.loads(runner.invoke(app, [*base, "jobs", "list", "--status", "done",
                                           "--json"]).stdout)
     assert done["items"][0]["result"]["facts"] == 1
     purged = runner.invoke(app, [*base, "jobs", "purge", "--older-than-days", "0", "--json"])
-    assert json.loads(purged.stdout) == {"purged": 1}
+    assert json.loads(purged.stdout) == {"purged": 2}

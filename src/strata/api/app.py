@@ -330,6 +330,26 @@ def recover_memory(
     return JSONResponse(memory.to_dict())
 
 
+@memories_router.post("/{memory_id}/approve", response_model=MemoryOut,
+                      responses=error_responses(*COMMON_ERRORS, 409))
+def approve_memory(
+    memory_id: MemoryId, body: RecoverRequest, guarded: GuardedDep, scope: ScopeDep
+) -> JSONResponse:
+    """Review mode: make a candidate active and apply the change it proposed."""
+    memory = guarded.approve(memory_id, reason=body.reason, scope=scope)
+    return JSONResponse(memory.to_dict())
+
+
+@memories_router.post("/{memory_id}/reject", response_model=MemoryOut,
+                      responses=error_responses(*COMMON_ERRORS, 409))
+def reject_memory(
+    memory_id: MemoryId, body: RecoverRequest, guarded: GuardedDep, scope: ScopeDep
+) -> JSONResponse:
+    """Review mode: soft-delete a candidate (recoverable); its proposal is dropped."""
+    memory = guarded.reject(memory_id, reason=body.reason, scope=scope)
+    return JSONResponse(memory.to_dict())
+
+
 @memories_router.get("/{memory_id}/history", response_model=HistoryResponse, responses=_READ)
 def memory_history(memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """Every change to the memory, oldest first, with actor and reason."""

@@ -55,6 +55,27 @@ def list_jobs(
     typer.echo("  ".join(f"{name}: {n}" for name, n in counts.items()))
 
 
+@jobs_app.command("reembed")
+def reembed(
+    ctx: typer.Context,
+    team: Annotated[str | None, typer.Option("--team", help="Team (default: 'default').")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="User.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Agent.")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="Run.")] = None,
+    memory_id: Annotated[list[str] | None, typer.Option(
+        "--id", help="Only this memory (repeatable; default: every one the scope sees).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Enqueue reembed jobs: recompute vectors with the current embedder (a worker runs them)."""
+    scope = {"team": team, "user": user, "agent": agent, "run": run}
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        job_ids = strata.reembed(scope=scope, memory_ids=memory_id)
+    if as_json:
+        render.emit_json({"job_ids": job_ids})
+        return
+    typer.echo(f"Enqueued {len(job_ids)} reembed job(s)")
+
+
 def _row(job: Job) -> tuple[str, ...]:
     next_at = job.next_attempt_at.isoformat(timespec="seconds") if job.next_attempt_at else ""
     error = f"{job.last_error_code}: {render.preview(job.last_error or '')}" \

@@ -23,6 +23,7 @@ from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
 from strata.cli.mcp_cmd import mcp as mcp_command
+from strata.cli.review import review_app
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
 from strata.domain.models import Filters, Lifecycle, MemoryType
@@ -566,6 +567,7 @@ _add_bench(app)
 app.command("mcp")(mcp_command)
 app.add_typer(token_app, name="token")
 app.add_typer(jobs_app, name="jobs")
+app.add_typer(review_app, name="review")
 app.command("worker")(worker_command)
 app.add_typer(graph_app, name="graph")
 ops.register(app)

@@ -169,6 +169,14 @@ class StrataClient:
     def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         return self._send(_core.recover(memory_id, reason=reason, scope=scope))
 
+    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        """Review mode: make a candidate active (``POST /v1/memories/{id}/approve``)."""
+        return self._send(_core.approve(memory_id, reason=reason, scope=scope))
+
+    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        """Review mode: soft-delete a candidate (``POST /v1/memories/{id}/reject``)."""
+        return self._send(_core.reject(memory_id, reason=reason, scope=scope))
+
     def history(self, memory_id: str, *, scope: ScopeLike = None
                 ) -> builtins.list[HistoryEvent]:
         return self._send(_core.history(memory_id, scope=scope))
@@ -269,6 +277,12 @@ class AsyncStrataClient:
 
     async def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         return await self._send(_core.recover(memory_id, reason=reason, scope=scope))
+
+    async def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        return await self._send(_core.approve(memory_id, reason=reason, scope=scope))
+
+    async def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        return await self._send(_core.reject(memory_id, reason=reason, scope=scope))
 
     async def history(self, memory_id: str, *, scope: ScopeLike = None
                       ) -> builtins.list[HistoryEvent]:

@@ -151,6 +151,16 @@ def recover(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Mem
                 params=_scope_params(scope), body={"reason": reason})
 
 
+def approve(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/approve", Memory.from_dict,
+                params=_scope_params(scope), body={"reason": reason})
+
+
+def reject(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/reject", Memory.from_dict,
+                params=_scope_params(scope), body={"reason": reason})
+
+
 def history(memory_id: str, *, scope: ScopeLike = None) -> Call[builtins.list[HistoryEvent]]:
     return Call("GET", f"{_memory_path(memory_id)}/history", parse_history,
                 params=_scope_params(scope))
