@@ -61,3 +61,11 @@ def test_the_graph_never_reaches_past_the_scope(strata: Strata) -> None:
     hits = strata.recall("where does Maya live?", scope={"team": "a", "user": "u2"},
                          config=ON, k=5).hits
     assert [h.memory.content for h in hits] == ["A note on invoices."]
+
+
+def test_the_hybrid_graph_preset_is_the_default_plus_the_graph_signal() -> None:
+    from strata.recall import PRESETS
+
+    assert PRESETS["hybrid"].graph_weight == 0.0
+    assert replace(PRESETS["hybrid-graph"], graph_weight=0.0) == PRESETS["hybrid"]
+    assert PRESETS["hybrid-graph"].graph_weight > 0

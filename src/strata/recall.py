@@ -77,6 +77,9 @@ def _query_signals_only(**changes: Any) -> RecallConfig:
 _PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
 PRESETS: dict[str, RecallConfig] = {
     "hybrid": RecallConfig(),
+    # the default plus the knowledge-graph signal: +0.005 @5 on LoCoMo, but its entity lookups
+    # cost up to ~150 ms at 100k memories (docs/architecture.md, "Graph signal in recall")
+    "hybrid-graph": replace(RecallConfig(), graph_weight=0.1),
     "hybrid-plain": _query_signals_only(),
     "convex": _query_signals_only(fusion="convex", weights=_PLAIN_WEIGHTS),
     "rrf": _query_signals_only(fusion="rrf", weights=_PLAIN_WEIGHTS),
