@@ -29,6 +29,7 @@ from typing import Any
 
 from strata.domain.ids import new_id
 from strata.domain.models import Scope
+from strata.errors import InvalidInput
 
 
 class JobKind(enum.StrEnum):
@@ -145,6 +146,13 @@ def failure_for(
 
 def status_after_failure(failure: JobFailure) -> JobStatus:
     return JobStatus.DEAD if failure.retry_at is None else JobStatus.RETRY_SCHEDULED
+
+
+def check_retryable(job: Job) -> None:
+    """Only a dead or scheduled job may be sent back to pending by hand (every adapter)."""
+    if job.status not in (JobStatus.DEAD, JobStatus.RETRY_SCHEDULED):
+        raise InvalidInput(f"job {job.id} is {job.status.value}; only dead or "
+                           "scheduled jobs can be retried", id=job.id)
 
 
 def is_due(job: Job, now: datetime) -> bool:

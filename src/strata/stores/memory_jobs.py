@@ -23,6 +23,7 @@ from strata.domain.jobs import (
     JobStatus,
     LeaseRef,
     NewJob,
+    check_retryable,
     holds,
     is_due,
     is_expired,
@@ -129,9 +130,7 @@ class InMemoryJobQueue:
             job = self._jobs.get(job_id)
             if job is None:
                 raise NotFound(f"job {job_id} not found", id=job_id)
-            if job.status not in (JobStatus.DEAD, JobStatus.RETRY_SCHEDULED):
-                raise InvalidInput(f"job {job_id} is {job.status.value}; only dead or "
-                                   "scheduled jobs can be retried", id=job_id)
+            check_retryable(job)
             self._check_dedup_free(job)
             again = replace(job, status=JobStatus.PENDING, attempts=0, next_attempt_at=now,
                             updated_at=now)

@@ -26,6 +26,7 @@ from strata.domain.jobs import (
     JobStatus,
     LeaseRef,
     NewJob,
+    check_retryable,
     reaped_failure,
     status_after_failure,
 )
@@ -163,9 +164,7 @@ class SQLiteJobQueue:
             if current is None:
                 raise NotFound(f"job {job_id} not found", id=job_id)
             job = job_from_row(current)
-            if job.status not in (JobStatus.DEAD, JobStatus.RETRY_SCHEDULED):
-                raise InvalidInput(f"job {job_id} is {job.status.value}; only dead or "
-                                   "scheduled jobs can be retried", id=job_id)
+            check_retryable(job)
             if job.dedup_key and job.status not in ACTIVE:
                 holder = conn.execute(ACTIVE_BY_DEDUP, (job.dedup_key,)).fetchone()
                 if holder is not None:
