@@ -72,6 +72,9 @@ class Operation(enum.StrEnum):
     METRICS = "metrics"
     IMPORT = "import"
     MANAGE_TOKENS = "manage_tokens"
+    # -- tiers, decay and retention --
+    ARCHIVE = "archive"  # archive / unarchive a memory one may write
+    MAINTAIN = "maintain"  # run the tiers, decay and retention sweeps
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -83,6 +86,9 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     Operation.METRICS: Role.OPERATOR,
     Operation.IMPORT: Role.ADMIN,
     Operation.MANAGE_TOKENS: Role.ADMIN,
+    # -- tiers, decay and retention --
+    Operation.ARCHIVE: Role.WRITER,
+    Operation.MAINTAIN: Role.OPERATOR,
 }
 
 

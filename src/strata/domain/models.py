@@ -64,6 +64,11 @@ class HistoryKind(enum.StrEnum):
     RECOVER = "RECOVER"
     MERGE = "MERGE"
     NONE = "NONE"  # an input that changed nothing (e.g. an exact duplicate)
+    # -- tiers and decay --
+    TIER = "TIER"  # moved between hot / warm / cold (strata.domain.tiers)
+    ARCHIVE = "ARCHIVE"  # active or disputed -> archived (idle, or a moderator's action)
+    UNARCHIVE = "UNARCHIVE"  # archived -> the lifecycle it had before
+    EXPIRE = "EXPIRE"  # its valid_to has passed -> expired
 
 
 @dataclass(frozen=True, slots=True)
