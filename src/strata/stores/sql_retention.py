@@ -18,7 +18,7 @@ from strata.stores.sql_graph import Connection
 HORIZON_KEY = "history_horizon"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RetentionSQL:
     dialect: sql.Dialect
     memory_columns: str
