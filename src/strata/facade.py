@@ -1057,13 +1057,16 @@ class Strata:
                                  actor or Actor(), reason)
         return self._apply(planned, current.version)
 
-    def run_tiers(self, *, dry_run: bool = False, actor: Actor | None = None) -> SweepReport:
-        """Move every memory to the tier the rules give it now (``strata.domain.tiers``)."""
-        return self._sweeper().run_tiers(actor=actor, dry_run=dry_run)
+    def run_tiers(self, *, dry_run: bool = False, team: str | None = None,
+                  actor: Actor | None = None) -> SweepReport:
+        """Move every memory (of ``team``, if given) to the tier the rules give it now
+        (``strata.domain.tiers``)."""
+        return self._sweeper().run_tiers(actor=actor, dry_run=dry_run, team=team)
 
-    def run_decay(self, *, dry_run: bool = False, actor: Actor | None = None) -> SweepReport:
-        """Archive idle memories and expire those past ``valid_to``."""
-        return self._sweeper().run_decay(actor=actor, dry_run=dry_run)
+    def run_decay(self, *, dry_run: bool = False, team: str | None = None,
+                  actor: Actor | None = None) -> SweepReport:
+        """Archive idle memories and expire those past ``valid_to`` (of ``team``, if given)."""
+        return self._sweeper().run_decay(actor=actor, dry_run=dry_run, team=team)
 
     def run_retention(self, *, dry_run: bool = False,
                       progress: Callable[[str, int], None] | None = None) -> RetentionReport:

@@ -305,18 +305,26 @@ class GuardedStrata:
                                      if_version=if_version, actor=self.actor)
 
     def run_tiers(self, *, dry_run: bool = False) -> SweepReport:
-        """Every team's memories: operators and admins only."""
+        """Operators and admins; a token's sweep covers its own team only."""
         self._authorize(Operation.MAINTAIN)
-        return self.strata.run_tiers(dry_run=dry_run, actor=self.actor)
+        return self.strata.run_tiers(dry_run=dry_run, team=self._team(), actor=self.actor)
 
     def run_decay(self, *, dry_run: bool = False) -> SweepReport:
         self._authorize(Operation.MAINTAIN)
-        return self.strata.run_decay(dry_run=dry_run, actor=self.actor)
+        return self.strata.run_decay(dry_run=dry_run, team=self._team(), actor=self.actor)
 
     def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
-        """The configured windows only: an override would need a human's approval."""
+        """The configured windows only (an override would need a human's approval), over the
+        whole store: a purged tombstone's or history row's team is not always known any
+        more. A team-bound caller is shown the counts, not the ids (other teams' rows)."""
         self._authorize(Operation.MAINTAIN)
-        return self.strata.run_retention(dry_run=dry_run)
+        report = self.strata.run_retention(dry_run=dry_run)
+        if self._team() is not None:
+            report.ids = {category: [] for category in report.ids}
+        return report
+
+    def _team(self) -> str | None:
+        return self.principal.scope.team if self.principal.scope is not None else None
 
     def schedule_maintenance(self, kind: str) -> str:
         self._authorize(Operation.MAINTAIN)

@@ -64,28 +64,33 @@ class Sweeper:
         self.tier_rules = tier_rules
         self.decay_rules = decay_rules
 
-    def run_tiers(self, *, actor: Actor | None = None, dry_run: bool = False) -> SweepReport:
+    def run_tiers(self, *, actor: Actor | None = None, dry_run: bool = False,
+                  team: str | None = None) -> SweepReport:
+        """Every memory (only ``team``'s, if given) to the tier the rules give it."""
         who = actor or Actor("tiers")
         return self._sweep("tiers", lambda m, now: plan_tier(m, now, self.tier_rules, who),
-                           dry_run, lambda p: p.after.tier.value)
+                           dry_run, lambda p: p.after.tier.value, team)
 
-    def run_decay(self, *, actor: Actor | None = None, dry_run: bool = False) -> SweepReport:
+    def run_decay(self, *, actor: Actor | None = None, dry_run: bool = False,
+                  team: str | None = None) -> SweepReport:
         who = actor or Actor("decay")
         return self._sweep("decay", lambda m, now: plan_decay(m, now, self.decay_rules, who),
-                           dry_run, lambda p: p.after.lifecycle.value)
+                           dry_run, lambda p: p.after.lifecycle.value, team)
 
     def handlers(self) -> dict[JobKind, Handler]:
         return {JobKind.TIERS: lambda job: _output(job, self.run_tiers()),
                 JobKind.DECAY: lambda job: _output(job, self.run_decay())}
 
     def _sweep(self, kind: str, plan: Plan, dry_run: bool,
-               label: Callable[[Planned], str]) -> SweepReport:
+               label: Callable[[Planned], str], team: str | None) -> SweepReport:
         report = SweepReport(kind, dry_run)
         now = self.clock.now()
         after: str | None = None
         while page := self.store.scan_memories(after, SWEEP_PAGE):
             after = page[-1].id
             for memory in page:
+                if team is not None and memory.scope.team != team:
+                    continue
                 report.scanned += 1
                 planned = plan(memory, now)
                 if planned is not None and (dry_run or self._commit(memory, planned)):

@@ -7,21 +7,37 @@ and run the configured windows only (no override, so nothing here needs a human 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
-from strata.api.schemas import MAX_ID_CHARS, MemoryOut, Reason, RequestModel, Version
+from strata.api.schemas import (
+    MAX_ID_CHARS,
+    MemoryOut,
+    Reason,
+    RequestModel,
+    ResponseModel,
+    Version,
+)
 from strata.guarded import GuardedStrata
 
 lifecycle_router = APIRouter(tags=["lifecycle"])
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
 _WRITE = error_responses(*COMMON_ERRORS, 409, 429)
-_OPS = error_responses(401, 403, 422, 503)
+
+
+class JobQueuedOut(ResponseModel):
+    job_id: str = Field(description="The maintenance job (an active one of the kind, if any).")
+
+
+_OPS: dict[int | str, dict[str, Any]] = {
+    **error_responses(401, 403, 422, 503),
+    202: {"model": JobQueuedOut, "description": "Enqueued (``background``)."},
+}
 
 
 class ArchiveRequest(RequestModel):
