@@ -450,18 +450,16 @@ class InMemoryStore(InMemoryJobQueue):
     def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False
                       ) -> builtins.list[str]:
         with self._lock:
-            due = sorted(
-                ((row.ts, position, row) for memory_id, rows in self._history.items()
-                 for position, row in enumerate(self._purgeable_rows(memory_id, rows, before))),
-                key=lambda item: (item[0], item[2].id),
-            )
-            chosen = {row.id for _, _, row in due[:limit]}
+            due = sorted((row for memory_id, rows in self._history.items()
+                          for row in self._purgeable_rows(memory_id, rows, before)),
+                         key=lambda row: (row.ts, row.id))[:limit]
+            chosen = {row.id for row in due}
             if not dry_run and chosen:
                 for memory_id in list(self._history):
                     self._history[memory_id] = [
                         r for r in self._history[memory_id] if r.id not in chosen]
                 self._horizon = max(before, self._horizon) if self._horizon else before
-            return [row.id for _, _, row in due[:limit]]
+            return [row.id for row in due]
 
     def _purgeable_rows(self, memory_id: str, rows: builtins.list[HistoryEvent],
                         before: datetime) -> builtins.list[HistoryEvent]:
