@@ -127,6 +127,16 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             f"/v1/graph/entities/{a_entity}/neighbors", headers=b_admin, params=A),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
+        "POST /v1/memories/{memory_id}/archive": lambda: api.post(
+            f"/v1/memories/{a_id}/archive", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/memories/{memory_id}/unarchive": lambda: api.post(
+            f"/v1/memories/{a_id}/unarchive", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/maintenance/tiers": lambda: api.post("/v1/maintenance/tiers",
+                                                       headers=b_admin, json={}),
+        "POST /v1/maintenance/decay": lambda: api.post("/v1/maintenance/decay",
+                                                       headers=b_admin, json={}),
+        "POST /v1/maintenance/retention": lambda: api.post("/v1/maintenance/retention",
+                                                           headers=b_admin, json={}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
 
@@ -185,6 +195,16 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
                                                content=b'{"text": "imported"}\n'),
         "POST /v1/shield": lambda c, h: c.post("/v1/shield", headers=h, json={
             "messages": [{"content": "I moved to Lisbon."}]}),
+        "POST /v1/memories/{memory_id}/archive": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/archive", headers=h, json={"reason": "r"}),
+        "POST /v1/memories/{memory_id}/unarchive": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/unarchive", headers=h, json={"reason": "r"}),
+        "POST /v1/maintenance/tiers": lambda c, h: c.post("/v1/maintenance/tiers", headers=h,
+                                                          json={"dry_run": True}),
+        "POST /v1/maintenance/decay": lambda c, h: c.post("/v1/maintenance/decay", headers=h,
+                                                          json={"dry_run": True}),
+        "POST /v1/maintenance/retention": lambda c, h: c.post(
+            "/v1/maintenance/retention", headers=h, json={"dry_run": True}),
     }
 
 

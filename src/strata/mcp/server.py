@@ -427,6 +427,31 @@ class StrataTools:
             return captured_payload(session_id, result)
         return run(call)
 
+    # -- tiers, decay and retention --
+
+    def memory_archive(
+        self, memory_id: MemoryId, reason: Reason, if_version: IfVersion = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Archive a memory that is no longer relevant: it leaves default searches and lists
+        but is kept, can still be fetched by id, and memory_unarchive brings it back."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return brief(view.archive(memory_id, reason=reason, scope=scope,
+                                      if_version=if_version))
+        return run(call)
+
+    def memory_unarchive(
+        self, memory_id: MemoryId, reason: Reason, if_version: IfVersion = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Bring an archived memory back into searches and lists."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return brief(view.unarchive(memory_id, reason=reason, scope=scope,
+                                        if_version=if_version))
+        return run(call)
+
 
 TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_search", READ),
@@ -440,6 +465,8 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("session_end", CAPTURE),
     ("pre_compaction", CAPTURE),
     ("compaction_complete", READ),
+    ("memory_archive", CHANGE),
+    ("memory_unarchive", CHANGE),
 )
 
 
