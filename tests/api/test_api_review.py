@@ -51,7 +51,7 @@ def test_http_approves_and_rejects_candidates(reviewed: Strata) -> None:
                               json={"reason": "x"})
         assert elsewhere.status_code == 404
         rejected = http.post(f"/v1/memories/{acme}/reject", params=A, json={"reason": "wrong"})
-        assert rejected.status_code == 200 and rejected.json()["lifecycle"] == "deleted"
+        assert rejected.status_code == 200 and rejected.json()["lifecycle"] == "deprecated"
         assert http.post(f"/v1/memories/{acme}/approve", params=A,
                          json={}).status_code == 422  # the reason is required
     assert reviewed.history(acme, scope=A)[-1].reason == "rejected: wrong"
@@ -63,7 +63,7 @@ def test_the_python_client_approves_and_rejects(reviewed: Strata) -> None:
     with TestClient(create_app(reviewed)) as http:
         client = StrataClient(http=http)
         assert client.approve(berlin, reason="ok", scope=A).lifecycle is Lifecycle.ACTIVE
-        assert client.reject(acme, reason="no", scope=A).lifecycle is Lifecycle.DELETED
+        assert client.reject(acme, reason="no", scope=A).lifecycle is Lifecycle.DEPRECATED
         with pytest.raises(InvalidInput):
             client.approve(berlin, reason="twice", scope=A)
         with pytest.raises(NotFound):
@@ -87,7 +87,7 @@ def test_cli_lists_approves_and_rejects_candidates(tmp_path: Path) -> None:
     assert ok.exit_code == 0 and json.loads(ok.stdout)["lifecycle"] == "active"
     no = runner.invoke(cli_app, [*base, "review", "reject", second, "--reason", "no", *scope,
                                  "--json"])
-    assert no.exit_code == 0 and json.loads(no.stdout)["lifecycle"] == "deleted"
+    assert no.exit_code == 0 and json.loads(no.stdout)["lifecycle"] == "deprecated"
     left = json.loads(runner.invoke(cli_app, [*base, "review", "list", *scope, "--json"]
                                     ).stdout)["items"]
     assert left == []

@@ -46,7 +46,7 @@ class Call(Generic[T]):
 class RememberOptions(TypedDict, total=False):
     messages: Sequence[Mapping[str, Any]] | None
     scope: ScopeLike
-    type: MemoryType | str
+    type: MemoryType | str | None
     importance: float | None
     pinned: bool
     tags: Sequence[str]

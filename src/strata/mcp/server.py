@@ -240,11 +240,13 @@ class StrataTools:
         content: Annotated[str, Field(min_length=1, max_length=100_000,
                                       description="The memory: one self-contained statement, "
                                                   "e.g. 'The user prefers tabs over spaces.'")],
-        type: Annotated[MemoryType, Field(description="semantic: a fact (default); episodic: "
+        type: Annotated[MemoryType | None, Field(description="semantic: a fact; episodic: "
                                                       "something that happened; procedural: how "
                                                       "to do something; user_profile: about the "
-                                                      "user; identity: about you, the agent.")]
-        = MemoryType.SEMANTIC,
+                                                      "user; identity: about you, the agent. "
+                                                      "Default: the type a kind: tag names, "
+                                                      "else semantic.")]
+        = None,
         importance: Annotated[float | None, Field(ge=0.0, le=1.0, description="0 to 1; "
                                                   "default 0.5.")] = None,
         pinned: Annotated[bool, Field(description="Always include it in the context, and "

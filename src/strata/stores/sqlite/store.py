@@ -68,6 +68,7 @@ from strata.stores.common import (
     system_now,
     vector_bytes,
 )
+from strata.stores.sql import NOT_LIVE_SQL
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
@@ -450,7 +451,7 @@ class SQLiteStore(SQLiteJobQueue):
         with _translated():
             count = conn.execute(
                 "SELECT COUNT(*), "
-                "SUM(lifecycle NOT IN ('deleted', 'superseded')), SUM(lifecycle = 'deleted') "
+                f"SUM(lifecycle NOT IN {NOT_LIVE_SQL}), SUM(lifecycle = 'deleted') "
                 "FROM memories"
             ).fetchone()
             events = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
