@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import check_importance, check_tags, check_text, check_type
-from strata.domain.tagging import kind_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata.domain.tagging import kind_type
 from strata.domain.text import content_hash, search_text
 from strata.errors import InvalidInput
 
