@@ -73,6 +73,9 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
     step("list", scope=ALICE, filters=Filters(include_deleted=True), limit=10)
     step("recover", memory_id, reason="by mistake", scope=ALICE)
     step("history", memory_id, scope=ALICE)
+    step("review_queue", scope=ALICE, limit=5)
+    step("approve", memory_id, reason="r", scope=ALICE, importance="high")  # a bad edit
+    step("approve", memory_id, reason="r", scope=ALICE, tags=["kind:fact"])  # not a candidate
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
     bulk_operations(step, memory_id)
     return out
@@ -159,6 +162,7 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert normal(got) == normal(expected)
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
+        "InvalidInput", "InvalidInput",  # the review steps
         "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
         "InvalidInput", "NotFound", "InvalidInput"]
     history = next(r for r in reversed(got) if isinstance(r, list) and r
