@@ -171,3 +171,22 @@ def test_every_write_path_records_provenance(store: Store, clock: FakeClock) -> 
     assert imported.inserted == 1
     [poems] = [m for m in strata.list(scope=U, limit=50).items if m.content == "Ana reads poems"]
     assert poems.provenance.event_ids and poems.provenance.source == "remember"
+
+
+def test_approving_a_proposal_writes_one_row_for_the_candidate_and_one_for_its_target(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = reviewed(store, clock, review="capture_only")
+    [berlin] = strata.remember("I live in Berlin", scope=U, mode="sync").derived_ids
+    strata.approve(berlin, scope=U, reason="ok")
+    [munich] = strata.remember("Actually, I moved to Munich", scope=U, mode="sync").derived_ids
+    assert strata.get(munich, scope=U).meta["proposed"]["target"] == berlin
+    rows_before = strata.stats().history_rows
+    done = strata.approve(munich, scope=U, reason="she moved", importance=4)
+    assert "proposed" not in done.meta and done.importance == 1.0
+    assert strata.stats().history_rows == rows_before + 2
+    assert [r.kind for r in strata.history(munich, scope=U)] == [HistoryKind.ADD,
+                                                                 HistoryKind.APPROVE]
+    target = strata.history(berlin, scope=U)[-1]
+    assert target.after is not None and target.after["lifecycle"] == "superseded"
+    assert target.reason.startswith(f"superseded by approved {munich}")

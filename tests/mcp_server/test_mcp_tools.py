@@ -196,6 +196,8 @@ def test_review_tools_list_approve_and_reject_candidates(tmp_path: Any) -> None:
                                  importance="lots"))
         assert error_code(bad) == "invalid_input"
         assert bad.structured_content["error"]["details"] == {"field": "importance"}
+        assert drive(strata, call("memory_approve", memory_id=tea, reason="ok",
+                                  importance=True)).is_error  # not tier 1
         approved = payload(drive(strata, call("memory_approve", memory_id=tea, reason="ok",
                                               tags=["kind:preference"], topic="drinks",
                                               importance=3, note="asked her")))

@@ -26,7 +26,7 @@ def test_importance_tiers_fractions_and_clamping(given: object, stored: float) -
 
 @pytest.mark.parametrize("given", [
     "high", "", "  ", "3x", "0,9", True, False, math.nan, math.inf, -math.inf, "nan", "inf",
-    [3], {"tier": 3}, b"3",
+    [3], {"tier": 3}, b"3", "9" * 5_000, None.__class__,
 ])
 def test_bad_importance_is_one_deterministic_error_naming_the_field(given: object) -> None:
     with pytest.raises(InvalidInput) as first:

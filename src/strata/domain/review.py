@@ -33,6 +33,7 @@ DEFAULT_IMPORTANCE = 0.5
 #: The integer tiers 0..4 of [000] chunk 9 and the importance each one stores.
 TIERS = {0: 0.0, 1: 0.25, 2: 0.5, 3: 0.75, 4: 1.0}
 MAX_NOTE_CHARS = 2_000
+MAX_IMPORTANCE_CHARS = 50  # also keeps int() of a huge digit string from raising
 REVIEW_KEY = "review"
 IMPORTANCE_ERROR = ("importance must be a tier 0..4 or a number from 0.0 to 1.0 "
                     "(larger or smaller numbers are clamped)")
@@ -65,6 +66,8 @@ def _number(value: object, field: str) -> int | float:
         raise InvalidInput(IMPORTANCE_ERROR, field=field)
     if isinstance(value, str):
         text = value.strip()
+        if len(text) > MAX_IMPORTANCE_CHARS:
+            raise InvalidInput(IMPORTANCE_ERROR, field=field)
         if _INTEGER.match(text):
             return int(text)
         try:

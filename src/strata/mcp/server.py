@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 from starlette.requests import Request
 
 from strata import __version__
@@ -460,7 +460,7 @@ class StrataTools:
         topic: Annotated[str | None, Field(min_length=1, max_length=90,
                                            description="Its topic (stored as topic:<topic>).")]
         = None,
-        importance: Annotated[int | float | str | None, Field(
+        importance: Annotated[StrictInt | StrictFloat | StrictStr | None, Field(
             description="A tier 0-4 (0, 0.25, 0.5, 0.75, 1) or a number from 0.0 to 1.0; "
                         "default 0.5.")] = None,
         note: Annotated[str | None, Field(max_length=2_000, description="The reviewer's "
