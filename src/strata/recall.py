@@ -20,6 +20,7 @@ from strata.domain.boosts import (
     neighbour_bonus,
 )
 from strata.domain.context import build_context
+from strata.domain.escalation import Rung
 from strata.domain.filtering import matches
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.graph import favour_linked
@@ -27,6 +28,7 @@ from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.errors import InvalidInput
+from strata.escalation import Levels, level_of_attempt
 from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
@@ -103,11 +105,14 @@ class Retriever:
         self._store = store
         self._embedder = embedder
         self._now = clock
+        self._levels = Levels(store)
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
-        config: RecallConfig,
+        config: RecallConfig, attempt: int = 0,
     ) -> Recall:
+        """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
+        which representation of each memory the context injects, never the ranking."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:
@@ -128,13 +133,20 @@ class Retriever:
         mark = time.perf_counter()
         ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)[:k]
         identity = self._identity(viewer, config)
-        context = build_context(_with_identity(ranked, identity), budget_tokens)
         timings["fuse"] = _ms_since(mark)
+        mark = time.perf_counter()
+        shown = _with_identity(ranked, identity)
+        served = self._levels.injected(shown, attempt)
+        context = build_context([_as_served(m, served[m.id]) for m in shown], budget_tokens)
+        hits = tuple(replace(h, level=served[h.memory.id].level.name,
+                             witnesses=served[h.memory.id].witnesses) for h in ranked)
+        timings["levels"] = _ms_since(mark)
         timings["total"] = _ms_since(started)
         return Recall(
-            query=query, hits=tuple(ranked), context=context.text,
+            query=query, hits=hits, context=context.text,
             context_memory_ids=context.memory_ids, context_tokens=context.tokens,
             timings_ms={key: round(value, 3) for key, value in timings.items()},
+            used_level=level_of_attempt(attempt),
         )
 
     def _rank(
@@ -255,6 +267,12 @@ def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
     ranked = [hit.memory for hit in hits]
     seen = {m.id for m in ranked}
     return [*ranked, *(m for m in identity if m.id not in seen)]
+
+
+def _as_served(memory: Memory, rung: Rung) -> Memory:
+    """The memory as the context shows it: the served representation in place of its
+    content (so the token budget counts what is injected)."""
+    return memory if rung.content == memory.content else memory.evolve(content=rung.content)
 
 
 def _ms_since(mark: float) -> float:

@@ -175,6 +175,13 @@ class Settings(BaseSettings):
         default=256 << 20, ge=1, description="Largest HTTP import body (streamed to disk)."
     )
 
+    # -- levels and escalation ([001] B) --
+    escalation_mode: Literal["auto", "ask"] = Field(
+        default="auto",
+        description="What a recall with need_more_context does unless it says: auto (mode "
+        "A: re-run one level higher, answer escalated) or ask (mode B: answer 409 "
+        "need_more_context with the recommended next level).")
+
     @classmethod
     def settings_customise_sources(
         cls,
