@@ -18,7 +18,6 @@ from strata.domain.escalation import (
     Rung,
     Served,
     Source,
-    VersionInfo,
     build_ladder,
     check_reroll,
     content_rung,
@@ -46,7 +45,7 @@ class LeveledMemory:
         return {**self.memory.to_dict(), "representation": self.served.to_dict()}
 
 
-class Levels:
+class Ladders:
     """Reads what the ladder needs; one per facade (stateless)."""
 
     def __init__(self, store: Store) -> None:
@@ -61,10 +60,6 @@ class Levels:
         if not isinstance(level, str) or not level:
             raise InvalidInput("level must be auto, more or one of R1, R3, R4, R5")
         return LeveledMemory(memory, serve(memory, self.ladder(memory), level, have))
-
-    def versions(self, memory: Memory) -> list[VersionInfo]:
-        return [VersionInfo.of(v, memory.active_version_id)
-                for v in self._store.versions(memory.id)]
 
     def evidence(self, memory: Memory, witness: str | Mapping[str, Any] | Witness | None
                  ) -> list[Event]:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import numpy as np
 
 from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
-from strata.domain.escalation import VersionInfo
 from strata.domain.graph import Entity, GraphFacts, Neighborhood, canonical_name, check_depth
 from strata.domain.ids import new_id
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
@@ -47,7 +46,7 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
-from strata.domain.representations import Witness
+from strata.domain.representations import MemoryVersion, Witness
 from strata.domain.text import search_text
 from strata.errors import (
     ConfirmationRequired,
@@ -56,7 +55,7 @@ from strata.errors import (
     StrataError,
     Unauthenticated,
 )
-from strata.escalation import LeveledMemory, Levels, escalated_recall, parse_mode
+from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
 from strata.ingest import (
     Draft,
     Extractor,
@@ -70,6 +69,7 @@ from strata.ingest import (
     parse_request,
     with_neighbours,
 )
+from strata.levels import Levels
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
@@ -152,6 +152,7 @@ class Strata:
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
         self._retriever = Retriever(store, embedder, self._clock.now)
+        self.levels = Levels(store, self._clock.now)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
         )
@@ -878,7 +879,7 @@ class Strata:
             if have is not None:
                 raise InvalidInput("have goes with level=more")
             return memory
-        return self._levels.get(memory, level, have)
+        return self._ladders.get(memory, level, have)
 
     def list(
         self,
@@ -904,10 +905,25 @@ class Strata:
         event id or ``<conversation_id>:<from>-<to>``), only the slice it points at
         (``NotFound`` if it points at nothing of this memory)."""
         memory = self.get(memory_id, scope=scope, include_deleted=True)
-        return self._levels.evidence(memory, witness)
+        return self._ladders.evidence(memory, witness)
 
     def stats(self) -> StoreStats:
         return self.store.stats()
+
+    # -- representation levels ([001]) --------------------------------------------------------
+
+    def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                 actor: Actor | None = None) -> Memory:
+        """Derive the memory's R4/R3/R1 from its evidence and make the R3 its active version
+        (what recall injects). Content, vector and search text are untouched."""
+        current = self.get(memory_id, scope=scope)
+        return self.levels.compress(current, actor=actor or Actor(), reason=reason).memory
+
+    def versions(self, memory_id: str, *, scope: ScopeLike = None
+                 ) -> builtins.list[MemoryVersion]:
+        """Every stored representation of the memory, oldest first."""
+        self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
+        return self.store.versions(memory_id)
 
     # -- moving data ------------------------------------------------------------------------
 
@@ -1034,14 +1050,9 @@ class Strata:
     # -- levels and escalation ([001] B; strata.escalation) --
 
     @property
-    def _levels(self) -> Levels:
-        return Levels(self.store)
-
-    def versions(self, memory_id: str, *, scope: ScopeLike = None
-                 ) -> builtins.list[VersionInfo]:
-        """The memory's stored representations (metadata, oldest first) and which is active."""
-        memory = self.get(memory_id, scope=scope, include_deleted=True)
-        return self._levels.versions(memory)
+    def _ladders(self) -> Ladders:
+        """Reads a memory's levels for ``get(level=...)`` and ``evidence`` (stateless)."""
+        return Ladders(self.store)
 
 
 def _derived_ids(job: Job) -> tuple[str, ...]:

@@ -19,11 +19,11 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from strata.domain.escalation import VersionInfo
 from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.representations import MemoryVersion
 from strata.errors import InvalidInput, NotFound
 from strata.facade import check_batch
 from strata.policy import (
@@ -226,6 +226,19 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.evidence(memory_id, scope=self.scope(scope), witness=witness)
 
+    # -- representation levels --
+
+    def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.MODERATE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        return self.strata.compress(memory_id, reason=reason, scope=where, actor=self.actor)
+
+    def versions(self, memory_id: str, *, scope: ScopeLike = None
+                 ) -> builtins.list[MemoryVersion]:
+        self._authorize(Operation.READ)
+        return self.strata.versions(memory_id, scope=self.scope(scope))
+
     def graph_entities(self, *, scope: ScopeLike = None, limit: int = 50,
                        prefix: str | None = None) -> builtins.list[Entity]:
         self._authorize(Operation.READ)
@@ -286,13 +299,6 @@ class GuardedStrata:
             raise InvalidInput(f"record {line_no}: scope {owner.key!r} is outside yours")
         if record.get("record") == "memory":
             imported.add(str(record.get("id")))
-
-    # -- levels and escalation --
-
-    def versions(self, memory_id: str, *, scope: ScopeLike = None
-                 ) -> builtins.list[VersionInfo]:
-        self._authorize(Operation.READ)
-        return self.strata.versions(memory_id, scope=self.scope(scope))
 
     def _owns_stored(self, memory_id: str, own: Scope) -> bool:
         try:

@@ -20,7 +20,6 @@ from strata.domain.boosts import (
     neighbour_bonus,
 )
 from strata.domain.context import build_context
-from strata.domain.escalation import Rung
 from strata.domain.filtering import matches
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.graph import favour_linked
@@ -28,7 +27,7 @@ from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.errors import InvalidInput
-from strata.escalation import Levels, level_of_attempt
+from strata.escalation import Ladders, level_of_attempt
 from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
@@ -105,7 +104,7 @@ class Retriever:
         self._store = store
         self._embedder = embedder
         self._now = clock
-        self._levels = Levels(store)
+        self._ladders = Ladders(store)
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
@@ -136,8 +135,9 @@ class Retriever:
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
         shown = _with_identity(ranked, identity)
-        served = self._levels.injected(shown, attempt)
-        context = build_context([_as_served(m, served[m.id]) for m in shown], budget_tokens)
+        served = self._ladders.injected(shown, attempt)
+        context = build_context(shown, budget_tokens,
+                                {i: rung.inline for i, rung in served.items()})
         hits = tuple(replace(h, level=served[h.memory.id].level.name,
                              witnesses=served[h.memory.id].witnesses) for h in ranked)
         timings["levels"] = _ms_since(mark)
@@ -267,12 +267,6 @@ def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
     ranked = [hit.memory for hit in hits]
     seen = {m.id for m in ranked}
     return [*ranked, *(m for m in identity if m.id not in seen)]
-
-
-def _as_served(memory: Memory, rung: Rung) -> Memory:
-    """The memory as the context shows it: the served representation in place of its
-    content (so the token budget counts what is injected)."""
-    return memory if rung.content == memory.content else memory.evolve(content=rung.content)
 
 
 def _ms_since(mark: float) -> float:

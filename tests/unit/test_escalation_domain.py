@@ -98,6 +98,7 @@ def test_r5_is_exactly_the_witnessed_slice_in_thread_order() -> None:
     top = build_ladder(mem, versions, list(reversed(events())))[-1]
     assert [e.id for e in top.events] == ["e0", "e2"]
     assert top.content.splitlines()[0].startswith("[c1#1] Alice")
+    assert top.inline.startswith("[c1#1] Alice") and "\n" not in top.inline
 
 
 def test_each_step_up_holds_more_tokens_or_more_events() -> None:

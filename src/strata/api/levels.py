@@ -15,7 +15,7 @@ from pydantic import Field
 
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import MAX_ID_CHARS, MemoryOut, ResponseModel
-from strata.domain.escalation import event_payload
+from strata.domain.escalation import VersionInfo, event_payload
 
 levels_router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
@@ -29,10 +29,12 @@ HaveQuery = Annotated[str | None, Query(
 
 
 class WitnessOut(ResponseModel):
-    event_id: str | None
-    conversation_id: str | None
-    seq_from: int | None
-    seq_to: int | None
+    """An event id, or a conversation's seq range (both ends included)."""
+
+    event_id: str | None = None
+    conversation_id: str | None = None
+    seq_from: int | None = None
+    seq_to: int | None = None
     reason: str
 
 
@@ -104,5 +106,6 @@ def memory_evidence(
 def memory_versions(memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep
                     ) -> JSONResponse:
     """The memory's stored representations (level, derivation, size), which one is active."""
+    active = guarded.get(memory_id, scope=scope, include_deleted=True).active_version_id
     found = guarded.versions(memory_id, scope=scope)
-    return JSONResponse({"items": [v.to_dict() for v in found]})
+    return JSONResponse({"items": [VersionInfo.of(v, active).to_dict() for v in found]})

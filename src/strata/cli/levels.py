@@ -10,7 +10,7 @@ from rich.table import Table
 
 from strata.cli import render
 from strata.cli.session import GlobalOptions, open_strata
-from strata.domain.escalation import event_payload
+from strata.domain.escalation import VersionInfo, event_payload
 
 if TYPE_CHECKING:
     from strata.escalation import LeveledMemory
@@ -73,7 +73,9 @@ def versions(
 ) -> None:
     """A memory's stored representations (level, derivation, tokens), the active one marked."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        found = strata.versions(memory_id, scope=_scope(team, user, agent, run))
+        where = _scope(team, user, agent, run)
+        active = strata.get(memory_id, scope=where, include_deleted=True).active_version_id
+        found = [VersionInfo.of(v, active) for v in strata.versions(memory_id, scope=where)]
     if as_json:
         render.emit_json({"items": [v.to_dict() for v in found]})
         return

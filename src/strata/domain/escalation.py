@@ -61,6 +61,12 @@ class Rung:
         return estimate_tokens(self.content)
 
     @property
+    def inline(self) -> str:
+        """The rung on one line, as recall's context injects it."""
+        return self.version.inline() if self.version is not None else " ".join(
+            self.content.split())
+
+    @property
     def witnesses(self) -> tuple[Witness, ...]:
         return self.version.witnesses() if self.version is not None else ()
 
@@ -150,7 +156,8 @@ def parse_level(value: object, name: str = "level") -> Level:
 # -- the ladder -----------------------------------------------------------------------------
 
 
-def representatives(memory: Memory, versions: Iterable[MemoryVersion]) -> dict[Level, MemoryVersion]:
+def representatives(memory: Memory, versions: Iterable[MemoryVersion]
+                    ) -> dict[Level, MemoryVersion]:
     """One version per level: the active one at its level, else the newest of that level."""
     chosen: dict[Level, MemoryVersion] = {}
     for version in sorted(versions, key=lambda v: v.created_at):
@@ -293,8 +300,7 @@ def parse_witness(value: str | Mapping[str, Any] | Witness) -> Witness:
     if isinstance(value, Witness):
         return value
     if isinstance(value, Mapping):
-        return _witness(**{k: value.get(k) for k in
-                           ("event_id", "conversation_id", "seq_from", "seq_to")})
+        return Witness.from_dict(value)
     if not isinstance(value, str) or not value.strip() or len(value) > 400:
         raise InvalidInput("witness must be an event id or <conversation_id>:<from>-<to>")
     conversation, colon, span = value.rpartition(":")
