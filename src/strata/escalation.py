@@ -44,6 +44,11 @@ class LeveledMemory:
     def to_dict(self) -> dict[str, Any]:
         return {**self.memory.to_dict(), "representation": self.served.to_dict()}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LeveledMemory:
+        memory = {k: v for k, v in data.items() if k != "representation"}
+        return cls(Memory.from_dict(memory), Served.from_dict(data["representation"]))
+
 
 class Ladders:
     """Reads what the ladder needs; one per facade (stateless)."""

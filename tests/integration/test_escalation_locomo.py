@@ -46,7 +46,7 @@ def test_more_twice_climbs_r3_r4_to_the_cited_raw_turns(conversation: Conversati
         if strata.get(episode).active_version_id is None:
             strata.compress(episode, reason="escalation test")
         auto = strata.get(episode, level="auto").served
-        cited = {dia_of[w.event_id] for w in auto.rung.witnesses if w.event_id}
+        cited = {dia_of[w.event_id] for w in auto.witnesses if w.event_id}
         if question.evidence[0] in cited:
             chosen = (question, episode)
             break
@@ -54,22 +54,22 @@ def test_more_twice_climbs_r3_r4_to_the_cited_raw_turns(conversation: Conversati
     question, episode = chosen
 
     r3 = strata.get(episode, level="auto").served
-    r4 = strata.get(episode, level="more", have=r3.rung.level.name).served
-    r5 = strata.get(episode, level="more", have=r4.rung.level.name).served
-    assert [s.rung.level.name for s in (r3, r4, r5)] == ["R3", "R4", "R5"]
-    assert r3.rung.tokens < r4.rung.tokens  # the summary, then the whole clean log
-    assert len(r5.rung.events) > len(r4.rung.events) == 0  # then the raw turns themselves
+    r4 = strata.get(episode, level="more", have=r3.level.name).served
+    r5 = strata.get(episode, level="more", have=r4.level.name).served
+    assert [s.level.name for s in (r3, r4, r5)] == ["R3", "R4", "R5"]
+    assert r3.tokens < r4.tokens  # the summary, then the whole clean log
+    assert len(r5.events) > len(r4.events) == 0  # then the raw turns themselves
     assert not r5.has_more
 
-    cited = [w.event_id for w in r3.rung.witnesses]
-    assert [e.id for e in r5.rung.events] == list(dict.fromkeys(cited))
-    for event in r5.rung.events:
+    cited = [w.event_id for w in r3.witnesses]
+    assert [e.id for e in r5.events] == list(dict.fromkeys(cited))
+    for event in r5.events:
         assert event.text == texts[dia_of[event.id]]
         assert event.meta["dia_id"] == dia_of[event.id]
-    assert question.evidence[0] in {e.meta["dia_id"] for e in r5.rung.events}
+    assert question.evidence[0] in {e.meta["dia_id"] for e in r5.events}
 
     # One witness, fetched on its own: exactly that turn.
-    witness = next(w for w in r3.rung.witnesses if dia_of[w.event_id or ""] ==
+    witness = next(w for w in r3.witnesses if dia_of[w.event_id or ""] ==
                    question.evidence[0])
     [turn] = strata.evidence(episode, witness=witness.event_id)
     assert turn.text == texts[question.evidence[0]]

@@ -84,11 +84,11 @@ def test_the_auto_level_is_the_active_version_and_more_climbs_r3_r4_r5() -> None
     ladder = build_ladder(mem, versions, events())
     assert [r.level for r in ladder] == [Level.R1, Level.R3, Level.R4, Level.R5]
     served = serve(mem, ladder, "auto")
-    assert served.rung.level is Level.R3 and served.next_level is Level.R4
-    assert serve(mem, ladder, "more").rung.level is Level.R4
+    assert served.level is Level.R3 and served.next_level is Level.R4
+    assert serve(mem, ladder, "more").level is Level.R4
     top = serve(mem, ladder, "more", have="R4")
-    assert top.rung.level is Level.R5 and not top.has_more
-    assert serve(mem, ladder, "more", have="R1").rung.level is Level.R3
+    assert top.level is Level.R5 and not top.has_more
+    assert serve(mem, ladder, "more", have="R1").level is Level.R3
     with pytest.raises(NotFound):
         serve(mem, ladder, "more", have="R5")
 
@@ -117,7 +117,7 @@ def test_reroll_never_serves_the_same_context_twice() -> None:
     served = [rerolled(mem, ladder, n) for n in range(4)]
     assert [s.level for s in served] == [Level.R3, Level.R5, Level.R5, Level.R5]
     assert not served[0].same_context(served[1])
-    assert serve(mem, ladder, "more").rung.level is Level.R5
+    assert serve(mem, ladder, "more").level is Level.R5
 
 
 def test_reroll_from_content_equal_to_the_clean_log_steps_to_evidence() -> None:
@@ -130,10 +130,10 @@ def test_reroll_from_content_equal_to_the_clean_log_steps_to_evidence() -> None:
 def test_the_newest_version_of_a_level_is_served_unless_another_is_active() -> None:
     mem, versions = compressed()
     newer = version("v3b", Level.R3, "- newer", minutes=5)
-    assert serve(mem, build_ladder(mem, [*versions, newer], events()), "R3").rung.version \
-        is versions[1]
+    assert serve(mem, build_ladder(mem, [*versions, newer], events()), "R3").version_id \
+        == versions[1].id
     assert serve(memory(), build_ladder(memory(), [*versions, newer], events()),
-                 "R3").rung.version is newer
+                 "R3").version_id == newer.id
 
 
 def test_a_level_the_memory_lacks_is_not_found_and_bad_names_are_invalid() -> None:

@@ -39,13 +39,18 @@ class WitnessOut(ResponseModel):
 
 
 class EventOut(ResponseModel):
+    """A raw event, whole (as exported): who, when, where in the thread, the text."""
+
     id: str
+    scope: dict[str, str | None]
     conversation_id: str
     seq: int
     ts: str
+    text: str
+    content_hash: str
     author: str | None
     role: str | None
-    text: str
+    parent_id: str | None
     meta: dict[str, Any]
 
 

@@ -91,9 +91,8 @@ def show_leveled(leveled: LeveledMemory, *, as_json: bool) -> None:
     if as_json:
         render.emit_json(leveled.to_dict())
         return
-    served = leveled.served
-    rung = served.rung
-    more = f"; more: --level more --have {rung.level.name}" if served.has_more else ""
+    rung = leveled.served
+    more = f"; more: --level more --have {rung.level.name}" if rung.has_more else ""
     out = render.stdout()
     out.print(f"{leveled.memory.id} at {rung.level.name} ({rung.source.value}, "
               f"{rung.tokens} tokens{more})")

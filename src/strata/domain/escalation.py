@@ -71,34 +71,62 @@ class Rung:
         return self.version.witnesses() if self.version is not None else ()
 
     def same_context(self, other: Rung) -> bool:
-        """Whether serving ``other`` after this would show the caller nothing new."""
-        return " ".join(self.content.split()) == " ".join(other.content.split())
+        """Whether serving ``other`` after this would show the caller nothing new: the same
+        text, or the same line in recall's context (a one-sentence memory's R3 bullet is
+        its R4 text)."""
+        return (" ".join(self.content.split()) == " ".join(other.content.split())
+                or self.inline == other.inline)
 
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """What ``get(level=...)`` returns besides the memory: the rung and whether more exists."""
+    """What ``get(level=...)`` returns besides the memory: the representation served and
+    whether more exists. Plain data (what the HTTP API sends, what the client reads back)."""
 
-    rung: Rung
+    level: Level
+    source: Source
+    content: str
     next_level: Level | None  # what ``more`` would serve next; None at the top
+    version_id: str | None = None
+    witnesses: tuple[Witness, ...] = ()  # R3: the evidence behind its bullets
+    events: tuple[Event, ...] = ()  # R5: the raw events (witness slices)
+
+    @classmethod
+    def of(cls, rung: Rung, next_level: Level | None) -> Served:
+        return cls(rung.level, rung.source, rung.content, next_level,
+                   rung.version.id if rung.version is not None else None, rung.witnesses,
+                   rung.events)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.content)
 
     @property
     def has_more(self) -> bool:
         return self.next_level is not None
 
     def to_dict(self) -> dict[str, Any]:
-        rung = self.rung
         return {
-            "level": rung.level.name,
-            "source": rung.source.value,
-            "version_id": rung.version.id if rung.version is not None else None,
-            "content": rung.content,
-            "tokens": rung.tokens,
-            "witnesses": [w.to_dict() for w in rung.witnesses],
-            "events": [event_payload(e) for e in rung.events],
+            "level": self.level.name,
+            "source": self.source.value,
+            "version_id": self.version_id,
+            "content": self.content,
+            "tokens": self.tokens,
+            "witnesses": [w.to_dict() for w in self.witnesses],
+            "events": [event_payload(e) for e in self.events],
             "has_more": self.has_more,
             "next_level": self.next_level.name if self.next_level is not None else None,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Served:
+        following = data.get("next_level")
+        return cls(
+            Level[data["level"]], Source(data["source"]), data["content"],
+            Level[following] if following else None, data.get("version_id"),
+            tuple(Witness.from_dict(w) for w in data.get("witnesses", ())),
+            tuple(Event.from_dict(e) for e in data.get("events", ())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +155,17 @@ class VersionInfo:
                 "tokens": self.tokens, "active": self.active, "provider": self.provider,
                 "model": self.model}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VersionInfo:
+        return cls(data["id"], Level[data["level"]], data["kind"], data["created_at"],
+                   data.get("derived_from"), int(data["tokens"]), bool(data["active"]),
+                   data["provider"], data.get("model"))
+
 
 def event_payload(event: Event) -> dict[str, Any]:
-    """What the witness UI shows of a raw event: who, when, where in the thread, the text."""
-    return {"id": event.id, "conversation_id": event.conversation_id, "seq": event.seq,
-            "ts": event.ts.isoformat(), "author": event.author, "role": event.role,
-            "text": event.text, "meta": dict(event.meta)}
+    """What the witness UI shows of a raw event: who, when, where in the thread, the text;
+    the whole record (as exported), so a client reads back the same ``Event``."""
+    return event.to_dict()
 
 
 # -- naming levels --------------------------------------------------------------------------
@@ -255,7 +288,7 @@ def serve(memory: Memory, ladder: Sequence[Rung], level: str | Level = "auto",
     else:
         rung = rung_at(ladder, parse_level(level))
     following = step_up(ladder, rung)
-    return Served(rung, following.level if following is not None else None)
+    return Served.of(rung, following.level if following is not None else None)
 
 
 # -- R5: raw events and witness slices ------------------------------------------------------
