@@ -347,6 +347,13 @@ def parse_witness(value: str | Mapping[str, Any] | Witness) -> Witness:
                     seq_to=int(high) if dash else int(low))
 
 
+def witness_ref(witness: Witness) -> str:
+    """The wire form ``parse_witness`` reads: the event id, or ``<conversation_id>:<from>-<to>``."""
+    if witness.event_id is not None:
+        return witness.event_id
+    return f"{witness.conversation_id}:{witness.seq_from}-{witness.seq_to}"
+
+
 def _witness(**fields: Any) -> Witness:
     try:
         return Witness(**fields)
