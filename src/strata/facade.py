@@ -137,9 +137,9 @@ class Strata:
         self.settings = settings or load_settings()
         self._clock = clock or SystemClock()
         self._extractor = extractor or VerbatimExtractor()
+        chain = providers or build_chain(self.settings, now=self._clock.now)
         self.pipeline = WritePipeline(
-            store, embedder, providers or build_chain(self.settings, now=self._clock.now),
-            self._clock, review=ReviewMode(self.settings.review_mode),
+            store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
             graph=graph or self._default_graph(store),
         )
         from strata.maintenance import Maintenance
@@ -152,7 +152,7 @@ class Strata:
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
         self._retriever = Retriever(store, embedder, self._clock.now)
-        self.levels = Levels(store, self._clock.now)
+        self.levels = Levels(store, self._clock.now, chain)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
         )
