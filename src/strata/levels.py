@@ -16,9 +16,11 @@ from datetime import datetime
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_reason, history_row
 from strata.domain.models import HistoryKind, Memory
-from strata.domain.representations import Level, MemoryVersion, derive_levels
+from strata.domain.representations import Level, MemoryVersion
 from strata.errors import NotFound
 from strata.ports import MemoryChange, Store, WriteBatch
+from strata.providers.chain import ProviderChain
+from strata.providers.summarize import derive_with
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +34,16 @@ class Compressed:
 
 
 class Levels:
-    def __init__(self, store: Store, now: Callable[[], datetime]) -> None:
+    def __init__(self, store: Store, now: Callable[[], datetime],
+                 providers: ProviderChain | None = None) -> None:
         self.store = store
         self._now = now
+        self._providers = providers  # a model provider in it writes R3 (else the rules)
 
     def derive(self, memory: Memory) -> tuple[MemoryVersion, ...]:
-        """The rule-based R4, R3 and R1 of ``memory`` (not stored)."""
+        """R4, R3 and R1 of ``memory`` (not stored): the rules', R3 by a model if any."""
         events = self.store.events(memory.provenance.event_ids)
-        return derive_levels(memory, events, now=self._now(), new_id=new_id)
+        return derive_with(self._providers, memory, events, now=self._now(), new_id=new_id)
 
     def compress(self, memory: Memory, *, actor: Actor, reason: str,
                  versions: Sequence[MemoryVersion] | None = None) -> Compressed:
