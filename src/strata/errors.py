@@ -14,6 +14,7 @@
     ├── RateLimited                rate_limited         429
     ├── ConfirmationRequired       confirmation_required 428
     ├── PayloadTooLarge            payload_too_large    413
+    ├── HistoryPurged              history_purged       410  (a time before the purge horizon)
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
     ├── EmbedderError              embedder_error       503
@@ -40,6 +41,7 @@ __all__ = [
     "ConfirmationRequired",
     "DuplicateContent",
     "EmbedderError",
+    "HistoryPurged",
     "HTTPError",
     "IdempotencyMismatch",
     "InvalidInput",
@@ -165,6 +167,14 @@ class ConfirmationRequired(StrataError):
 class PayloadTooLarge(StrataError):
     code = "payload_too_large"
     http_status = 413
+
+
+class HistoryPurged(StrataError):
+    """A point-in-time question about a moment before the retention horizon: the history
+    that would answer it was purged, so no exact answer exists (``details.horizon``)."""
+
+    code = "history_purged"
+    http_status = 410
 
 
 class StoreError(StrataError):

@@ -99,6 +99,7 @@ from strata.results import (
 )
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
+from strata.timetravel import StateSnapshot, TimeTravel
 from strata.worker import Runner, Worker
 
 if TYPE_CHECKING:
@@ -999,6 +1000,30 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+    # -- time travel --
+
+    def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
+                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
+        """The memories that existed at ``at`` as ``scope`` sees them, with their contents
+        then, rebuilt from the history (every lifecycle; deleted ones on request). Without
+        ``limit`` the whole state; with it one page (``cursor``: the last ``next_cursor``).
+        ``HistoryPurged`` for a time before the retention horizon."""
+        return self._time_travel().state_at(at, Scope.parse(scope),
+                                            include_deleted=include_deleted, limit=limit,
+                                            cursor=cursor)
+
+    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
+                 if_version: int | None = None, actor: Actor | None = None) -> Memory:
+        """Write version ``to_version``'s contents back as a new version (re-embedded when
+        the content changes), with a ROLLBACK history row. Refused for a deleted memory, the
+        current version and a version that never existed (``NotFound``)."""
+        current = self.get(memory_id, scope=scope, include_deleted=True)
+        return self._time_travel().rollback(current, to_version, reason=reason,
+                                            actor=actor or Actor(), if_version=if_version)
+
+    def _time_travel(self) -> TimeTravel:
+        return TimeTravel(self.store, self._clock, self._apply, self.settings.manual_override_s)
 
 
 def _derived_ids(job: Job) -> tuple[str, ...]:

@@ -64,6 +64,8 @@ class HistoryKind(enum.StrEnum):
     RECOVER = "RECOVER"
     MERGE = "MERGE"
     NONE = "NONE"  # an input that changed nothing (e.g. an exact duplicate)
+    # -- time travel --
+    ROLLBACK = "ROLLBACK"  # an earlier version's contents written back as a new version
 
 
 @dataclass(frozen=True, slots=True)

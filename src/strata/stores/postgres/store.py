@@ -58,6 +58,7 @@ from strata.errors import (
 )
 from strata.ports import (
     ExportRecord,
+    HistoryPage,
     MemoryChange,
     Page,
     StoredMemory,
@@ -74,6 +75,7 @@ from strata.stores.common import (
     encode_blob,
     encode_cursor,
     insert_history,
+    page_history_at,
     query_terms,
     system_now,
     vector_bytes,
@@ -83,6 +85,7 @@ from strata.stores.postgres import migrations
 from strata.stores.postgres import queries as q
 from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
+from strata.stores import sql
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 
 Conn = psycopg.Connection[Any]
@@ -510,6 +513,18 @@ class PostgresStore(PostgresJobQueue):
             ).fetchall()
         return [_history_from_row(row) for row in rows]
 
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        def latest(after: str, count: int) -> builtins.list[tuple[str, HistoryEvent | None]]:
+            with self._conn() as conn:
+                rows = conn.execute(HISTORY_AT, (at, viewer.team, after, count)).fetchall()
+            return [(row[0], _history_from_row(row[1:]) if row[1] else None) for row in rows]
+
+        return page_history_at(latest, viewer, limit=limit, cursor=cursor,
+                               include_deleted=include_deleted)
+
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with self._conn() as conn:
             return self._events(conn, event_ids)
@@ -677,6 +692,7 @@ class PostgresStore(PostgresJobQueue):
             return GRAPH.entity_links(conn, viewer, entity_ids, limit)
 
 
+HISTORY_AT = sql.history_at("%s", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),
     greatest="GREATEST", read_time=lambda value: value,

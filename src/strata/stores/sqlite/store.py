@@ -46,6 +46,7 @@ from strata.errors import (
 )
 from strata.ports import (
     ExportRecord,
+    HistoryPage,
     MemoryChange,
     NewMemory,
     Page,
@@ -64,10 +65,12 @@ from strata.stores.common import (
     encode_cursor,
     index_covers,
     insert_history,
+    page_history_at,
     query_terms,
     system_now,
     vector_bytes,
 )
+from strata.stores import sql
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
@@ -431,6 +434,19 @@ class SQLiteStore(SQLiteJobQueue):
             ).fetchall()
         return [_history_from_row(row) for row in rows]
 
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        def latest(after: str, count: int) -> builtins.list[tuple[str, HistoryEvent | None]]:
+            with _translated():
+                rows = self._reader().execute(
+                    HISTORY_AT, (q.ts(at), viewer.team, after, count)).fetchall()
+            return [(row[0], _history_from_row(row[1:]) if row[1] else None) for row in rows]
+
+        return page_history_at(latest, viewer, limit=limit, cursor=cursor,
+                               include_deleted=include_deleted)
+
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with _translated():
             return self._events(self._reader(), event_ids)
@@ -593,6 +609,7 @@ class SQLiteStore(SQLiteJobQueue):
             return cursor.rowcount == 1
 
 
+HISTORY_AT = sql.history_at("?", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
     ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,

@@ -1,0 +1,88 @@
+"""Point-in-time reconstruction and rollback ([002] guarantee 7), over the append-only history.
+
+``state_at`` rebuilds the memories that existed at a time from ``Store.history_at`` (each
+memory's latest snapshot row at that time); ``rollback`` writes an earlier version's snapshot
+back as a new version. The rules live in ``strata.domain.timetravel``; the facade's
+``Strata.state_at`` / ``Strata.rollback`` call this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from strata.domain.applying import with_manual_override
+from strata.domain.lifecycle import Actor, Planned
+from strata.domain.models import Memory, Scope
+from strata.domain.timetravel import check_horizon, check_time, plan_rollback
+from strata.errors import InvalidInput
+from strata.ports import Clock, Store
+
+#: Rows per ``history_at`` call when the whole state is asked for.
+STATE_PAGE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshot:
+    """The memories that existed at ``at`` (as ``scope`` sees them), as they were then: every
+    lifecycle but deleted (unless asked for), by id. ``next_cursor`` pages a partial answer;
+    ``horizon`` is the purge horizon (None: the history is complete)."""
+
+    at: datetime
+    scope: Scope
+    memories: tuple[Memory, ...]
+    next_cursor: str | None = None
+    horizon: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "at": self.at.isoformat(),
+            "scope": self.scope.to_dict(),
+            "items": [m.to_dict() for m in self.memories],
+            "next_cursor": self.next_cursor,
+            "horizon": self.horizon.isoformat() if self.horizon else None,
+        }
+
+
+class TimeTravel:
+    def __init__(self, store: Store, clock: Clock, apply: Callable[[Planned, int], Memory],
+                 manual_override_s: float) -> None:
+        self.store = store
+        self.clock = clock
+        self._apply = apply
+        self._manual_override_s = manual_override_s
+
+    def horizon(self) -> datetime | None:
+        """The time below which history was purged (None: nothing was).
+        MERGE: the lead wires ``self.store.history_horizon()`` here (retention helper)."""
+        return None
+
+    def state_at(self, at: datetime, viewer: Scope, *, include_deleted: bool = False,
+                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
+        at = check_time(at)
+        horizon = self.horizon()
+        check_horizon(at, horizon)  # the purge horizon check: before it, no exact answer
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or not 1 <= limit <= STATE_PAGE):
+            raise InvalidInput(f"limit must be an integer from 1 to {STATE_PAGE}")
+        memories: list[Memory] = []
+        while True:
+            page = self.store.history_at(viewer, at, limit=limit or STATE_PAGE, cursor=cursor,
+                                         include_deleted=include_deleted)
+            memories.extend(Memory.from_dict(row.after) for row in page.items if row.after)
+            cursor = page.next_cursor
+            if limit is not None or cursor is None:
+                return StateSnapshot(at, viewer, tuple(memories), cursor, horizon)
+
+    def rollback(self, current: Memory, to_version: int, *, reason: str, actor: Actor,
+                 if_version: int | None = None) -> Memory:
+        """``current`` (any lifecycle; the caller checked visibility) back to ``to_version``'s
+        contents, as a new version: re-embedded and re-indexed when the content changes,
+        and locked against inferred changes like any explicit edit."""
+        now = self.clock.now()
+        planned = plan_rollback(current, self.store.history(current.id), to_version, now=now,
+                                actor=actor, reason=reason, if_version=if_version)
+        planned = with_manual_override(planned, now, self._manual_override_s)
+        return self._apply(planned, current.version)
