@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import replace
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -23,8 +23,8 @@ from strata.domain.models import (
     Scope,
 )
 from strata.domain.text import STOPWORDS, index_tokens
-from strata.errors import InvalidInput
 from strata.domain.visibility import can_see
+from strata.errors import InvalidInput
 from strata.ports import HistoryPage, Stamp, Vector, WriteBatch
 
 DUPLICATE_REASON = "exact duplicate of a live memory"

@@ -68,6 +68,7 @@ from strata.ports import (
     WriteBatch,
     WriteOutcome,
 )
+from strata.stores import sql
 from strata.stores.common import (
     checked_vector,
     decode_cursor,
@@ -85,7 +86,6 @@ from strata.stores.postgres import migrations
 from strata.stores.postgres import queries as q
 from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
-from strata.stores import sql
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 
 Conn = psycopg.Connection[Any]

@@ -57,6 +57,7 @@ from strata.ports import (
     WriteBatch,
     WriteOutcome,
 )
+from strata.stores import sql
 from strata.stores.common import (
     checked_vector,
     decode_cursor,
@@ -70,7 +71,6 @@ from strata.stores.common import (
     system_now,
     vector_bytes,
 )
-from strata.stores import sql
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
