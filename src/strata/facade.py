@@ -99,7 +99,7 @@ from strata.results import (
 )
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
-from strata.timetravel import StateSnapshot, TimeTravel
+from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
 from strata.worker import Runner, Worker
 
 if TYPE_CHECKING:
@@ -903,6 +903,7 @@ class Strata:
         with their ids and history; plain ``{"text": ...}`` objects are remembered."""
         read = inserted = 0
         pending: builtins.list[ExportRecord] = []
+        watched = ImportedHistory()  # -- time travel --: memories without their history row
 
         def flush() -> None:
             nonlocal inserted
@@ -910,7 +911,7 @@ class Strata:
             pending.clear()
 
         try:
-            for line_no, record in enumerate(records, start=1):
+            for line_no, record in enumerate(watched.watch(records), start=1):
                 if not isinstance(record, Mapping):
                     raise InvalidInput(f"record {line_no} is not a JSON object")
                 if "record" in record:
@@ -924,9 +925,11 @@ class Strata:
                     on_progress(read)
         except InvalidInput as exc:
             flush()  # what was valid before the bad record is kept, and said so
+            watched.backfill(self.store, actor or Actor())
             exc.details.update(records_before_error=read, inserted_before_error=inserted)
             raise
         flush()
+        watched.backfill(self.store, actor or Actor())
         return ImportReport(read=read, inserted=inserted, skipped=read - inserted)
 
     def _remember_record(

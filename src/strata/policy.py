@@ -72,6 +72,8 @@ class Operation(enum.StrEnum):
     METRICS = "metrics"
     IMPORT = "import"
     MANAGE_TOKENS = "manage_tokens"
+    # -- time travel --
+    ROLLBACK = "rollback"  # write an earlier version back (a moderator's undo)
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -83,6 +85,7 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     Operation.METRICS: Role.OPERATOR,
     Operation.IMPORT: Role.ADMIN,
     Operation.MANAGE_TOKENS: Role.ADMIN,
+    Operation.ROLLBACK: Role.OPERATOR,  # -- time travel --
 }
 
 

@@ -194,3 +194,24 @@ def test_snapshot_memories_round_trip(strata: Strata) -> None:
     memory_id = strata.remember("round trip", scope=A, raw=True, tags=["x"]).memory_ids[0]
     [memory] = strata.state_at(strata.get(memory_id, scope=A).created_at, scope=A).memories
     assert isinstance(memory, Memory) and same_state(memory, strata.get(memory_id, scope=A))
+
+
+def test_imported_memories_without_history_get_their_snapshot_row(
+    strata: Strata, clock: FakeClock
+) -> None:
+    source = strata.remember("Imported fact", scope=A, raw=True).memory_ids[0]
+    strata.modify(source, reason="edit", importance=0.8, scope=A)
+    exported = list(strata.export())
+    memory_only = [r for r in exported if r["record"] == "memory"]
+    other_ids = {r["id"] for r in memory_only}
+    target = Strata(STORE_ADAPTERS["memory"](Path("/nonexistent")), EMBEDDER, clock=clock,
+                    settings=load_settings(home=Path("/nonexistent")))
+    report = target.import_records(memory_only)
+    assert report.inserted == len(other_ids)
+    rows = target.history(source, scope=A)
+    assert [(r.kind, r.after["version"] if r.after else None) for r in rows] == [
+        (HistoryKind.ADD, 2)]
+    assert same_state(target.state_at(clock.now(), scope=A).memories[0],
+                      target.get(source, scope=A))
+    again = target.import_records(exported)  # the event and both history rows; no backfill
+    assert again.inserted == 3 and len(target.history(source, scope=A)) == 3

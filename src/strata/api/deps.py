@@ -168,6 +168,7 @@ ERROR_DESCRIPTIONS = {
     403: "The caller's role does not allow this, or the target is outside its scope",
     404: "Not found, or not visible to this scope",
     409: "Version conflict, pinned memory or duplicate content",
+    410: "The time asked for is before the history retention horizon (purged)",
     413: "Request body too large",
     422: "Invalid input",
     428: "A bulk forget above the threshold needs the preview's confirm token",
