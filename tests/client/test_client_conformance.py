@@ -173,8 +173,8 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert normal(got) == normal(expected)
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
-        "VersionConflict", "NotFound", "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
-        "InvalidInput", "NotFound", "InvalidInput"]
+        "VersionConflict", "NotFound", "VersionConflict", "InvalidInput", "InvalidInput",
+        "ConfirmationRequired", "InvalidInput", "NotFound", "InvalidInput"]
     history = next(r for r in reversed(got) if isinstance(r, list) and r
                    and isinstance(r[0], HistoryEvent))
     assert {row.actor for row in history} == {"api"}
