@@ -2,7 +2,8 @@
 (remember, the pipeline's supersede / dispute, modify, forget, recover, approve, rollback,
 reembed, recall's access bookkeeping, archive; review mode ``all`` or ``off`` per run), the
 state rebuilt from history at the current time equals the live state, and the state at
-earlier recorded instants equals what was live then. A rule is one method: add it with ``@rule`` and run its action through ``self._do``.
+earlier recorded instants equals what was live then. A rule is one method: add it with
+``@rule`` and run its action through ``self._do``.
 
 The suite runs ≥ 10,000 steps (counted, and asserted) on the in-memory store, and shorter runs
 of the same machine on SQLite and Postgres; ``STRATA_PIT_STEPS_<ADAPTER>`` sets the counts
