@@ -215,3 +215,14 @@ def test_imported_memories_without_history_get_their_snapshot_row(
                       target.get(source, scope=A))
     again = target.import_records(exported)  # the event and both history rows; no backfill
     assert again.inserted == 3 and len(target.history(source, scope=A)) == 3
+
+
+def test_times_at_the_edges_of_the_calendar(strata: Strata) -> None:
+    from datetime import timezone
+
+    strata.remember("edge", scope=A, raw=True)
+    ahead = timezone(timedelta(hours=5))
+    with pytest.raises(InvalidInput):
+        strata.state_at(datetime(1, 1, 1, tzinfo=ahead), scope=A)
+    assert strata.state_at(datetime(1, 1, 1, 6, tzinfo=ahead), scope=A).memories == ()
+    assert len(strata.state_at(datetime(9999, 12, 31, tzinfo=UTC), scope=A).memories) == 1

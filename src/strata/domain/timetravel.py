@@ -30,7 +30,10 @@ def check_time(at: object) -> datetime:
     """A point in time; a time without a zone is read as UTC (as ``Filters`` does)."""
     if not isinstance(at, datetime):
         raise InvalidInput("at must be a datetime (ISO 8601)")
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    try:
+        return (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError as exc:  # e.g. year 1 with a positive offset
+        raise InvalidInput("at is out of range", at=at.isoformat()) from exc
 
 
 def check_horizon(at: datetime, horizon: datetime | None) -> None:
