@@ -15,6 +15,7 @@
     ├── ConfirmationRequired       confirmation_required 428
     ├── NeedMoreContext            need_more_context    409  (escalation mode "ask")
     ├── PayloadTooLarge            payload_too_large    413
+    ├── HistoryPurged              history_purged       410  (a time before the purge horizon)
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
     ├── EmbedderError              embedder_error       503
@@ -42,6 +43,7 @@ __all__ = [
     "DuplicateContent",
     "EmbedderError",
     "HTTPError",
+    "HistoryPurged",
     "IdempotencyMismatch",
     "InvalidInput",
     "LeaseLost",
@@ -176,6 +178,14 @@ class NeedMoreContext(StrataError):
 class PayloadTooLarge(StrataError):
     code = "payload_too_large"
     http_status = 413
+
+
+class HistoryPurged(StrataError):
+    """A point-in-time question about a moment before the retention horizon: the history
+    that would answer it was purged, so no exact answer exists (``details.horizon``)."""
+
+    code = "history_purged"
+    http_status = 410
 
 
 class StoreError(StrataError):

@@ -103,6 +103,7 @@ from strata.results import (
 )
 from strata.settings import Settings, load_settings
 from strata.stores.common import encode_vector
+from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
 from strata.worker import Runner, Worker
 
 if TYPE_CHECKING:
@@ -968,6 +969,7 @@ class Strata:
         with their ids and history; plain ``{"text": ...}`` objects are remembered."""
         read = inserted = 0
         pending: builtins.list[ExportRecord] = []
+        watched = ImportedHistory()  # -- time travel --: memories without their history row
 
         def flush() -> None:
             nonlocal inserted
@@ -975,7 +977,7 @@ class Strata:
             pending.clear()
 
         try:
-            for line_no, record in enumerate(records, start=1):
+            for line_no, record in enumerate(watched.watch(records), start=1):
                 if not isinstance(record, Mapping):
                     raise InvalidInput(f"record {line_no} is not a JSON object")
                 if "record" in record:
@@ -989,9 +991,11 @@ class Strata:
                     on_progress(read)
         except InvalidInput as exc:
             flush()  # what was valid before the bad record is kept, and said so
+            watched.backfill(self.store, actor or Actor())
             exc.details.update(records_before_error=read, inserted_before_error=inserted)
             raise
         flush()
+        watched.backfill(self.store, actor or Actor())
         return ImportReport(read=read, inserted=inserted, skipped=read - inserted)
 
     def _remember_record(
@@ -1161,6 +1165,29 @@ class Strata:
     def _ladders(self) -> Ladders:
         """Reads a memory's levels for ``get(level=...)`` and ``evidence`` (stateless)."""
         return Ladders(self.store)
+    # -- time travel --
+
+    def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
+                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
+        """The memories that existed at ``at`` as ``scope`` sees them, with their contents
+        then, rebuilt from the history (every lifecycle; deleted ones on request). Without
+        ``limit`` the whole state; with it one page (``cursor``: the last ``next_cursor``).
+        ``HistoryPurged`` for a time before the retention horizon."""
+        return self._time_travel().state_at(at, Scope.parse(scope),
+                                            include_deleted=include_deleted, limit=limit,
+                                            cursor=cursor)
+
+    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
+                 if_version: int | None = None, actor: Actor | None = None) -> Memory:
+        """Write version ``to_version``'s contents back as a new version (re-embedded when
+        the content changes), with a ROLLBACK history row. Refused for a deleted memory, the
+        current version and a version that never existed (``NotFound``)."""
+        current = self.get(memory_id, scope=scope, include_deleted=True)
+        return self._time_travel().rollback(current, to_version, reason=reason,
+                                            actor=actor or Actor(), if_version=if_version)
+
+    def _time_travel(self) -> TimeTravel:
+        return TimeTravel(self.store, self._clock, self._apply, self.settings.manual_override_s)
 
 
 def _derived_ids(job: Job) -> tuple[str, ...]:

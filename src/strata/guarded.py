@@ -46,10 +46,13 @@ from strata.results import (
 )
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from strata.escalation import LeveledMemory
     from strata.facade import ScopeLike, Strata
     from strata.retention import RetentionReport
     from strata.tiers import SweepReport
+    from strata.timetravel import StateSnapshot
 
 
 class GuardedStrata:
@@ -366,3 +369,21 @@ class GuardedStrata:
         """Candidates are listed to readers like any memory they see; deciding needs WRITE."""
         self._authorize(Operation.READ)
         return self.strata.review_queue(scope=self.scope(scope), limit=limit, cursor=cursor)
+    # -- time travel --
+
+    def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
+                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
+        """A read: what this principal may see, as it was at ``at``."""
+        self._authorize(Operation.READ)
+        return self.strata.state_at(at, scope=self.scope(scope), include_deleted=include_deleted,
+                                    limit=limit, cursor=cursor)
+
+    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
+                 if_version: int | None = None) -> Memory:
+        """An operator's (moderator's) undo, within the scope the operator owns."""
+        self._authorize(Operation.ROLLBACK)
+        where = self.scope(scope)
+        self._owned(memory_id, where, include_deleted=True)
+        self._spend()
+        return self.strata.rollback(memory_id, to_version, reason=reason, scope=where,
+                                    if_version=if_version, actor=self.actor)

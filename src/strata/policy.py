@@ -76,6 +76,8 @@ class Operation(enum.StrEnum):
     # -- tiers, decay and retention --
     ARCHIVE = "archive"  # archive / unarchive a memory one may write
     MAINTAIN = "maintain"  # run the tiers, decay and retention sweeps
+    # -- time travel --
+    ROLLBACK = "rollback"  # write an earlier version back (a moderator's undo)
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -91,6 +93,7 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     # -- tiers, decay and retention --
     Operation.ARCHIVE: Role.WRITER,
     Operation.MAINTAIN: Role.OPERATOR,
+    Operation.ROLLBACK: Role.OPERATOR,  # -- time travel --
 }
 
 

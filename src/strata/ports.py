@@ -146,6 +146,14 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """One page of ``Store.history_at``: per memory, its latest history row at a time."""
+
+    items: tuple[HistoryEvent, ...]  # by memory id
+    next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     events: int
     memories: int
@@ -354,6 +362,17 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     def history(self, memory_id: str) -> builtins.list[HistoryEvent]:
         """Oldest first."""
+        ...
+
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        """Point-in-time reconstruction: for each memory of the viewer's team, its latest
+        history row carrying a snapshot (``after`` not null) with ``ts <= at``, ties broken
+        by the order rows were written; kept when the viewer may see the snapshot's scope and
+        type (and, unless ``include_deleted``, the snapshot is not deleted). By memory id;
+        ``cursor`` is the previous page's ``next_cursor``."""
         ...
 
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]: ...

@@ -130,6 +130,11 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             f"/v1/memories/{a_id}/evidence", headers=b_admin, params=A),
         "GET /v1/memories/{memory_id}/versions": lambda: api.get(
             f"/v1/memories/{a_id}/versions", headers=b_admin, params=A),
+        "GET /v1/state": lambda: api.get("/v1/state", headers=b_admin, params={
+            **A, "at": "2999-01-01T00:00:00Z", "include_deleted": "true"}),
+        "POST /v1/memories/{memory_id}/rollback": lambda: api.post(
+            f"/v1/memories/{a_id}/rollback", headers=b_admin, params=A,
+            json={"to_version": 1, "reason": "x"}),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
         "POST /v1/memories/{memory_id}/archive": lambda: api.post(
@@ -210,6 +215,9 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
                                                           json={"dry_run": True}),
         "POST /v1/maintenance/retention": lambda c, h: c.post(
             "/v1/maintenance/retention", headers=h, json={"dry_run": True}),
+        "POST /v1/memories/{memory_id}/rollback": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/rollback", headers=h,
+            json={"to_version": 1, "reason": "r"}),
     }
 
 

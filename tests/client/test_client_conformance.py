@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +87,22 @@ def scenario(api: Any, tick: Callable[[], object], compress: Callable[[str], obj
     step("approve", memory_id, reason="r", scope=ALICE, importance="high")  # a bad edit
     step("approve", memory_id, reason="r", scope=ALICE, tags=["kind:fact"])  # not a candidate
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
+    time_travel_operations(step, memory_id)
     bulk_operations(step, memory_id)
     level_operations(step, compress)
     return out
+
+
+def time_travel_operations(step: Callable[..., Any], memory_id: str) -> None:
+    """The state at a few times (whole, and one page) and rollback, with its refusals."""
+    for minute in (0, 12, 10_000):
+        step("state_at", datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minute),
+             scope=ALICE)
+    step("state_at", datetime(2027, 1, 1, tzinfo=UTC), scope=ALICE, limit=1,
+         include_deleted=True)
+    step("rollback", memory_id, 1, reason="undo", scope=ALICE)
+    step("rollback", memory_id, 99, reason="no such version", scope=ALICE)
+    step("rollback", memory_id, 2, reason="stale", scope=ALICE, if_version=1)
 
 
 def bulk_operations(step: Callable[..., Any], memory_id: str) -> None:
@@ -224,7 +238,8 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
         "InvalidInput", "InvalidInput",  # the review steps
-        "InvalidInput", "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
+        "InvalidInput", "VersionConflict", "NotFound",  # the time-travel steps
+        "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
         "InvalidInput", "NotFound", "InvalidInput",
         "InvalidInput", "InvalidInput", "NotFound", "InvalidInput", "NotFound",
         "NeedMoreContext", "InvalidInput"]

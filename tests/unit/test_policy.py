@@ -37,7 +37,8 @@ def test_roles_are_ordered_and_parsed_by_name() -> None:
     (Role.WRITER, {Operation.READ, Operation.WRITE, Operation.ARCHIVE}),
     (Role.OPERATOR, {Operation.READ, Operation.WRITE, Operation.FORCE_FORGET,
                      Operation.BROAD_FORGET, Operation.EXPORT, Operation.METRICS,
-                     Operation.ARCHIVE, Operation.MODERATE, Operation.MAINTAIN}),
+                     Operation.ARCHIVE, Operation.MODERATE, Operation.MAINTAIN,
+                     Operation.ROLLBACK}),
     (Role.ADMIN, set(Operation)),
 ])
 def test_each_role_may_do_exactly_its_operations(role: Role, allowed: set[Operation]) -> None:

@@ -54,6 +54,7 @@ from strata.api.schemas import (
     page_payload,
     remember_payload,
 )
+from strata.api.timetravel import timetravel_router
 from strata.domain.lifecycle import MAX_REASON_CHARS
 from strata.errors import PayloadTooLarge, RateLimited, StrataError, Unauthenticated
 from strata.facade import Strata
@@ -381,7 +382,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, levels_router,
-           lifecycle_router, review_router)
+           lifecycle_router, review_router, timetravel_router)
 
 
 def create_app(

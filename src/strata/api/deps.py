@@ -169,6 +169,7 @@ ERROR_DESCRIPTIONS = {
     404: "Not found, or not visible to this scope",
     409: "Version conflict, pinned memory, duplicate content; or need_more_context "
          "(a recall in escalation mode ask)",
+    410: "The time asked for is before the history retention horizon (purged)",
     413: "Request body too large",
     422: "Invalid input",
     428: "A bulk forget above the threshold needs the preview's confirm token",

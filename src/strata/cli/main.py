@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import levels, lifecycle, ops, render
+from strata.cli import levels, lifecycle, ops, render, timetravel
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -435,16 +435,35 @@ def list_memories(
 @app.command()
 def history(
     ctx: typer.Context,
-    memory_id: MemoryIdArg,
+    memory_id: Annotated[str | None, typer.Argument(
+        help="The memory's id (leave out with --at: the whole state).", metavar="[MEMORY_ID]",
+        show_default=False)] = None,
+    at: Annotated[str | None, typer.Option(
+        "--at", help="A time (ISO 8601): with an id, its rows until then; alone, every memory "
+        "as it was then.")] = None,
+    include_deleted: Annotated[bool, typer.Option(
+        "--include-deleted", help="With --at alone: also the memories deleted by then.")] = False,
     team: TeamOpt = None,
     user: UserOpt = None,
     agent: AgentOpt = None,
     run: RunOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Every change to a memory, oldest first, with who and why."""
+    """Every change to a memory, oldest first, with who and why; or, with --at and no id,
+    the state of every memory at that time (rebuilt from the history)."""
+    with errors_reported(as_json=as_json):
+        when = timetravel.parse_at(at) if at is not None else None
+        if memory_id is None and when is None:
+            raise InvalidInput("give a memory id, --at TIME, or both")
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        rows = strata.history(memory_id, scope=_scope(team, user, agent, run))
+        if memory_id is None and when is not None:
+            timetravel.show_state(strata.state_at(
+                when, scope=_scope(team, user, agent, run), include_deleted=include_deleted),
+                as_json=as_json)
+            return
+        rows = strata.history(str(memory_id), scope=_scope(team, user, agent, run))
+    if when is not None:
+        rows = timetravel.rows_until(rows, when)
     if as_json:
         from strata.api.schemas import history_payload
 
@@ -583,6 +602,7 @@ app.add_typer(jobs_app, name="jobs")
 app.add_typer(review_app, name="review")
 app.command("worker")(worker_command)
 app.add_typer(graph_app, name="graph")
+app.command("rollback")(timetravel.rollback)
 ops.register(app)
 lifecycle.register(app)
 levels.register(app)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar, Unpack, overload
 
@@ -37,6 +38,7 @@ from strata.errors import TransportError
 from strata.escalation import LeveledMemory
 from strata.ports import Page
 from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
+from strata.timetravel import StateSnapshot
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8420"
@@ -276,6 +278,23 @@ class StrataClient:
                      cursor: str | None = None) -> Page:
         """Candidates awaiting review, newest first (``GET /v1/review``)."""
         return self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))
+    # -- time travel --
+
+    def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
+                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
+        """The state at ``at`` (``GET /v1/state``): every page, or one page with ``limit``."""
+        page = self._send(_core.state_at(at, scope=scope, include_deleted=include_deleted,
+                                         limit=limit, cursor=cursor))
+        while limit is None and page.next_cursor is not None:
+            page = page.joined(self._send(_core.state_at(
+                at, scope=scope, include_deleted=include_deleted, cursor=page.next_cursor)))
+        return page
+
+    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
+                 if_version: int | None = None) -> Memory:
+        """Operators: ``POST /v1/memories/{id}/rollback``."""
+        return self._send(_core.rollback(memory_id, to_version, reason=reason, scope=scope,
+                                         if_version=if_version))
 
 
 class AsyncStrataClient:
@@ -428,3 +447,19 @@ class AsyncStrataClient:
     async def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
                            cursor: str | None = None) -> Page:
         return await self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))
+    # -- time travel --
+
+    async def state_at(self, at: datetime, *, scope: ScopeLike = None,
+                       include_deleted: bool = False, limit: int | None = None,
+                       cursor: str | None = None) -> StateSnapshot:
+        page = await self._send(_core.state_at(at, scope=scope, include_deleted=include_deleted,
+                                               limit=limit, cursor=cursor))
+        while limit is None and page.next_cursor is not None:
+            page = page.joined(await self._send(_core.state_at(
+                at, scope=scope, include_deleted=include_deleted, cursor=page.next_cursor)))
+        return page
+
+    async def rollback(self, memory_id: str, to_version: int, *, reason: str,
+                       scope: ScopeLike = None, if_version: int | None = None) -> Memory:
+        return await self._send(_core.rollback(memory_id, to_version, reason=reason,
+                                               scope=scope, if_version=if_version))

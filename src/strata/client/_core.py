@@ -28,6 +28,7 @@ from strata.results import (
     Recall,
     RememberResult,
 )
+from strata.timetravel import STATE_PAGE, StateSnapshot
 
 T = TypeVar("T")
 ScopeLike = Scope | Mapping[str, Any] | str | None
@@ -464,6 +465,26 @@ def _without_none(body: dict[str, Any]) -> dict[str, Any]:
 
 def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+# -- time travel --
+
+
+def state_at(at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
+             limit: int | None = None, cursor: str | None = None) -> Call[StateSnapshot]:
+    """One page of ``GET /v1/state`` (the clients follow the cursor when no limit is given)."""
+    params = [*_scope_params(scope), ("at", at.isoformat()),
+              ("limit", str(limit or STATE_PAGE)), *_flag("include_deleted", include_deleted)]
+    if cursor is not None:
+        params.append(("cursor", cursor))
+    return Call("GET", "/v1/state", StateSnapshot.from_dict, params=params)
+
+
+def rollback(memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
+             if_version: int | None = None) -> Call[Memory]:
+    body = _without_none({"to_version": to_version, "reason": reason, "if_version": if_version})
+    return Call("POST", f"{_memory_path(memory_id)}/rollback", Memory.from_dict,
+                params=_scope_params(scope), body=body)
 
 
 def _filters_body(filters: Filters | None) -> dict[str, Any] | None:

@@ -74,6 +74,8 @@ class HistoryKind(enum.StrEnum):
     EXPIRE = "EXPIRE"  # its valid_to has passed -> expired
     APPROVE = "APPROVE"  # review: a candidate approved (with the reviewer's edits)
     REJECT = "REJECT"  # review: a candidate rejected (deprecated)
+    # -- time travel --
+    ROLLBACK = "ROLLBACK"  # an earlier version's contents written back as a new version
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from strata import __version__
 from strata.domain.escalation import event_payload, witness_ref
 from strata.domain.lifecycle import MAX_REASON_CHARS
-from strata.domain.models import Filters, Memory, MemoryType, Scope
+from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.errors import StrataError
 from strata.facade import Strata
 from strata.guarded import GuardedStrata
@@ -554,10 +554,35 @@ class StrataTools:
         return run(call)
 
 
-def review_item(memory: Memory) -> dict[str, Any]:
-    """A memory as a reviewer needs it: where it came from and what it would change."""
-    return {**brief(memory), "provenance": memory.provenance.to_dict(),
-            "proposed": memory.meta.get("proposed"), "review": memory.meta.get("review")}
+    # -- time travel --
+
+    def memory_history(self, memory_id: MemoryId, ctx: Context | None = None
+                       ) -> CallToolResult:
+        """Every change to a memory, oldest first: what it was (version, content, lifecycle)
+        after each change, who made it and why. Use it before memory_rollback."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return {"items": [history_brief(row)
+                              for row in view.history(memory_id, scope=scope)]}
+        return run(call)
+
+    def memory_rollback(
+        self,
+        memory_id: MemoryId,
+        to_version: Annotated[int, Field(ge=1, description="The earlier version to restore "
+                                                           "(see memory_history).")],
+        reason: Reason,
+        if_version: IfVersion = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Operators: restore an earlier version of a memory, written as a new version (the
+        versions in between stay in its history). Refused for a forgotten memory and for a
+        version that never existed."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return brief(view.rollback(memory_id, to_version, reason=reason, scope=scope,
+                                       if_version=if_version))
+        return run(call)
 
 
 TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
@@ -579,7 +604,15 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_reject", CHANGE),
     ("memory_more", READ),
     ("memory_evidence", READ),
+    ("memory_history", READ),  # -- time travel --
+    ("memory_rollback", CHANGE),
 )
+
+
+def review_item(memory: Memory) -> dict[str, Any]:
+    """A memory as a reviewer needs it: where it came from and what it would change."""
+    return {**brief(memory), "provenance": memory.provenance.to_dict(),
+            "proposed": memory.meta.get("proposed"), "review": memory.meta.get("review")}
 
 
 def build_server(strata: Strata, resolve: CallerResolver) -> MCPServer:
@@ -611,3 +644,14 @@ def _request_id(ctx: Context | None) -> str | None:
         return ctx.request_id
     except ValueError:  # no request in flight (a direct call in a test)
         return None
+
+
+# -- time travel --
+
+
+def history_brief(row: HistoryEvent) -> dict[str, Any]:
+    """One history row as a model reads it: the change and the state it left."""
+    after = row.after or {}
+    return {"kind": row.kind.value, "ts": row.ts.isoformat(), "actor": row.actor,
+            "reason": row.reason, "version": after.get("version"),
+            "content": after.get("content"), "lifecycle": after.get("lifecycle")}

@@ -5,16 +5,27 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
 
 from strata.domain.ids import new_id
-from strata.domain.models import Event, Filters, HistoryEvent, HistoryKind, Memory
+from strata.domain.models import (
+    Event,
+    Filters,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+)
 from strata.domain.text import STOPWORDS, index_tokens
+from strata.domain.visibility import can_see
 from strata.errors import InvalidInput
-from strata.ports import Stamp, Vector, WriteBatch
+from strata.ports import HistoryPage, Stamp, Vector, WriteBatch
 
 DUPLICATE_REASON = "exact duplicate of a live memory"
 #: Query terms a lexical search uses at most (OR over many terms is what makes FTS slow).
@@ -107,3 +118,54 @@ def insert_history(
         prompt_version=stamp.prompt_version if stamp else None,
         confidence=stamp.confidence if stamp else None,
     )
+
+
+# -- point in time (Store.history_at) --------------------------------------------------------
+
+#: Memories one ``history_at`` step reads (then filters by the snapshot's visibility).
+HISTORY_AT_CHUNK = 500
+#: ``(after_id, count)`` → the next ``count`` memory ids of the team above ``after_id``, in
+#: id order, each with its latest snapshot row at the asked time (None: none yet).
+LatestRows = Callable[[str, int], Sequence[tuple[str, HistoryEvent | None]]]
+
+
+def page_history_at(
+    latest: LatestRows, viewer: Scope, *, limit: int, cursor: str | None,
+    include_deleted: bool,
+) -> HistoryPage:
+    """One page of ``history_at`` over an adapter's ``latest`` query. The snapshot decides
+    visibility (a memory's type may have changed since), so rows are filtered here, in
+    chunks, until the page is full."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput("limit must be a positive integer")
+    if cursor is not None and (not isinstance(cursor, str) or len(cursor) > 200):
+        raise InvalidInput("malformed cursor", cursor=cursor)
+    after, kept = cursor or "", []
+    chunk = max(HISTORY_AT_CHUNK, limit + 1)
+    while True:
+        rows = latest(after, chunk)
+        for _, row in rows:
+            if row is not None and _shown_at(row, viewer, include_deleted):
+                kept.append(row)
+                if len(kept) > limit:
+                    return HistoryPage(tuple(kept[:limit]), kept[limit - 1].memory_id)
+        if len(rows) < chunk:
+            return HistoryPage(tuple(kept), None)
+        after = rows[-1][0]
+
+
+def latest_snapshot(rows: Sequence[HistoryEvent], at: datetime) -> HistoryEvent | None:
+    """The last-written of the rows with the greatest ``ts <= at`` that carry a snapshot
+    (``rows`` in write order): what the SQL adapters' ``HISTORY_AT`` query picks."""
+    best: HistoryEvent | None = None
+    for row in rows:
+        if row.after is not None and row.ts <= at and (best is None or row.ts >= best.ts):
+            best = row
+    return best
+
+
+def _shown_at(row: HistoryEvent, viewer: Scope, include_deleted: bool) -> bool:
+    snapshot = row.after or {}
+    if not include_deleted and snapshot.get("lifecycle") == Lifecycle.DELETED.value:
+        return False
+    return can_see(viewer, Scope.parse(snapshot["scope"]), MemoryType(snapshot["type"]))

@@ -7,6 +7,7 @@ Nothing survives the process.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import math
 import threading
@@ -31,6 +32,7 @@ from strata.errors import (
 )
 from strata.ports import (
     ExportRecord,
+    HistoryPage,
     MemoryChange,
     NewMemory,
     Page,
@@ -49,6 +51,8 @@ from strata.stores.common import (
     encode_vector,
     index_covers,
     insert_history,
+    latest_snapshot,
+    page_history_at,
     query_terms,
     system_now,
 )
@@ -313,6 +317,20 @@ class InMemoryStore(InMemoryJobQueue):
     def versions_by_id(self, version_ids: Sequence[str]) -> builtins.list[MemoryVersion]:
         with self._lock:
             return [self._versions[i] for i in version_ids if i in self._versions]
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        with self._lock:
+            ids = sorted(i for i, m in self._memories.items() if m.scope.team == viewer.team)
+            history = {i: builtins.list(self._history.get(i, ())) for i in ids}
+
+        def latest(after: str, count: int) -> builtins.list[tuple[str, HistoryEvent | None]]:
+            start = bisect.bisect_right(ids, after)
+            return [(i, latest_snapshot(history[i], at)) for i in ids[start:start + count]]
+
+        return page_history_at(latest, viewer, limit=limit, cursor=cursor,
+                               include_deleted=include_deleted)
 
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with self._lock:

@@ -92,3 +92,27 @@ def _operator_filters(
         fragment, values = dialect.tags_any(filters.tags_none)
         parts.append(f"NOT ({fragment})")
         params.extend(values)
+
+
+#: ``Store.history_at``: the next memories of a team (by id) with the rowid of their latest
+#: snapshot row at a time (latest ``ts``, then latest written), joined to that row. Uses the
+#: ``history_memory_ts`` and ``memories_team_id`` indexes (migration 0010). ``{columns}`` is
+#: the adapter's history column list on alias h.
+HISTORY_AT = """
+WITH page AS (
+    SELECT m.id AS memory_id, (
+        SELECT h.rowid FROM history h
+        WHERE h.memory_id = m.id AND h.ts <= {p} AND h.after IS NOT NULL
+        ORDER BY h.ts DESC, h.rowid DESC LIMIT 1
+    ) AS latest
+    FROM memories m WHERE m.team = {p} AND m.id > {p} ORDER BY m.id LIMIT {p}
+)
+SELECT page.memory_id, {columns} FROM page LEFT JOIN history h ON h.rowid = page.latest
+ORDER BY page.memory_id
+"""
+
+
+def history_at(mark: str, history_columns: str) -> str:
+    """``HISTORY_AT`` for an adapter: its placeholder and its history columns."""
+    columns = ", ".join("h." + column.strip() for column in history_columns.split(","))
+    return HISTORY_AT.format(p=mark, columns=columns)

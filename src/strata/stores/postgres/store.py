@@ -59,6 +59,7 @@ from strata.errors import (
 )
 from strata.ports import (
     ExportRecord,
+    HistoryPage,
     MemoryChange,
     Page,
     StoredMemory,
@@ -68,6 +69,7 @@ from strata.ports import (
     WriteBatch,
     WriteOutcome,
 )
+from strata.stores import sql
 from strata.stores.common import (
     checked_vector,
     decode_cursor,
@@ -75,6 +77,7 @@ from strata.stores.common import (
     encode_blob,
     encode_cursor,
     insert_history,
+    page_history_at,
     query_terms,
     system_now,
     vector_bytes,
@@ -514,6 +517,18 @@ class PostgresStore(PostgresJobQueue):
             ).fetchall()
         return [_history_from_row(row) for row in rows]
 
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        def latest(after: str, count: int) -> builtins.list[tuple[str, HistoryEvent | None]]:
+            with self._conn() as conn:
+                rows = conn.execute(HISTORY_AT, (at, viewer.team, after, count)).fetchall()
+            return [(row[0], _history_from_row(row[1:]) if row[1] else None) for row in rows]
+
+        return page_history_at(latest, viewer, limit=limit, cursor=cursor,
+                               include_deleted=include_deleted)
+
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with self._conn() as conn:
             return self._events(conn, event_ids)
@@ -739,6 +754,7 @@ class PostgresStore(PostgresJobQueue):
         with self._conn() as conn:
             return RETENTION.horizon(conn)
 
+HISTORY_AT = sql.history_at("%s", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),
     greatest="GREATEST", read_time=lambda value: value,

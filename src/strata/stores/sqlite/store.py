@@ -47,6 +47,7 @@ from strata.errors import (
 )
 from strata.ports import (
     ExportRecord,
+    HistoryPage,
     MemoryChange,
     NewMemory,
     Page,
@@ -57,6 +58,7 @@ from strata.ports import (
     WriteBatch,
     WriteOutcome,
 )
+from strata.stores import sql
 from strata.stores.common import (
     checked_vector,
     decode_cursor,
@@ -65,6 +67,7 @@ from strata.stores.common import (
     encode_cursor,
     index_covers,
     insert_history,
+    page_history_at,
     query_terms,
     system_now,
     vector_bytes,
@@ -449,6 +452,18 @@ class SQLiteStore(SQLiteJobQueue):
                                           (json.dumps(list(version_ids)),)).fetchall()
         found = {v.id: v for v in map(_version_from_row, rows)}
         return [found[i] for i in version_ids if i in found]
+    def history_at(
+        self, viewer: Scope, at: datetime, *, limit: int, cursor: str | None = None,
+        include_deleted: bool = False,
+    ) -> HistoryPage:
+        def latest(after: str, count: int) -> builtins.list[tuple[str, HistoryEvent | None]]:
+            with _translated():
+                rows = self._reader().execute(
+                    HISTORY_AT, (q.ts(at), viewer.team, after, count)).fetchall()
+            return [(row[0], _history_from_row(row[1:]) if row[1] else None) for row in rows]
+
+        return page_history_at(latest, viewer, limit=limit, cursor=cursor,
+                               include_deleted=include_deleted)
 
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with _translated():
@@ -653,6 +668,7 @@ class SQLiteStore(SQLiteJobQueue):
         with _translated():
             return RETENTION.horizon(self._reader())
 
+HISTORY_AT = sql.history_at("?", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
     ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,
