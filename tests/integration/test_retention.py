@@ -39,6 +39,9 @@ def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock:
 
     at(300)
     old_twice = add("Oslo is cold in winter")  # ADD 300 d ago, UPDATE 250 d ago: ADD goes
+    thrice = add("Ike rows on Sundays")  # ADD, UPDATE, UPDATE all before the cutoff: the
+    # last stays (its state from the cutoff on), the two before it go
+    ancient = add("Jo fixed the boiler")  # deleted 250 d ago: tombstone and every row go
     pinned = add("Ann is the project lead", pinned=True)  # everything of a pinned one stays
     gone = add("Ben met Cy in Rome")  # a tombstone past its window, with graph links
     kept_tomb = add("Dee likes tea")  # a tombstone just inside its window
@@ -50,6 +53,10 @@ def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock:
     at(250)
     strata.modify(old_twice, reason="edit", scope=A, content="Oslo is very cold in winter")
     strata.modify(pinned, reason="edit", scope=A, importance=0.9)
+    strata.modify(thrice, reason="edit", scope=A, importance=0.6)
+    strata.forget(ancient, reason="gone", scope=A)
+    at(240)
+    strata.modify(thrice, reason="edit", scope=A, importance=0.7)
     at(200)
     single = add("Fay moved to Lima")  # one row, 200 d old: the newest of a live memory
     at(180 + 1 / 24)
@@ -67,28 +74,36 @@ def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock:
 
     done = strata.store.jobs(statuses=[JobStatus.DONE], limit=500)  # remember's jobs too
     history_before = {m: strata.store.history(m) for m in
-                      (old_twice, pinned, gone, kept_tomb, pinned_tomb, witness, single, edge_out)}
+                      (old_twice, pinned, gone, kept_tomb, pinned_tomb, witness, single, edge_out,
+                       thrice, ancient)}
     report = strata.run_retention()
 
-    assert report.ids["tombstones"] == [gone]
+    assert report.ids["tombstones"] == [ancient, gone]
     assert strata.get(kept_tomb, scope=A, include_deleted=True).is_deleted
     assert strata.get(pinned_tomb, scope=A, include_deleted=True).pinned
     assert strata.store.get(gone, Scope(team="a"), include_deleted=True) is None
+    # Before the cutoff: old_twice's ADD (its UPDATE is its state at the cutoff), thrice's
+    # first two rows, and the old rows of the purged tombstones (ancient, gone). Kept although
+    # older: the newest pre-cutoff row of a memory that exists (edge_out, kept_tomb, single).
     expected_history = {
-        row.id for m in (old_twice, edge_out, kept_tomb) for row in history_before[m]
-        if row.kind is HistoryKind.ADD
-    } | {row.id for row in history_before[gone] if row.kind is HistoryKind.ADD}
+        row.id for row in history_before[old_twice] if row.kind is HistoryKind.ADD
+    } | {row.id for row in history_before[thrice][:2]} | {
+        row.id for row in history_before[ancient]} | {
+        row.id for row in history_before[gone] if row.kind is HistoryKind.ADD}
     assert set(report.ids["history"]) == expected_history
     kept_rows = {m: [r.id for r in strata.store.history(m)] for m in history_before}
     for memory_id, before in history_before.items():
         assert kept_rows[memory_id] == [r.id for r in before if r.id not in expected_history]
     assert [r.kind for r in strata.store.history(gone)] == [HistoryKind.DELETE]  # inside
+    then = {m.id: m for m in strata.state_at(run_at - 170 * DAY, scope=A).memories}
+    assert then[thrice].importance == 0.7 and then[edge_out].importance == 0.7
+    assert then[kept_tomb].content == "Dee likes tea" and gone not in then
     assert strata.history_horizon() == run_at - 180 * DAY
     assert {k: strata.store.get_job(v) is None for k, v in jobs.items()} == {
         "done_out": True, "done_in": False, "dead_out": True, "dead_in": False}
     old_done = {j.id for j in done if j.updated_at < run_at - 14 * DAY}
     assert {j.id for j in done if strata.store.get_job(j.id) is None} == old_done
-    assert report.purged == {"tombstones": 1, "history": len(expected_history),
+    assert report.purged == {"tombstones": 2, "history": len(expected_history),
                              "done_jobs": len(old_done), "dead_jobs": 1}
     assert [e.id for e in strata.store.events([evidence])] == [evidence]  # events stay
     _assert_graph_clean(strata.store)

@@ -515,11 +515,17 @@ class InMemoryStore(InMemoryJobQueue):
 
     def _purgeable_rows(self, memory_id: str, rows: builtins.list[HistoryEvent],
                         before: datetime) -> builtins.list[HistoryEvent]:
+        """Rows before the cutoff, except every row of a pinned memory and, of a memory that
+        still exists, its newest row before the cutoff (its state from the cutoff on; see
+        ``strata.stores.sql_retention``)."""
         memory = self._memories.get(memory_id)
         if memory is not None and memory.pinned:
             return []
-        kept = rows[-1].id if memory is not None and rows else None
-        return [r for r in rows if r.ts < before and r.id != kept]
+        older = [(r.ts, i, r) for i, r in enumerate(rows) if r.ts < before]
+        if not older:
+            return []
+        kept = max(older, key=lambda item: item[:2])[2].id if memory is not None else None
+        return [r for _, _, r in older if r.id != kept]
 
     def history_horizon(self) -> datetime | None:
         with self._lock:

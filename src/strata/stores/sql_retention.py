@@ -35,14 +35,19 @@ class RetentionSQL:
             # A purged memory's representation versions go with it (they describe it only).
             "delete_versions": f"DELETE FROM memory_versions WHERE memory_id = {p}",
             "delete_memory": f"DELETE FROM memories WHERE id = {p}",
-            # The newest row of a memory that still exists, and every row of a pinned
-            # memory, stay: they are what point-in-time reconstruction starts from.
+            # Every row of a pinned memory stays. So does, per memory that still exists, its
+            # newest row before the cutoff: it is the memory's state at every time from the
+            # cutoff to its next row, what point-in-time reconstruction after the horizon
+            # starts from. (A purged tombstone is gone from reconstruction altogether.)
             "due_history": f"""SELECT h.id FROM history h WHERE h.ts < {p}
                 AND NOT EXISTS (
-                    SELECT 1 FROM memories m WHERE m.id = h.memory_id AND (
-                        m.pinned = {p} OR h.rowid = (
-                            SELECT MAX(h2.rowid) FROM history h2
-                            WHERE h2.memory_id = h.memory_id)))
+                    SELECT 1 FROM memories m WHERE m.id = h.memory_id AND m.pinned = {p})
+                AND NOT (
+                    h.rowid = (
+                        SELECT h2.rowid FROM history h2
+                        WHERE h2.memory_id = h.memory_id AND h2.ts < {p}
+                        ORDER BY h2.ts DESC, h2.rowid DESC LIMIT 1)
+                    AND EXISTS (SELECT 1 FROM memories m WHERE m.id = h.memory_id))
                 ORDER BY h.ts, h.id LIMIT {p}""",
             "delete_history": f"DELETE FROM history WHERE id = {p}",
             "get_horizon": f"SELECT value FROM store_meta WHERE key = '{HORIZON_KEY}'",
@@ -62,8 +67,9 @@ class RetentionSQL:
 
     def due_history(self, conn: Connection, before: datetime, limit: int) -> list[str]:
         d = self.dialect
+        cutoff = d.time(before)
         rows = conn.execute(self.statements["due_history"],
-                            (d.time(before), d.flag(True), limit)).fetchall()
+                            (cutoff, d.flag(True), cutoff, limit)).fetchall()
         return [row[0] for row in rows]
 
     def delete_history(self, conn: Connection, ids: list[str], before: datetime) -> None:
