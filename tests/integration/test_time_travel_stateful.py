@@ -1,9 +1,10 @@
 """Guarantee 7 under random use: after every step of a random mix of every mutation path
 (remember, the pipeline's supersede / dispute, modify, forget, recover, approve, rollback,
-reembed, recall's access bookkeeping, archive; review mode ``all`` or ``off`` per run), the
-state rebuilt from history at the current time equals the live state, and the state at
-earlier recorded instants equals what was live then. A rule is one method: add it with
-``@rule`` and run its action through ``self._do``.
+reembed, recall's access bookkeeping, archive / unarchive, compress; review mode ``all`` or
+``off`` per run), the state rebuilt from history at the current time equals the live state,
+the state at earlier recorded instants equals what was live then, and every R3 bullet of
+every stored version is witnessed by raw events that exist and are the memory's evidence.
+A rule is one method: add it with ``@rule`` and run its action through ``self._do``.
 
 The suite runs ≥ 10,000 steps (counted, and asserted) on the in-memory store, and shorter runs
 of the same machine on SQLite and Postgres; ``STRATA_PIT_STEPS_<ADAPTER>`` sets the counts
@@ -31,8 +32,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from strata.domain.ids import new_id
-from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, Memory, Scope
+from strata.domain.models import Filters, Lifecycle, Memory, Scope
+from strata.domain.representations import Level
 from strata.domain.timetravel import ACCESS_FIELDS
 from strata.errors import (
     DuplicateContent,
@@ -42,7 +43,6 @@ from strata.errors import (
     VersionConflict,
 )
 from strata.facade import Strata
-from strata.ports import MemoryChange
 from strata.settings import load_settings
 from strata.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
@@ -205,11 +205,22 @@ class TimeTravelMachine(RuleBasedStateMachine):
 
     @rule(pick=PICK)
     def archive(self, pick: int) -> None:
-        """MERGE: the lead swaps this direct ``Store.apply`` for the tiers helper's facade
-        call; until then it archives the way a versioned change must (a history row)."""
         if (chosen := self._pick(pick)) is not None:
-            self._do("archive", lambda: _archive(
-                self.strata, chosen[0], chosen[1], self.clock.now()))
+            self._do("archive", lambda: self.strata.archive(
+                chosen[0], reason="idle", scope=chosen[1]))
+
+    @rule(pick=PICK)
+    def unarchive(self, pick: int) -> None:
+        if (chosen := self._pick(pick)) is not None:
+            self._do("unarchive", lambda: self.strata.unarchive(
+                chosen[0], reason="needed again", scope=chosen[1]))
+
+    @rule(pick=PICK)
+    def compress(self, pick: int) -> None:
+        """Representation levels: new versions, and the active one moves (a COMPRESS row)."""
+        if (chosen := self._pick(pick)) is not None:
+            self._do("compress", lambda: self.strata.compress(
+                chosen[0], reason="compress", scope=chosen[1]))
 
     # -- invariants -------------------------------------------------------------------------
 
@@ -227,6 +238,22 @@ class TimeTravelMachine(RuleBasedStateMachine):
         self.past[now] = recorded  # a later step at the same instant overwrites it
 
     @invariant()
+    def every_r3_bullet_is_witnessed_by_stored_raw_events(self) -> None:
+        store = self.strata.store
+        for memory_id in self.scope_of:
+            for version in store.versions(memory_id):
+                if version.level is not Level.R3:
+                    continue
+                assert version.sections, version
+                memory = store.get(memory_id, self.scope_of[memory_id], include_deleted=True)
+                assert memory is not None
+                cited = {w.event_id for w in version.witnesses()}
+                events = store.events(sorted(i for i in cited if i is not None))
+                assert {e.id for e in events} == cited, (memory_id, cited)
+                assert cited <= set(memory.provenance.event_ids), (memory_id, cited)
+                assert all(b.witnesses for s in version.sections for b in s.bullets)
+
+    @invariant()
     def an_earlier_state_is_what_was_live_then(self) -> None:
         earlier = [t for t in self.past if t < self.clock.now()]
         if not earlier:
@@ -239,18 +266,6 @@ class TimeTravelMachine(RuleBasedStateMachine):
 def _plain(memory: Memory) -> Versioned:
     """Without the access bookkeeping, which is not versioned (times compare as instants)."""
     return tuple(getattr(memory, name) for name in VERSIONED)
-
-
-def _archive(strata: Strata, memory_id: str, scope: Scope, now: datetime) -> None:
-    current = strata.get(memory_id, scope=scope)
-    if current.lifecycle is Lifecycle.ARCHIVED:
-        raise InvalidInput("already archived")
-    after = current.evolve(lifecycle=Lifecycle.ARCHIVED, version=current.version + 1,
-                           updated_at=now)
-    strata.store.apply(MemoryChange(after, current.version, HistoryEvent(
-        id=new_id(), memory_id=memory_id, kind=HistoryKind.UPDATE, ts=now, actor="test",
-        reason="archive", before=current.to_dict(), after=after.to_dict(),
-    )))
 
 
 def _run(store_name: str, examples: int, steps: int) -> int:
