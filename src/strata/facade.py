@@ -46,6 +46,7 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
+from strata.domain.representations import MemoryVersion
 from strata.domain.text import search_text
 from strata.errors import (
     ConfirmationRequired,
@@ -67,6 +68,7 @@ from strata.ingest import (
     parse_request,
     with_neighbours,
 )
+from strata.levels import Levels
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
@@ -149,6 +151,7 @@ class Strata:
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
         self._retriever = Retriever(store, embedder, self._clock.now)
+        self.levels = Levels(store, self._clock.now)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
         )
@@ -877,6 +880,21 @@ class Strata:
 
     def stats(self) -> StoreStats:
         return self.store.stats()
+
+    # -- representation levels ([001]) --------------------------------------------------------
+
+    def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                 actor: Actor | None = None) -> Memory:
+        """Derive the memory's R4/R3/R1 from its evidence and make the R3 its active version
+        (what recall injects). Content, vector and search text are untouched."""
+        current = self.get(memory_id, scope=scope)
+        return self.levels.compress(current, actor=actor or Actor(), reason=reason).memory
+
+    def versions(self, memory_id: str, *, scope: ScopeLike = None
+                 ) -> builtins.list[MemoryVersion]:
+        """Every stored representation of the memory, oldest first."""
+        self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
+        return self.store.versions(memory_id)
 
     # -- moving data ------------------------------------------------------------------------
 

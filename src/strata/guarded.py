@@ -23,6 +23,7 @@ from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.representations import MemoryVersion
 from strata.errors import InvalidInput, NotFound
 from strata.facade import check_batch
 from strata.policy import (
@@ -211,6 +212,19 @@ class GuardedStrata:
     def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
         self._authorize(Operation.READ)
         return self.strata.evidence(memory_id, scope=self.scope(scope))
+
+    # -- representation levels --
+
+    def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.MODERATE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        return self.strata.compress(memory_id, reason=reason, scope=where, actor=self.actor)
+
+    def versions(self, memory_id: str, *, scope: ScopeLike = None
+                 ) -> builtins.list[MemoryVersion]:
+        self._authorize(Operation.READ)
+        return self.strata.versions(memory_id, scope=self.scope(scope))
 
     def graph_entities(self, *, scope: ScopeLike = None, limit: int = 50,
                        prefix: str | None = None) -> builtins.list[Entity]:

@@ -72,6 +72,7 @@ class Operation(enum.StrEnum):
     METRICS = "metrics"
     IMPORT = "import"
     MANAGE_TOKENS = "manage_tokens"
+    MODERATE = "moderate"  # compress, promote versions, roll back: moderator actions
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -83,6 +84,7 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     Operation.METRICS: Role.OPERATOR,
     Operation.IMPORT: Role.ADMIN,
     Operation.MANAGE_TOKENS: Role.ADMIN,
+    Operation.MODERATE: Role.OPERATOR,
 }
 
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.representations import MemoryVersion
 
 Vector = npt.NDArray[np.float32]
 
@@ -105,6 +106,9 @@ class WriteBatch:
     #: after the inserts; any conflict rolls the whole batch back.
     changes: Sequence[MemoryChange] = ()
     complete: JobCompletion | None = None  # checked first: a lost lease refuses everything
+    #: Representation versions to add (append-only), inserted before ``changes`` so that a
+    #: change may make one of them its memory's active version.
+    versions: Sequence[MemoryVersion] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +160,7 @@ class StoreStats:
         return asdict(self)
 
 
-ExportKind = Literal["event", "memory", "history"]
+ExportKind = Literal["event", "memory", "history", "version"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +358,14 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]: ...
 
+    def versions(self, memory_id: str) -> builtins.list[MemoryVersion]:
+        """Every representation version of the memory, oldest first."""
+        ...
+
+    def versions_by_id(self, version_ids: Sequence[str]) -> builtins.list[MemoryVersion]:
+        """The versions with these ids, in the given order; unknown ids are skipped."""
+        ...
+
     def record_access(self, memory_ids: Sequence[str], at: datetime) -> None:
         """Bump access counters; retrieval bookkeeping, not a versioned mutation."""
         ...
@@ -361,8 +373,8 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
     def stats(self) -> StoreStats: ...
 
     def export(self) -> Iterator[ExportRecord]:
-        """Every event, memory (with its vector and search text) and history row, in an order
-        ``restore`` accepts."""
+        """Every event, memory (with its vector and search text), history row and
+        representation version, in an order ``restore`` accepts."""
         ...
 
     def restore(self, records: Iterable[ExportRecord]) -> int:

@@ -128,7 +128,8 @@ class Retriever:
         mark = time.perf_counter()
         ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)[:k]
         identity = self._identity(viewer, config)
-        context = build_context(_with_identity(ranked, identity), budget_tokens)
+        shown = _with_identity(ranked, identity)
+        context = build_context(shown, budget_tokens, self._injected(shown))
         timings["fuse"] = _ms_since(mark)
         timings["total"] = _ms_since(started)
         return Recall(
@@ -136,6 +137,16 @@ class Retriever:
             context_memory_ids=context.memory_ids, context_tokens=context.tokens,
             timings_ms={key: round(value, 3) for key, value in timings.items()},
         )
+
+    def _injected(self, memories: list[Memory]) -> dict[str, str]:
+        """Memory id → the inline text of its active version (R3 where the memory was
+        compressed). One query, and only when some memory has an active version."""
+        wanted = [m.active_version_id for m in memories if m.active_version_id]
+        if not wanted:
+            return {}
+        found = {v.id: v for v in self._store.versions_by_id(wanted)}
+        return {m.id: found[m.active_version_id].inline() for m in memories
+                if m.active_version_id in found}
 
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,

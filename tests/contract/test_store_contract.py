@@ -353,9 +353,11 @@ def test_export_restores_into_any_adapter(
     kept = strata.remember("Keep me", scope=A, tags=["x"]).memory_ids[0]
     gone = strata.remember("Forget me", scope=A).memory_ids[0]
     strata.modify(kept, scope=A, importance=0.7, reason="r")
+    strata.compress(kept, scope=A, reason="r")
     strata.forget(gone, scope=A, reason="r")
     strata.remember(messages=[{"role": "user", "content": "hello"}], scope=B)
     records = list(strata.store.export())
+    assert sum(r.kind == "version" for r in records) == 3
     target: Store = STORE_ADAPTERS[target_kind](tmp_path_factory.mktemp("target"))
     try:
         assert target.restore(records) == len(records)
@@ -364,6 +366,7 @@ def test_export_restores_into_any_adapter(
         copy = Strata(target, EMBEDDER, clock=clock)
         assert copy.get(kept, scope=A) == strata.get(kept, scope=A)
         assert copy.history(gone, scope=A) == strata.history(gone, scope=A)
+        assert copy.versions(kept, scope=A) == strata.versions(kept, scope=A)
         assert copy.recall("keep", scope=A).hits[0].memory.id == kept
         seq = copy.remember(messages=[{"role": "user", "content": "again"}], scope=B)
         assert copy.store.events(seq.event_ids)[0].seq == 2

@@ -36,7 +36,8 @@ def test_roles_are_ordered_and_parsed_by_name() -> None:
     (Role.READER, {Operation.READ}),
     (Role.WRITER, {Operation.READ, Operation.WRITE}),
     (Role.OPERATOR, {Operation.READ, Operation.WRITE, Operation.FORCE_FORGET,
-                     Operation.BROAD_FORGET, Operation.EXPORT, Operation.METRICS}),
+                     Operation.BROAD_FORGET, Operation.EXPORT, Operation.METRICS,
+                     Operation.MODERATE}),
     (Role.ADMIN, set(Operation)),
 ])
 def test_each_role_may_do_exactly_its_operations(role: Role, allowed: set[Operation]) -> None:

@@ -8,7 +8,7 @@ memories, and opens with a line telling the model that memories are data, not in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from strata.domain.models import Lifecycle, Memory, MemoryType
@@ -38,19 +38,24 @@ class Context:
     truncated: bool  # some ranked memories did not fit
 
 
-def line_for(memory: Memory) -> str:
+def line_for(memory: Memory, injected: str | None = None) -> str:
+    """The memory's line: ``injected`` (its active representation) or else its content."""
     marker = " [DISPUTED]" if memory.lifecycle is Lifecycle.DISPUTED else ""
     when = ""
     if memory.type is MemoryType.EPISODIC:
         when = f" ({(memory.valid_from or memory.created_at).date().isoformat()})"
-    text = " ".join(memory.content.split())
+    text = " ".join((memory.content if injected is None else injected).split())
     return f"- {text}{when}{marker}"
 
 
-def select_within_budget(ranked: Sequence[Memory], budget_tokens: int) -> tuple[list[Memory], bool]:
+def select_within_budget(ranked: Sequence[Memory], budget_tokens: int,
+                         injected: Mapping[str, str] | None = None
+                         ) -> tuple[list[Memory], bool]:
     """Identity always, then pinned, then by rank, while the budget lasts."""
+    texts = injected or {}
+
     def cost(memory: Memory) -> int:
-        return estimate_tokens(line_for(memory)) + 1
+        return estimate_tokens(line_for(memory, texts.get(memory.id))) + 1
 
     chosen: list[Memory] = [m for m in ranked if m.type is MemoryType.IDENTITY]
     used = estimate_tokens(PREAMBLE) + sum(cost(m) for m in chosen)
@@ -65,13 +70,17 @@ def select_within_budget(ranked: Sequence[Memory], budget_tokens: int) -> tuple[
     return chosen, truncated
 
 
-def build_context(ranked: Sequence[Memory], budget_tokens: int) -> Context:
-    chosen, truncated = select_within_budget(ranked, budget_tokens)
+def build_context(ranked: Sequence[Memory], budget_tokens: int,
+                  injected: Mapping[str, str] | None = None) -> Context:
+    """``injected``: memory id → the text to show instead of its content (its active
+    representation level)."""
+    texts = injected or {}
+    chosen, truncated = select_within_budget(ranked, budget_tokens, texts)
     if not chosen:
         return Context("", (), 0, truncated)
     lines = [PREAMBLE]
     for title, types in _SECTIONS:
-        section = [line_for(m) for m in chosen if m.type in types]
+        section = [line_for(m, texts.get(m.id)) for m in chosen if m.type in types]
         if section:
             lines.append(f"## {title}")
             lines.extend(section)

@@ -127,7 +127,10 @@ def plan_modify(
     if content is not None:
         content = check_text(content, max_chars=max_chars, field="content")
         if content != current.content:
-            changes.update(content=content, content_hash=content_hash(content))
+            # Versions summarise the old content: recall injects the new content until the
+            # memory is compressed again.
+            changes.update(content=content, content_hash=content_hash(content),
+                           active_version_id=None)
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if pinned is not None:
@@ -144,7 +147,7 @@ def plan_modify(
     if not changes:
         raise InvalidInput("nothing to change: every given field already has that value")
     after = current.evolve(**changes, version=current.version + 1, updated_at=now)
-    history = _history(current, after, HistoryKind.UPDATE, now, actor, reason)
+    history = history_row(current, after, HistoryKind.UPDATE, now, actor, reason)
     return Planned(after, history, content_changed="content" in changes)
 
 
@@ -161,7 +164,7 @@ def plan_forget(
     after = current.evolve(
         lifecycle=Lifecycle.DELETED, deleted_at=now, updated_at=now, version=current.version + 1
     )
-    return Planned(after, _history(current, after, HistoryKind.DELETE, now, actor, reason))
+    return Planned(after, history_row(current, after, HistoryKind.DELETE, now, actor, reason))
 
 
 def plan_recover(
@@ -176,10 +179,10 @@ def plan_recover(
     after = current.evolve(
         lifecycle=previous, deleted_at=None, updated_at=now, version=current.version + 1
     )
-    return Planned(after, _history(current, after, HistoryKind.RECOVER, now, actor, reason))
+    return Planned(after, history_row(current, after, HistoryKind.RECOVER, now, actor, reason))
 
 
-def _history(
+def history_row(
     before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: Actor, reason: str
 ) -> HistoryEvent:
     return HistoryEvent(

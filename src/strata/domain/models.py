@@ -64,6 +64,7 @@ class HistoryKind(enum.StrEnum):
     RECOVER = "RECOVER"
     MERGE = "MERGE"
     NONE = "NONE"  # an input that changed nothing (e.g. an exact duplicate)
+    COMPRESS = "COMPRESS"  # lower representation levels derived; the active version moved
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +213,11 @@ class Memory:
     access_count: int = 0
     last_accessed: datetime | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # -- representation levels ([001]) --
+    active_version_id: str | None = None  # the version recall injects; None: the content
+    pinned_min_level: int | None = None  # compression never goes below this level
+    active_lock_until: datetime | None = None  # the hammer leaves the active version alone
+    active_lock_reason: str | None = None
 
     @property
     def is_deleted(self) -> bool:
@@ -246,6 +252,10 @@ class Memory:
             "access_count": self.access_count,
             "last_accessed": _iso(self.last_accessed),
             "meta": dict(self.meta),
+            "active_version_id": self.active_version_id,
+            "pinned_min_level": self.pinned_min_level,
+            "active_lock_until": _iso(self.active_lock_until),
+            "active_lock_reason": self.active_lock_reason,
         }
 
     @classmethod
@@ -274,6 +284,10 @@ class Memory:
             access_count=int(data.get("access_count", 0)),
             last_accessed=_parse(data.get("last_accessed")),
             meta=dict(data.get("meta") or {}),
+            active_version_id=data.get("active_version_id"),
+            pinned_min_level=_int_or_none(data.get("pinned_min_level")),
+            active_lock_until=_parse(data.get("active_lock_until")),
+            active_lock_reason=data.get("active_lock_reason"),
         )
 
 
@@ -376,3 +390,7 @@ def _iso(value: datetime | None) -> str | None:
 
 def _parse(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if value is not None else None

@@ -20,6 +20,7 @@ import numpy as np
 from strata.domain.filtering import matches
 from strata.domain.graph import Edge, Entity, GraphFacts
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
 from strata.domain.visibility import can_see
 from strata.errors import (
@@ -79,6 +80,7 @@ class InMemoryStore(InMemoryJobQueue):
         self._search_texts: dict[str, str] = {}
         self._tokens: dict[str, TokenRecord] = {}
         self._graph = InMemoryGraph(self._memories)
+        self._versions: dict[str, MemoryVersion] = {}  # insertion order = write order
 
     def close(self) -> None:
         """Nothing to release."""
@@ -102,6 +104,7 @@ class InMemoryStore(InMemoryJobQueue):
                 checked_vector(new.embedding, self.dim)
             for change in batch.changes:
                 self._check_change(change)
+            self._check_versions(batch)
             events = tuple(self._sequence(e) for e in batch.events)
             stored: builtins.list[StoredMemory] = []
             for new in batch.memories:
@@ -110,6 +113,8 @@ class InMemoryStore(InMemoryJobQueue):
             for event in events:
                 self._events[event.id] = event
                 self._last_event[(event.scope.team, event.conversation_id)] = event
+            for version in batch.versions:
+                self._versions[version.id] = version
             for change in batch.changes:
                 self._apply_checked(change)
             jobs = tuple(self.enqueue(batch.jobs, system_now())) if batch.jobs else ()
@@ -120,6 +125,16 @@ class InMemoryStore(InMemoryJobQueue):
             if claim is not None:
                 self._idempotency[claim.key] = (claim.request_hash, outcome)
             return outcome
+
+    def _check_versions(self, batch: WriteBatch) -> None:
+        batch_ids = {new.memory.id for new in batch.memories}
+        seen: set[str] = set()
+        for version in batch.versions:
+            if version.id in self._versions or version.id in seen:
+                raise DuplicateContent(f"version {version.id} exists", id=version.id)
+            seen.add(version.id)
+            if version.memory_id not in self._memories and version.memory_id not in batch_ids:
+                raise NotFound(f"memory {version.memory_id} not found", id=version.memory_id)
 
     def _sequence(self, event: Event) -> Event:
         last = self._last_event.get((event.scope.team, event.conversation_id))
@@ -290,6 +305,14 @@ class InMemoryStore(InMemoryJobQueue):
         with self._lock:
             return list(self._history.get(memory_id, ()))
 
+    def versions(self, memory_id: str) -> builtins.list[MemoryVersion]:
+        with self._lock:
+            return [v for v in self._versions.values() if v.memory_id == memory_id]
+
+    def versions_by_id(self, version_ids: Sequence[str]) -> builtins.list[MemoryVersion]:
+        with self._lock:
+            return [self._versions[i] for i in version_ids if i in self._versions]
+
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with self._lock:
             return [self._events[i] for i in event_ids if i in self._events]
@@ -317,6 +340,7 @@ class InMemoryStore(InMemoryJobQueue):
                              key=lambda h: h.id)
             vectors = dict(self._vectors)
             search_texts = dict(self._search_texts)
+            versions = list(self._versions.values())
         for event in events:
             yield ExportRecord("event", event.to_dict())
         for memory in memories:
@@ -327,6 +351,8 @@ class InMemoryStore(InMemoryJobQueue):
             yield ExportRecord("memory", data)
         for row in history:
             yield ExportRecord("history", row.to_dict())
+        for version in versions:
+            yield ExportRecord("version", version.to_dict())
 
     def restore(self, records: Iterable[ExportRecord]) -> int:
         inserted = 0
@@ -351,6 +377,12 @@ class InMemoryStore(InMemoryJobQueue):
                 return 0
             self._put(memory, decode_vector(record.data["embedding"]),
                       record.data.get("search_text"))
+            return 1
+        if record.kind == "version":
+            version = MemoryVersion.from_dict(record.data)
+            if version.id in self._versions:
+                return 0
+            self._versions[version.id] = version
             return 1
         row = HistoryEvent.from_dict(record.data)
         if any(h.id == row.id for h in self._history[row.memory_id]):

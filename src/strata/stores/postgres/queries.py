@@ -17,14 +17,15 @@ MEMORY_COLUMNS = (
     "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
     "conversation_id, tags, importance, confidence, pinned, lifecycle, tier, version, "
     "provenance, valid_from, valid_to, created_at, updated_at, deleted_at, access_count, "
-    "last_accessed, meta"
+    "last_accessed, meta, active_version_id, pinned_min_level, active_lock_until, "
+    "active_lock_reason"
 )
 M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
 SEARCH_COLUMNS = "search_text, search_len"
 
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, embedding_model, embedding, {SEARCH_COLUMNS})
-VALUES ({", ".join(["%s"] * 26)}, %s, %s, %s::vector, %s, %s)
+VALUES ({", ".join(["%s"] * 30)}, %s, %s, %s::vector, %s, %s)
 """
 #: A new memory unless an equal live one holds its (scope, content hash): then nothing, and
 #: the caller reads the holder. Waits for a concurrent writer of the same content to finish.
@@ -64,7 +65,9 @@ UPDATE_MEMORY = """
 UPDATE memories SET
     type = %s, content = %s, content_hash = %s, subject = %s, tags = %s, importance = %s,
     confidence = %s, pinned = %s, lifecycle = %s, tier = %s, version = %s, provenance = %s,
-    valid_from = %s, valid_to = %s, updated_at = %s, deleted_at = %s, meta = %s
+    valid_from = %s, valid_to = %s, updated_at = %s, deleted_at = %s, meta = %s,
+    active_version_id = %s, pinned_min_level = %s, active_lock_until = %s,
+    active_lock_reason = %s
 WHERE id = %s AND version = %s
 """
 UPDATE_EMBEDDING = (
@@ -207,3 +210,15 @@ def filtered(filters: Filters) -> tuple[str, list[Any]]:
 
 TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
 INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})"
+
+VERSION_COLUMNS = (
+    "id, memory_id, level, kind, content, derived_from, created_at, tokens, quality, body"
+)
+INSERT_VERSION = (
+    f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join(['%s'] * 10)})"
+)
+RESTORE_VERSION = INSERT_VERSION + " ON CONFLICT (id) DO NOTHING RETURNING id"
+VERSIONS_OF = (
+    f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE memory_id = %s ORDER BY rowid"
+)
+VERSIONS_BY_ID = f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE id = ANY(%s)"

@@ -45,6 +45,7 @@ from strata.domain.models import (
     Scope,
     Tier,
 )
+from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
 from strata.errors import (
     DuplicateContent,
@@ -278,6 +279,8 @@ class PostgresStore(PostgresJobQueue):
                  if not result.deduplicated]
         if added:
             conn.execute(q.ADD_TEXT_STATS, (len(added), sum(f.length for f in added)))
+        for version in batch.versions:
+            _insert_version(conn, version)
         for change in batch.changes:
             self._apply(conn, change, _SearchFields.of(change.search_text)
                         if change.search_text is not None else None)
@@ -514,6 +517,19 @@ class PostgresStore(PostgresJobQueue):
         with self._conn() as conn:
             return self._events(conn, event_ids)
 
+    def versions(self, memory_id: str) -> builtins.list[MemoryVersion]:
+        with self._conn() as conn:
+            rows = conn.execute(q.VERSIONS_OF, (memory_id,)).fetchall()
+        return [_version_from_row(row) for row in rows]
+
+    def versions_by_id(self, version_ids: Sequence[str]) -> builtins.list[MemoryVersion]:
+        if not version_ids:
+            return []
+        with self._conn() as conn:
+            rows = conn.execute(q.VERSIONS_BY_ID, (list(version_ids),)).fetchall()
+        found = {v.id: v for v in map(_version_from_row, rows)}
+        return [found[i] for i in version_ids if i in found]
+
     def _events(self, conn: Conn, event_ids: Sequence[str]) -> builtins.list[Event]:
         if not event_ids:
             return []
@@ -555,6 +571,9 @@ class PostgresStore(PostgresJobQueue):
                 yield ExportRecord("memory", data)
             for row in _stream(conn, f"SELECT {q.HISTORY_COLUMNS} FROM history ORDER BY rowid"):
                 yield ExportRecord("history", _history_from_row(row).to_dict())
+            for row in _stream(conn, f"SELECT {q.VERSION_COLUMNS} FROM memory_versions "
+                                     "ORDER BY rowid"):
+                yield ExportRecord("version", _version_from_row(row).to_dict())
 
     def restore(self, records: Iterable[ExportRecord]) -> int:
         """One transaction; existing ids are skipped (``ON CONFLICT (id) DO NOTHING``), so a
@@ -575,6 +594,9 @@ class PostgresStore(PostgresJobQueue):
             elif kind == "history":
                 sql = q.RESTORE_HISTORY
                 rows = [_history_row(HistoryEvent.from_dict(r.data)) for r in group]
+            elif kind == "version":
+                sql = q.RESTORE_VERSION
+                rows = [_version_row(MemoryVersion.from_dict(r.data)) for r in group]
             else:
                 sql, rows, search = q.RESTORE_MEMORY, [], {}
                 for record in group:
@@ -806,6 +828,28 @@ def _utc_or_none(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC) if value is not None else None
 
 
+def _insert_version(conn: Conn, v: MemoryVersion) -> None:
+    """Append a version: its memory must exist and its id must be new."""
+    if conn.execute("SELECT 1 FROM memories WHERE id = %s", (v.memory_id,)).fetchone() is None:
+        raise NotFound(f"memory {v.memory_id} not found", id=v.memory_id)
+    if conn.execute("SELECT 1 FROM memory_versions WHERE id = %s", (v.id,)).fetchone():
+        raise DuplicateContent(f"version {v.id} exists", id=v.id)
+    conn.execute(q.INSERT_VERSION, _version_row(v))
+
+
+def _version_row(v: MemoryVersion) -> tuple[Any, ...]:
+    return (v.id, v.memory_id, v.level.value, v.kind.value, v.content, v.derived_from,
+            v.created_at, v.tokens, v.quality, Jsonb(v.body()))
+
+
+def _version_from_row(row: Sequence[Any]) -> MemoryVersion:
+    return MemoryVersion.from_columns(
+        id=row[0], memory_id=row[1], level=row[2], kind=row[3], content=row[4],
+        derived_from=row[5], created_at=_utc(row[6]), tokens=row[7], quality=row[8],
+        body=row[9],
+    )
+
+
 def _memory_row(m: Memory) -> tuple[Any, ...]:
     return (
         m.id, m.scope.team, m.scope.user, m.scope.agent, m.scope.run, m.type.value, m.content,
@@ -813,6 +857,7 @@ def _memory_row(m: Memory) -> tuple[Any, ...]:
         m.confidence, m.pinned, m.lifecycle.value, m.tier.value, m.version,
         Jsonb(m.provenance.to_dict()), m.valid_from, m.valid_to, m.created_at, m.updated_at,
         m.deleted_at, m.access_count, m.last_accessed, Jsonb(dict(m.meta)),
+        *_representation_row(m),
     )
 
 
@@ -821,8 +866,12 @@ def _update_row(m: Memory) -> tuple[Any, ...]:
         m.type.value, m.content, m.content_hash, m.subject, Jsonb(list(m.tags)), m.importance,
         m.confidence, m.pinned, m.lifecycle.value, m.tier.value, m.version,
         Jsonb(m.provenance.to_dict()), m.valid_from, m.valid_to, m.updated_at, m.deleted_at,
-        Jsonb(dict(m.meta)),
+        Jsonb(dict(m.meta)), *_representation_row(m),
     )
+
+
+def _representation_row(m: Memory) -> tuple[Any, ...]:
+    return (m.active_version_id, m.pinned_min_level, m.active_lock_until, m.active_lock_reason)
 
 
 def _memory_from_row(row: Sequence[Any]) -> Memory:
@@ -834,7 +883,9 @@ def _memory_from_row(row: Sequence[Any]) -> Memory:
         provenance=Provenance.from_dict(row[17]), valid_from=_utc_or_none(row[18]),
         valid_to=_utc_or_none(row[19]), created_at=_utc(row[20]), updated_at=_utc(row[21]),
         deleted_at=_utc_or_none(row[22]), access_count=row[23],
-        last_accessed=_utc_or_none(row[24]), meta=row[25],
+        last_accessed=_utc_or_none(row[24]), meta=row[25], active_version_id=row[26],
+        pinned_min_level=row[27], active_lock_until=_utc_or_none(row[28]),
+        active_lock_reason=row[29],
     )
 
 

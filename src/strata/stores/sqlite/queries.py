@@ -17,7 +17,8 @@ MEMORY_COLUMNS = (
     "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
     "conversation_id, tags, importance, confidence, pinned, lifecycle, tier, version, "
     "provenance, valid_from, valid_to, created_at, updated_at, deleted_at, access_count, "
-    "last_accessed, meta"
+    "last_accessed, meta, active_version_id, pinned_min_level, active_lock_until, "
+    "active_lock_reason"
 )
 
 #: The same columns on alias m, for queries that join.
@@ -25,14 +26,16 @@ M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split("
 
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev, search_text)
-VALUES ({", ".join("?" * 26)}, ?, ?, ?)
+VALUES ({", ".join("?" * 30)}, ?, ?, ?)
 """
 
 UPDATE_MEMORY = """
 UPDATE memories SET
     type = ?, content = ?, content_hash = ?, subject = ?, tags = ?, importance = ?,
     confidence = ?, pinned = ?, lifecycle = ?, tier = ?, version = ?, provenance = ?,
-    valid_from = ?, valid_to = ?, updated_at = ?, deleted_at = ?, meta = ?, rev = ?,
+    valid_from = ?, valid_to = ?, updated_at = ?, deleted_at = ?, meta = ?,
+    active_version_id = ?, pinned_min_level = ?, active_lock_until = ?, active_lock_reason = ?,
+    rev = ?,
     search_text = COALESCE(?, search_text)
 WHERE id = ? AND version = ?
 """
@@ -129,3 +132,12 @@ def visible(viewer: Scope) -> tuple[str, list[Any]]:
 def filtered(filters: Filters) -> tuple[str, list[Any]]:
     """The WHERE fragment (on alias m) for ``filters``; starts with AND when not empty."""
     return sql.filtered(DIALECT, filters)
+
+VERSION_COLUMNS = (
+    "id, memory_id, level, kind, content, derived_from, created_at, tokens, quality, body"
+)
+INSERT_VERSION = f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join('?' * 10)})"
+VERSIONS_OF = f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? ORDER BY rowid"
+VERSIONS_BY_ID = (
+    f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE id IN (SELECT value FROM json_each(?))"
+)

@@ -36,6 +36,7 @@ from strata.domain.models import (
     Scope,
     Tier,
 )
+from strata.domain.representations import MemoryVersion
 from strata.errors import (
     DuplicateContent,
     IdempotencyMismatch,
@@ -200,6 +201,8 @@ class SQLiteStore(SQLiteJobQueue):
             for rev_offset, new in enumerate(batch.memories, start=1):
                 event = events[new.event_index] if new.event_index is not None else None
                 stored.append(self._insert_memory(conn, new, batch, event, rev + rev_offset))
+            for version in batch.versions:
+                _insert_version(conn, version)
             for change in batch.changes:
                 self._apply_in(conn, change)
             now = system_now()
@@ -431,6 +434,20 @@ class SQLiteStore(SQLiteJobQueue):
             ).fetchall()
         return [_history_from_row(row) for row in rows]
 
+    def versions(self, memory_id: str) -> builtins.list[MemoryVersion]:
+        with _translated():
+            rows = self._reader().execute(q.VERSIONS_OF, (memory_id,)).fetchall()
+        return [_version_from_row(row) for row in rows]
+
+    def versions_by_id(self, version_ids: Sequence[str]) -> builtins.list[MemoryVersion]:
+        if not version_ids:
+            return []
+        with _translated():
+            rows = self._reader().execute(q.VERSIONS_BY_ID,
+                                          (json.dumps(list(version_ids)),)).fetchall()
+        found = {v.id: v for v in map(_version_from_row, rows)}
+        return [found[i] for i in version_ids if i in found]
+
     def events(self, event_ids: Sequence[str]) -> builtins.list[Event]:
         with _translated():
             return self._events(self._reader(), event_ids)
@@ -483,6 +500,10 @@ class SQLiteStore(SQLiteJobQueue):
                 yield ExportRecord("memory", data)
             for row in conn.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history ORDER BY rowid"):
                 yield ExportRecord("history", _history_from_row(row).to_dict())
+            for row in conn.execute(
+                f"SELECT {q.VERSION_COLUMNS} FROM memory_versions ORDER BY rowid"
+            ):
+                yield ExportRecord("version", _version_from_row(row).to_dict())
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -498,7 +519,8 @@ class SQLiteStore(SQLiteJobQueue):
         return inserted
 
     def _restore_one(self, conn: sqlite3.Connection, record: ExportRecord, rev: int) -> int:
-        table = {"event": "events", "memory": "memories", "history": "history"}[record.kind]
+        table = {"event": "events", "memory": "memories", "history": "history",
+                 "version": "memory_versions"}[record.kind]
         record_id = record.data["id"]
         if conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (record_id,)).fetchone():
             return 0
@@ -509,6 +531,8 @@ class SQLiteStore(SQLiteJobQueue):
                 memory = Memory.from_dict(record.data)
                 self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev,
                                         record.data.get("search_text"))
+            elif record.kind == "version":
+                _insert_version(conn, MemoryVersion.from_dict(record.data), check=False)
             else:
                 _insert_history(conn, HistoryEvent.from_dict(record.data))
         except sqlite3.IntegrityError as exc:
@@ -621,7 +645,7 @@ def _memory_row(m: Memory) -> tuple[Any, ...]:
         m.confidence, int(m.pinned), m.lifecycle.value, m.tier.value, m.version,
         _json(m.provenance.to_dict()), q.ts(m.valid_from), q.ts(m.valid_to), q.ts(m.created_at),
         q.ts(m.updated_at), q.ts(m.deleted_at), m.access_count, q.ts(m.last_accessed),
-        _json(dict(m.meta)),
+        _json(dict(m.meta)), *_representation_row(m),
     )
 
 
@@ -630,8 +654,13 @@ def _update_row(m: Memory) -> tuple[Any, ...]:
         m.type.value, m.content, m.content_hash, m.subject, _json(list(m.tags)), m.importance,
         m.confidence, int(m.pinned), m.lifecycle.value, m.tier.value, m.version,
         _json(m.provenance.to_dict()), q.ts(m.valid_from), q.ts(m.valid_to), q.ts(m.updated_at),
-        q.ts(m.deleted_at), _json(dict(m.meta)),
+        q.ts(m.deleted_at), _json(dict(m.meta)), *_representation_row(m),
     )
+
+
+def _representation_row(m: Memory) -> tuple[Any, ...]:
+    return (m.active_version_id, m.pinned_min_level, q.ts(m.active_lock_until),
+            m.active_lock_reason)
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -648,6 +677,8 @@ def _memory_from_row(row: Sequence[Any]) -> Memory:
         valid_to=_dt(row[19]), created_at=datetime.fromisoformat(row[20]),
         updated_at=datetime.fromisoformat(row[21]), deleted_at=_dt(row[22]),
         access_count=row[23], last_accessed=_dt(row[24]), meta=json.loads(row[25]),
+        active_version_id=row[26], pinned_min_level=row[27], active_lock_until=_dt(row[28]),
+        active_lock_reason=row[29],
     )
 
 
@@ -681,6 +712,27 @@ def _history_from_row(row: Sequence[Any]) -> HistoryEvent:
         actor=row[4], reason=row[5], before=json.loads(row[6]) if row[6] else None,
         after=json.loads(row[7]) if row[7] else None, request_id=row[8], event_id=row[9],
         provider=row[10], model=row[11], prompt_version=row[12], confidence=row[13],
+    )
+
+
+def _insert_version(conn: sqlite3.Connection, v: MemoryVersion, *, check: bool = True) -> None:
+    """Append a version; ``check``: its memory must exist and its id must be new."""
+    if check:
+        if conn.execute("SELECT 1 FROM memories WHERE id = ?", (v.memory_id,)).fetchone() is None:
+            raise NotFound(f"memory {v.memory_id} not found", id=v.memory_id)
+        if conn.execute("SELECT 1 FROM memory_versions WHERE id = ?", (v.id,)).fetchone():
+            raise DuplicateContent(f"version {v.id} exists", id=v.id)
+    conn.execute(q.INSERT_VERSION, (
+        v.id, v.memory_id, v.level.value, v.kind.value, v.content, v.derived_from,
+        q.ts(v.created_at), v.tokens, v.quality, _json(v.body()),
+    ))
+
+
+def _version_from_row(row: Sequence[Any]) -> MemoryVersion:
+    return MemoryVersion.from_columns(
+        id=row[0], memory_id=row[1], level=row[2], kind=row[3], content=row[4],
+        derived_from=row[5], created_at=datetime.fromisoformat(row[6]), tokens=row[7],
+        quality=row[8], body=json.loads(row[9]),
     )
 
 
