@@ -14,10 +14,9 @@ completion under its lease.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
 
 from strata.domain.hammer import (
     CONTENT_LEVEL,
@@ -26,6 +25,7 @@ from strata.domain.hammer import (
     Decision,
     HammerPolicy,
     Option,
+    Outcome,
     Reason,
     candidate_reasons,
     choose,
@@ -33,7 +33,6 @@ from strata.domain.hammer import (
     coverage,
     is_locked,
     near_duplicates,
-    Outcome,
 )
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind
@@ -41,7 +40,7 @@ from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, 
 from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.errors import InvalidInput, VersionConflict
 from strata.policy import owns
-from strata.ports import Clock, Embedder, MemoryChange, Store, WriteBatch
+from strata.ports import Embedder, MemoryChange, Store, WriteBatch
 from strata.worker import Handler, JobOutput
 
 #: Memories one transaction (and one ``compress`` job) covers.
@@ -70,10 +69,10 @@ class Planned:
 
 
 class CompressionHammer:
-    def __init__(self, store: Store, clock: Clock, policy: HammerPolicy,
+    def __init__(self, store: Store, now: Callable[[], datetime], policy: HammerPolicy,
                  embedder: Embedder | None = None) -> None:
         self.store = store
-        self.clock = clock
+        self._now = now
         self.policy = policy
         self.embedder = embedder
 
@@ -85,7 +84,7 @@ class CompressionHammer:
     def plan(self, memories: Sequence[Memory], reasons: Mapping[str, tuple[Reason, ...]], *,
              actor: str, request_id: str | None = None, why: str = "compress") -> Planned:
         """Decisions for ``memories`` (each with its reasons) and the rows that carry them out."""
-        now = self.clock.now()
+        now = self._now()
         decisions, versions, changes = [], [], []
         current = self._active_versions(memories)
         for memory in memories:
@@ -110,9 +109,9 @@ class CompressionHammer:
         chosen = {v.id: v for v in versions}
         if active is not None:
             chosen.setdefault(active.id, active)
-        content = Option(None, CONTENT_LEVEL, estimate_tokens(memory.content), 1.0)
-        return [content, *(Option(v.id, int(v.level), v.tokens or estimate_tokens(v.content),
-                                  coverage(v.content, memory.content))
+        content = Option(None, CONTENT_LEVEL, injected_tokens(memory.content), 1.0)
+        return [content, *(Option(v.id, int(v.level), injected_tokens(v.inline()),
+                                  coverage(v.inline(), memory.content))
                            for v in chosen.values())]
 
     def _representations(self, memory: Memory, now: datetime
@@ -155,20 +154,20 @@ class CompressionHammer:
         done = 0
         for start in range(0, len(memories), COMPRESS_BATCH):
             batch = memories[start:start + COMPRESS_BATCH]
-            planned = self._commit(batch, reasons, dry_run, actor, request_id, why)
+            planned = (self.plan(batch, reasons, actor=actor, request_id=request_id, why=why)
+                       if dry_run else
+                       self.commit(batch, reasons, actor=actor, request_id=request_id, why=why))
             report.add(planned.decisions, len(planned.versions))
             done += len(batch)
             if progress is not None:
                 progress(done, total or len(memories))
         return report
 
-    def _commit(self, batch: Sequence[Memory], reasons: Mapping[str, tuple[Reason, ...]],
-                dry_run: bool, actor: str, request_id: str | None, why: str) -> Planned:
+    def commit(self, batch: Sequence[Memory], reasons: Mapping[str, tuple[Reason, ...]], *,
+               actor: str, request_id: str | None = None, why: str = "compress") -> Planned:
         """Plan and write one batch; a memory changed meanwhile sends the batch back to be
         planned again from fresh rows (once; a second conflict is the caller's)."""
         planned = self.plan(batch, reasons, actor=actor, request_id=request_id, why=why)
-        if dry_run:
-            return planned
         try:
             self.store.write(self.batch_of(planned, actor))
         except VersionConflict:
@@ -196,7 +195,7 @@ class CompressionHammer:
                    ) -> tuple[builtins.list[Memory], dict[str, tuple[Reason, ...]], int]:
         """(memories to compress, why each, how many were examined) among those ``viewer``
         owns: cold, noisy or overlong ones (every compressible one with ``everything``)."""
-        now = self.clock.now()
+        now = self._now()
         chosen: builtins.list[Memory] = []
         reasons: dict[str, tuple[Reason, ...]] = {}
         examined = 0
@@ -238,9 +237,8 @@ class CompressionHammer:
     def _injected_tokens(self, memories: Sequence[Memory]) -> dict[str, int]:
         """What recall injects for each memory today: its active version, else its content."""
         active = self._active_versions(memories)
-        return {m.id: (active[m.active_version_id].tokens or
-                       estimate_tokens(active[m.active_version_id].content))
-                if m.active_version_id in active else estimate_tokens(m.content)
+        return {m.id: injected_tokens(active[m.active_version_id].inline())
+                if m.active_version_id in active else injected_tokens(m.content)
                 for m in memories}
 
     def _duplicates(self, memories: Sequence[Memory]) -> dict[str, int]:
@@ -278,12 +276,16 @@ class CompressionHammer:
 
 def _decision(memory: Memory, choice: Choice, reasons: tuple[Reason, ...],
               active: MemoryVersion | None) -> Decision:
-    before = (active.tokens or estimate_tokens(active.content)) if active is not None \
-        else estimate_tokens(memory.content)
+    before = injected_tokens(active.inline() if active is not None else memory.content)
     outcome: Outcome = "compressed" if choice.changes(memory) else "unchanged"
     return Decision(memory.id, outcome, _names(reasons), choice.winner.version_id,
                     choice.winner.level, before, choice.winner.tokens, choice.usefulness,
                     choice.floor)
+
+
+def injected_tokens(text: str) -> int:
+    """Tokens of ``text`` as recall's context shows it (whitespace collapsed, one line)."""
+    return estimate_tokens(" ".join(text.split()))
 
 
 def _names(reasons: tuple[Reason, ...] | None) -> tuple[str, ...]:

@@ -50,9 +50,9 @@ def test_cold_counts_from_last_access_else_creation() -> None:
     old = memory(created_at=NOW - timedelta(days=40))
     old_but_read = memory(created_at=NOW - timedelta(days=40),
                           last_accessed=NOW - timedelta(days=2))
-    reasons = {m: candidate_reasons(m, NOW, POLICY, injected_tokens=20, duplicates=0)
-               for m in (fresh, old, old_but_read)}
-    assert reasons == {fresh: (), old: (Reason.COLD,), old_but_read: ()}
+    reasons = [candidate_reasons(m, NOW, POLICY, injected_tokens=20, duplicates=0)
+               for m in (fresh, old, old_but_read)]
+    assert reasons == [(), (Reason.COLD,), ()]
 
 
 def test_overlong_and_noisy_are_candidates_whatever_their_age() -> None:

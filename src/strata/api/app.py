@@ -23,6 +23,7 @@ from starlette.types import Scope as ASGIScope
 
 from strata import __version__
 from strata.api.bulk import bulk_router, ops_router, transfer_router
+from strata.api.compression import compression_router
 from strata.api.deps import (
     COMMON_ERRORS,
     FiltersDep,
@@ -364,7 +365,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
-           ops_router, shield_router, graph_router)
+           ops_router, shield_router, graph_router, compression_router)
 
 
 def create_app(

@@ -3,8 +3,8 @@ compress a topic or the cold/noisy/overlong candidates, promote (or roll back to
 pin a minimum level.
 
 Same rules as ``app.py``: parse, call the caller's ``GuardedStrata`` once, return its payload.
-Roles: compressing or pinning one memory is a writer's change; runs over many memories and
-promoting a version are an operator's (``strata.policy``).
+Roles: compressing (one memory or a run) and promoting a version are an operator's
+(``Operation.MODERATE``); pinning is a writer's change, like ``modify``'s ``pinned``.
 """
 
 from __future__ import annotations
@@ -91,14 +91,14 @@ class CompressReportOut(ResponseModel):
     job_ids: list[str] = Field(default_factory=list)
 
 
-@compression_router.post("/memories/{memory_id}/compress", response_model=DecisionOut,
+@compression_router.post("/memories/{memory_id}/compress", response_model=MemoryOut,
                          responses=error_responses(*COMMON_ERRORS, 409))
 def compress_memory(memory_id: MemoryId, body: CompressOneRequest, guarded: GuardedDep,
                     scope: ScopeDep) -> JSONResponse:
     """Compress now: derive the memory's representations (if missing), score them and make
-    the winner active. A locked memory is left as it is (outcome ``locked``)."""
-    decision = guarded.compress(memory_id, reason=body.reason, scope=scope)
-    return JSONResponse(decision.to_dict())
+    the winner active. A locked memory is returned as it is."""
+    memory = guarded.compress(memory_id, reason=body.reason, scope=scope)
+    return JSONResponse(memory.to_dict())
 
 
 @compression_router.post("/compress", response_model=CompressReportOut,

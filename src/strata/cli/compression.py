@@ -13,8 +13,8 @@ from rich.table import Table
 from strata.cli import render
 from strata.cli.session import GlobalOptions, open_strata
 from strata.cli.transfer import progress_bar
-from strata.errors import InvalidInput
 from strata.domain.hammer import CompressReport, Decision
+from strata.errors import InvalidInput
 from strata.hammer import PROMOTE_LOCK_MINUTES
 
 SCOPE = "Scope"
@@ -76,8 +76,8 @@ def compress(
         if memory_id is not None:
             if dry_run:
                 raise InvalidInput("--dry-run applies to runs (--topic, --candidates, --all)")
-            decision = strata.compress(memory_id, reason=reason or "compress now", scope=scope)
-            _show_decision(decision, as_json)
+            memory = strata.compress(memory_id, reason=reason or "compress now", scope=scope)
+            render.memory_result(memory, as_json=as_json)
             return
         with progress_bar("compress", None, in_bytes=False) as advance:
             seen = [0]
@@ -142,13 +142,6 @@ def pin(
             memory = strata.pin(memory_id, min_level=level, reason=reason or "pin",
                                 scope=scope)
     render.memory_result(memory, as_json=as_json)
-
-
-def _show_decision(decision: Decision, as_json: bool) -> None:
-    if as_json:
-        render.emit_json(decision.to_dict())
-        return
-    _decisions_table([decision])
 
 
 def _show_report(report: CompressReport, as_json: bool) -> None:

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import ops, render
+from strata.cli import compression, ops, render
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -571,3 +571,4 @@ app.add_typer(review_app, name="review")
 app.command("worker")(worker_command)
 app.add_typer(graph_app, name="graph")
 ops.register(app)
+compression.register(app)

@@ -30,6 +30,7 @@ from strata.client._core import (
     RememberOptions,
     ScopeLike,
 )
+from strata.domain.hammer import CompressReport
 from strata.domain.models import HistoryEvent, Memory
 from strata.errors import TransportError
 from strata.ports import Page
@@ -214,7 +215,7 @@ class StrataClient:
     # -- compression hammer --------------------------------------------------------------
 
     def compress(self, memory_id: str, *, reason: str = "compress now",
-                 scope: ScopeLike = None) -> Decision:
+                 scope: ScopeLike = None) -> Memory:
         return self._send(_core.compress(memory_id, reason=reason, scope=scope))
 
     def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,
@@ -346,7 +347,7 @@ class AsyncStrataClient:
     # -- compression hammer --------------------------------------------------------------
 
     async def compress(self, memory_id: str, *, reason: str = "compress now",
-                       scope: ScopeLike = None) -> Decision:
+                       scope: ScopeLike = None) -> Memory:
         return await self._send(_core.compress(memory_id, reason=reason, scope=scope))
 
     async def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,

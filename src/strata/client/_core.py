@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar
 
+from strata.domain.hammer import CompressReport
 from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
-from strata.domain.hammer import CompressReport, Decision
 from strata.ports import Page
 from strata.results import (
     BatchResult,
@@ -216,8 +216,8 @@ def health() -> Call[dict[str, Any]]:
 
 
 def compress(memory_id: str, *, reason: str = "compress now", scope: ScopeLike = None
-             ) -> Call[Decision]:
-    return Call("POST", f"{_memory_path(memory_id)}/compress", Decision.from_dict,
+             ) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/compress", Memory.from_dict,
                 params=_scope_params(scope), body={"reason": reason})
 
 

@@ -131,8 +131,12 @@ class Decision:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Decision:
-        return cls(**{name: data.get(name) for name in cls.__dataclass_fields__
-                      if name != "reasons"}, reasons=tuple(data.get("reasons", ())))
+        return cls(
+            memory_id=str(data["memory_id"]), outcome=data["outcome"],
+            reasons=tuple(data.get("reasons", ())),
+            active_version_id=data.get("active_version_id"), level=data.get("level"),
+            tokens_before=data.get("tokens_before"), tokens_after=data.get("tokens_after"),
+            usefulness=data.get("usefulness"), floor=data.get("floor"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"memory_id": self.memory_id, "outcome": self.outcome,

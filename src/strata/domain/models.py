@@ -65,6 +65,7 @@ class HistoryKind(enum.StrEnum):
     MERGE = "MERGE"
     NONE = "NONE"  # an input that changed nothing (e.g. an exact duplicate)
     COMPRESS = "COMPRESS"  # lower representation levels derived; the active version moved
+    PROMOTE = "PROMOTE"  # a moderator chose the active version (and locked it)
 
 
 @dataclass(frozen=True, slots=True)

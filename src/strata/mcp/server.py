@@ -436,10 +436,11 @@ class StrataTools:
     ) -> CallToolResult:
         """Compress a memory now: derive its shorter representations (if missing), score them
         and make the winner what searches inject. Nothing is deleted; the full text stays
-        available. A memory locked by a recent promote is left as it is (outcome "locked")."""
+        available. A memory locked by a recent promote is left as it is. Operators only."""
         def call() -> dict[str, Any]:
             view, scope = self._view(ctx)
-            return view.compress(memory_id, reason="compress now (mcp)", scope=scope).to_dict()
+            memory = view.compress(memory_id, reason="compress now (mcp)", scope=scope)
+            return {**brief(memory), "active_version_id": memory.active_version_id}
         return run(call)
 
     def memory_promote_version(
@@ -497,7 +498,7 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("session_end", CAPTURE),
     ("pre_compaction", CAPTURE),
     ("compaction_complete", READ),
-    ("memory_compress", WRITE),  # -- compression hammer --
+    ("memory_compress", CHANGE),  # -- compression hammer --
     ("memory_promote_version", CHANGE),
     ("memory_pin", WRITE),
 )
