@@ -20,6 +20,7 @@ from datetime import datetime
 
 from strata.domain.hammer import (
     CONTENT_LEVEL,
+    SKIPPED_LIFECYCLES,
     Choice,
     CompressReport,
     Decision,
@@ -39,6 +40,7 @@ from strata.domain.jobs import Job, JobKind
 from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.errors import InvalidInput, VersionConflict
+from strata.ingest import memory_embedding_text
 from strata.policy import owns
 from strata.ports import Embedder, MemoryChange, Store, WriteBatch
 from strata.worker import Handler, JobOutput
@@ -203,7 +205,9 @@ class CompressionHammer:
         for listed in self._pages(viewer, filters):
             owned = [m for m in listed if owns(viewer, m.scope)]
             examined += len(owned)
-            live = [m for m in owned if compressible(m, now)]
+            # everything: locked memories too, so that the report counts them as locked
+            live = [m for m in owned if compressible(m, now)
+                    or (everything and m.lifecycle not in SKIPPED_LIFECYCLES)]
             found = self._reasons(live, now, everything, probes)
             probes -= 0 if everything else min(probes, len(live))
             for memory in live:
@@ -243,10 +247,14 @@ class CompressionHammer:
 
     def _duplicates(self, memories: Sequence[Memory]) -> dict[str, int]:
         """Near-duplicates of each memory in its own scope: one embedding call for all of
-        them, then one ``NOISY_K``-nearest vector search each."""
+        them (of the text a reembed would embed: the content with its speaker), then one
+        ``NOISY_K``-nearest vector search each."""
         if self.embedder is None or not memories:
             return {}
-        vectors = self.embedder.embed([m.content for m in memories])
+        first = {m.id: m.provenance.event_ids[0] for m in memories if m.provenance.event_ids}
+        events = {e.id: e for e in self.store.events(list(dict.fromkeys(first.values())))}
+        vectors = self.embedder.embed([
+            memory_embedding_text(m.content, events.get(first.get(m.id, ""))) for m in memories])
         counts: dict[str, int] = {}
         for memory, vector in zip(memories, vectors, strict=True):
             hits = self.store.vector_search(memory.scope, vector, NOISY_K + 1, Filters())
