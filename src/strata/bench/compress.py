@@ -23,6 +23,7 @@ from typing import Any
 
 from strata.bench.latency import LatencyConfig, ingest_store, load_corpus
 from strata.bench.locomo import (
+    RECALL_ANY_AT,
     SCORED_CATEGORIES,
     Conversation,
     FixedClock,
@@ -31,12 +32,14 @@ from strata.bench.locomo import (
     question_metrics,
     ranked_dia_ids,
 )
+from strata.domain.hammer import coverage
 from strata.domain.models import Filters, Lifecycle, Memory, Scope
-from strata.domain.representations import estimate_tokens
 from strata.errors import InvalidInput
 from strata.facade import Strata
+from strata.hammer import injected_tokens
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder
+from strata.results import Recall
 from strata.settings import load_settings
 
 #: ``(stage, done, total)``.
@@ -66,9 +69,16 @@ class Pass:
 
     recall_any: float
     tokens: list[int]
+    #: Per evidence turn found in the top k: the share of its content's keywords that the
+    #: text injected for it keeps (1.0 while it injects its content).
+    evidence_coverage: list[float]
 
     def to_dict(self) -> dict[str, Any]:
+        coverage = self.evidence_coverage
         return {"recall_any": round(self.recall_any, 4), "questions": len(self.tokens),
+                "evidence_turns_found": len(coverage),
+                "evidence_keyword_coverage": round(statistics.fmean(coverage), 4)
+                if coverage else 0.0,
                 "tokens_mean": round(statistics.fmean(self.tokens), 2) if self.tokens else 0.0,
                 "tokens_median": statistics.median(self.tokens) if self.tokens else 0.0,
                 "tokens_total": sum(self.tokens)}
@@ -190,16 +200,34 @@ def _ask(strata: Strata, conversations: Sequence[Conversation],
          report: ProgressHook) -> Pass:
     asked = [(c, q) for c in conversations for q in c.questions
              if q.category in config.categories and q.evidence]
-    hits, tokens = 0.0, []
+    hits, tokens, kept = 0.0, [], []
     for done, (conversation, question) in enumerate(asked, start=1):
         recall = strata.recall(question.text, scope=Scope(team=_team(conversation)),
                                k=config.k, budget_tokens=config.budget_tokens)
-        ranked = ranked_dia_ids(recall, dia_ids[conversation.sample_id])
-        hits += question_metrics(ranked, question.evidence)[f"recall_any@{config.k}"] \
-            if config.k in (1, 5, 10, 25) else float(bool(set(ranked) & set(question.evidence)))
+        known = dia_ids[conversation.sample_id]
+        ranked = ranked_dia_ids(recall, known)
+        hits += _recall_any(ranked, question.evidence, config.k)
         tokens.append(recall.context_tokens)
+        kept += _evidence_coverage(strata, recall, known, set(question.evidence))
         report(stage, done, len(asked))
-    return Pass(hits / len(asked) if asked else 0.0, tokens)
+    return Pass(hits / len(asked) if asked else 0.0, tokens, kept)
+
+
+def _recall_any(ranked: list[str], evidence: Sequence[str], k: int) -> float:
+    """LoCoMo's recall_any@k (``question_metrics``), for any k."""
+    if k in RECALL_ANY_AT:
+        return question_metrics(ranked, evidence)[f"recall_any@{k}"]
+    return float(bool(set(ranked[:k]) & set(evidence)))
+
+
+def _evidence_coverage(strata: Strata, recall: Recall, known: dict[str, str],
+                       evidence: set[str]) -> list[float]:
+    """For each hit that is an evidence turn: how much of it the injected text keeps."""
+    gold = [h.memory for h in recall.hits
+            if any(known.get(e) in evidence for e in h.evidence)]
+    active = strata.levels.active_versions(gold)
+    return [coverage(active[m.id].inline(), m.content) if m.id in active else 1.0
+            for m in gold]
 
 
 def _hammer(strata: Strata, teams: Sequence[str], report: ProgressHook) -> dict[str, Any]:
@@ -236,10 +264,9 @@ def _kinds(strata: Strata, teams: Sequence[str]) -> dict[str, dict[str, float]]:
         active = {v.id: v for v in strata.store.versions_by_id(
             [m.active_version_id for m in memories if m.active_version_id])}
         for memory in memories:
-            content = estimate_tokens(memory.content)
+            content = injected_tokens(memory.content)
             version = active.get(memory.active_version_id or "")
-            injected = (version.tokens or estimate_tokens(version.content)) if version \
-                else content
+            injected = injected_tokens(version.inline()) if version else content
             kind = _kind_of(memory, content)
             row = sums.setdefault(kind, [0, 0, 0, 0])
             row[0] += 1

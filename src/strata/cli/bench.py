@@ -372,6 +372,10 @@ def _compress_tables(report: Any) -> Group:
     table.add_row("context tokens per recall, median", f"{before['tokens_median']:.1f}",
                   f"{after['tokens_median']:.1f}",
                   f"-{deltas['tokens_median_reduction_pct']:.1f}%")
+    kept_before, kept_after = (before["evidence_keyword_coverage"],
+                               after["evidence_keyword_coverage"])
+    table.add_row(f"evidence turns in top k: keywords kept ({after['evidence_turns_found']})",
+                  f"{kept_before:.3f}", f"{kept_after:.3f}", f"{kept_after - kept_before:+.3f}")
     kinds = Table(title="where the reduction comes from (every LoCoMo memory)")
     for column in ("kind", "memories", "content tokens", "active tokens", "compressed",
                    "reduction"):
