@@ -20,7 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -108,6 +108,9 @@ from strata.worker import Runner, Worker
 if TYPE_CHECKING:
     from strata.guarded import GuardedStrata
     from strata.providers.base import Relation
+    from strata.retention import RetentionReport, RetentionWorker
+    from strata.tiers import Sweeper, SweepReport
+    from strata.worker import Handler
 
 ScopeLike = Scope | Mapping[str, Any] | str | None
 E = TypeVar("E", bound=enum.Enum)
@@ -115,6 +118,8 @@ MAX_PAGE = 500
 REMEMBER_MODES = ("sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
+#: Job kinds ``schedule_maintenance`` enqueues.
+MAINTENANCE_KINDS = frozenset({JobKind.TIERS, JobKind.DECAY, JobKind.RETENTION})
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
                            "subject", "if_version"})
 
@@ -133,9 +138,9 @@ class Strata:
         providers: ProviderChain | None = None,
         graph: GraphHook | None = None,
     ) -> None:
-        self.store = store
-        self.embedder = embedder
         self.settings = settings or load_settings()
+        self.store = store = self._hot_cached(store)  # -- tiers: the hot cache's choke point
+        self.embedder = embedder
         self._clock = clock or SystemClock()
         self._extractor = extractor or VerbatimExtractor()
         self.pipeline = WritePipeline(
@@ -148,7 +153,8 @@ class Strata:
         self.levels = Levels(store, self._clock.now, hammer_policy(self.settings), embedder)
         handlers = {**self.pipeline.handlers(),
                     **Maintenance(store, embedder, self._clock).handlers(),
-                    **self.levels.hammer().handlers()}
+                    **self.levels.hammer().handlers(),
+                    **self._lifecycle_handlers()}
         self.runner = Runner(store, handlers, self._clock, Backoff(
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
         self._worker: Worker | None = None
@@ -1075,6 +1081,87 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+
+    # -- tiers, decay and retention --
+
+    def _hot_cached(self, store: Store) -> Store:
+        """The store behind the in-process hot cache, when ``hot_cache_size`` > 0."""
+        from strata.tiers import CachedStore, HotCache
+
+        if self.settings.hot_cache_size <= 0:
+            return store
+        cache = HotCache(self.settings.hot_cache_size, self.settings.hot_cache_ttl_s)
+        return cast(Store, CachedStore(store, cache))
+
+    def _lifecycle_handlers(self) -> dict[JobKind, Handler]:
+        return {**self._sweeper().handlers(), **self._retention().handlers()}
+
+    def _sweeper(self) -> Sweeper:
+        from strata.domain.tiers import DecayRules, TierRules
+        from strata.tiers import Sweeper
+
+        decay = DecayRules(archive_after=timedelta(days=self.settings.archive_after_days))
+        return Sweeper(self.store, self._clock, TierRules(), decay)
+
+    def _retention(self) -> RetentionWorker:
+        from strata.retention import RetentionWindows, RetentionWorker
+
+        return RetentionWorker(self.store, self._clock,
+                               RetentionWindows.from_settings(self.settings),
+                               self.settings.retention_batch)
+
+    def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                if_version: int | None = None, actor: Actor | None = None) -> Memory:
+        """Archive an active or disputed memory (out of default recall and list; still
+        searchable with a lifecycle filter and fetchable by id). A new version."""
+        from strata.domain.tiers import plan_archive
+
+        current = self.get(memory_id, scope=scope)
+        check_version(current, if_version)
+        planned = plan_archive(current, self._clock.now(), actor or Actor(), reason)
+        return self._apply(planned, current.version)
+
+    def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                  if_version: int | None = None, actor: Actor | None = None) -> Memory:
+        """Bring an archived memory back to the lifecycle it had before (a new version)."""
+        from strata.domain.tiers import plan_unarchive
+
+        current = self.get(memory_id, scope=scope)
+        check_version(current, if_version)
+        planned = plan_unarchive(current, self.store.history(memory_id), self._clock.now(),
+                                 actor or Actor(), reason)
+        return self._apply(planned, current.version)
+
+    def run_tiers(self, *, dry_run: bool = False, team: str | None = None,
+                  actor: Actor | None = None) -> SweepReport:
+        """Move every memory (of ``team``, if given) to the tier the rules give it now
+        (``strata.domain.tiers``)."""
+        return self._sweeper().run_tiers(actor=actor, dry_run=dry_run, team=team)
+
+    def run_decay(self, *, dry_run: bool = False, team: str | None = None,
+                  actor: Actor | None = None) -> SweepReport:
+        """Archive idle memories and expire those past ``valid_to`` (of ``team``, if given)."""
+        return self._sweeper().run_decay(actor=actor, dry_run=dry_run, team=team)
+
+    def run_retention(self, *, dry_run: bool = False,
+                      progress: Callable[[str, int], None] | None = None) -> RetentionReport:
+        """Purge tombstones, history and finished jobs past their configured windows."""
+        return self._retention().run(dry_run=dry_run, progress=progress)
+
+    def schedule_maintenance(self, kind: JobKind | str) -> str:
+        """Enqueue a ``tiers``, ``decay`` or ``retention`` job (one active job per kind)."""
+        chosen = _enum(JobKind, kind, "kind")
+        if chosen not in MAINTENANCE_KINDS:
+            raise InvalidInput(f"kind must be one of {sorted(k.value for k in MAINTENANCE_KINDS)}")
+        now = self._clock.now()
+        job = NewJob(chosen, {}, Scope(), dedup_key=f"maintenance:{chosen.value}",
+                     created_at=now)
+        return self.store.enqueue([job], now)[0]
+
+    def history_horizon(self) -> datetime | None:
+        """History before this time may have been purged (None: never)."""
+        return self.store.history_horizon()
 
 
 def _derived_ids(job: Job) -> tuple[str, ...]:

@@ -49,6 +49,8 @@ from strata.results import (
 
 if TYPE_CHECKING:
     from strata.facade import ScopeLike, Strata
+    from strata.retention import RetentionReport
+    from strata.tiers import SweepReport
 
 
 class GuardedStrata:
@@ -341,3 +343,50 @@ class GuardedStrata:
             return False
         return owns(own, memory.scope)
 
+
+    # -- tiers, decay and retention --
+
+    def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                if_version: int | None = None) -> Memory:
+        """A moderator's (or the owner's) archive of a memory it may write."""
+        self._authorize(Operation.ARCHIVE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.archive(memory_id, reason=reason, scope=where,
+                                   if_version=if_version, actor=self.actor)
+
+    def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                  if_version: int | None = None) -> Memory:
+        self._authorize(Operation.ARCHIVE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.unarchive(memory_id, reason=reason, scope=where,
+                                     if_version=if_version, actor=self.actor)
+
+    def run_tiers(self, *, dry_run: bool = False) -> SweepReport:
+        """Operators and admins; a token's sweep covers its own team only."""
+        self._authorize(Operation.MAINTAIN)
+        return self.strata.run_tiers(dry_run=dry_run, team=self._team(), actor=self.actor)
+
+    def run_decay(self, *, dry_run: bool = False) -> SweepReport:
+        self._authorize(Operation.MAINTAIN)
+        return self.strata.run_decay(dry_run=dry_run, team=self._team(), actor=self.actor)
+
+    def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
+        """The configured windows only (an override would need a human's approval), over the
+        whole store: a purged tombstone's or history row's team is not always known any
+        more. A team-bound caller is shown the counts, not the ids (other teams' rows)."""
+        self._authorize(Operation.MAINTAIN)
+        report = self.strata.run_retention(dry_run=dry_run)
+        if self._team() is not None:
+            report.ids = {category: [] for category in report.ids}
+        return report
+
+    def _team(self) -> str | None:
+        return self.principal.scope.team if self.principal.scope is not None else None
+
+    def schedule_maintenance(self, kind: str) -> str:
+        self._authorize(Operation.MAINTAIN)
+        return self.strata.schedule_maintenance(kind)

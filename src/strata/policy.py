@@ -73,6 +73,9 @@ class Operation(enum.StrEnum):
     IMPORT = "import"
     MANAGE_TOKENS = "manage_tokens"
     MODERATE = "moderate"  # compress, promote versions, roll back: moderator actions
+    # -- tiers, decay and retention --
+    ARCHIVE = "archive"  # archive / unarchive a memory one may write
+    MAINTAIN = "maintain"  # run the tiers, decay and retention sweeps
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -85,6 +88,9 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     Operation.IMPORT: Role.ADMIN,
     Operation.MANAGE_TOKENS: Role.ADMIN,
     Operation.MODERATE: Role.OPERATOR,
+    # -- tiers, decay and retention --
+    Operation.ARCHIVE: Role.WRITER,
+    Operation.MAINTAIN: Role.OPERATOR,
 }
 
 

@@ -381,3 +381,30 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
         """Insert exported records as they are (ids kept); existing ids are skipped.
         Returns how many records were inserted."""
         ...
+
+    # -- tiers, decay and retention --
+
+    def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
+        """Up to ``limit`` non-deleted memories of every scope with an id above ``after_id``,
+        by id: the maintenance sweep (tiers, decay), which no viewer's visibility bounds."""
+        ...
+
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
+                         ) -> builtins.list[str]:
+        """Hard-delete up to ``limit`` soft-deleted, unpinned memories deleted before
+        ``before`` (oldest first), in one transaction and in the safe order: graph links
+        (counts recomputed, orphans dropped), vector and search rows, then the row. Their
+        history rows and events stay. Returns the ids; ``dry_run``: the ids, nothing deleted."""
+        ...
+
+    def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False
+                      ) -> builtins.list[str]:
+        """Delete up to ``limit`` history rows older than ``before`` (oldest first), never the
+        newest row of a memory that still exists nor any row of a pinned memory, in one
+        transaction that also raises the recorded horizon to ``before``. Returns the row ids."""
+        ...
+
+    def history_horizon(self) -> datetime | None:
+        """The latest ``before`` a history purge ran with: history older than it may be gone,
+        so a point-in-time reconstruction before it is refused. None: never purged."""
+        ...

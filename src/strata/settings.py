@@ -187,6 +187,32 @@ class Settings(BaseSettings):
         "near-duplicates (two or more make a memory a candidate).")
     hammer_size_weight: float = Field(
         default=0.5, ge=0, description="Size penalty of the hammer's score (per content size).")
+    # -- tiers, decay and retention --
+    archive_after_days: float = Field(
+        default=90.0, gt=0, description="Idle (not accessed) this long: the decay job archives."
+    )
+    retention_tombstone_days: float = Field(
+        default=30.0, gt=0, description="Soft-deleted memories are purged this long after."
+    )
+    retention_history_days: float = Field(
+        default=180.0, gt=0, description="History rows older than this are purged."
+    )
+    retention_done_job_days: float = Field(
+        default=14.0, gt=0, description="Done jobs are purged this long after finishing."
+    )
+    retention_dead_job_days: float = Field(
+        default=30.0, gt=0, description="Dead-letter jobs are purged this long after dying."
+    )
+    retention_batch: int = Field(
+        default=500, ge=1, le=10_000, description="Rows per retention purge transaction."
+    )
+    hot_cache_size: int = Field(
+        default=0, ge=0,
+        description="Hot-tier and identity memories cached in process (0: off; see docs).",
+    )
+    hot_cache_ttl_s: float = Field(
+        default=5.0, gt=0, description="Longest a hot-cache entry lives (other processes' writes)."
+    )
 
     @classmethod
     def settings_customise_sources(

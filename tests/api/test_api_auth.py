@@ -137,6 +137,16 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             json={"reason": "x"}),
         "PUT /v1/memories/{memory_id}/pin": lambda: api.put(
             f"/v1/memories/{a_id}/pin", headers=b_admin, params=A, json={"min_level": 5}),
+        "POST /v1/memories/{memory_id}/archive": lambda: api.post(
+            f"/v1/memories/{a_id}/archive", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/memories/{memory_id}/unarchive": lambda: api.post(
+            f"/v1/memories/{a_id}/unarchive", headers=b_admin, params=A, json={"reason": "x"}),
+        "POST /v1/maintenance/tiers": lambda: api.post("/v1/maintenance/tiers",
+                                                       headers=b_admin, json={}),
+        "POST /v1/maintenance/decay": lambda: api.post("/v1/maintenance/decay",
+                                                       headers=b_admin, json={}),
+        "POST /v1/maintenance/retention": lambda: api.post("/v1/maintenance/retention",
+                                                           headers=b_admin, json={}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
 
@@ -205,6 +215,16 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             json={"reason": "r"}),
         "PUT /v1/memories/{memory_id}/pin": lambda c, h: c.put(
             f"/v1/memories/{memory_id}/pin", headers=h, json={"min_level": 4}),
+        "POST /v1/memories/{memory_id}/archive": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/archive", headers=h, json={"reason": "r"}),
+        "POST /v1/memories/{memory_id}/unarchive": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/unarchive", headers=h, json={"reason": "r"}),
+        "POST /v1/maintenance/tiers": lambda c, h: c.post("/v1/maintenance/tiers", headers=h,
+                                                          json={"dry_run": True}),
+        "POST /v1/maintenance/decay": lambda c, h: c.post("/v1/maintenance/decay", headers=h,
+                                                          json={"dry_run": True}),
+        "POST /v1/maintenance/retention": lambda c, h: c.post(
+            "/v1/maintenance/retention", headers=h, json={"dry_run": True}),
     }
 
 

@@ -72,6 +72,9 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
     step("get", memory_id, scope=ALICE, include_deleted=True)
     step("list", scope=ALICE, filters=Filters(include_deleted=True), limit=10)
     step("recover", memory_id, reason="by mistake", scope=ALICE)
+    step("archive", memory_id, reason="old news", scope=ALICE)
+    step("archive", memory_id, reason="again", scope=ALICE)  # already archived: refused
+    step("unarchive", memory_id, reason="still true", scope=ALICE, if_version=5)
     step("history", memory_id, scope=ALICE)
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
     bulk_operations(step, memory_id)
@@ -159,7 +162,7 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert normal(got) == normal(expected)
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
-        "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
+        "InvalidInput", "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
         "InvalidInput", "NotFound", "InvalidInput"]
     history = next(r for r in reversed(got) if isinstance(r, list) and r
                    and isinstance(r[0], HistoryEvent))

@@ -34,10 +34,10 @@ def test_roles_are_ordered_and_parsed_by_name() -> None:
 
 @pytest.mark.parametrize(("role", "allowed"), [
     (Role.READER, {Operation.READ}),
-    (Role.WRITER, {Operation.READ, Operation.WRITE}),
+    (Role.WRITER, {Operation.READ, Operation.WRITE, Operation.ARCHIVE}),
     (Role.OPERATOR, {Operation.READ, Operation.WRITE, Operation.FORCE_FORGET,
                      Operation.BROAD_FORGET, Operation.EXPORT, Operation.METRICS,
-                     Operation.MODERATE}),
+                     Operation.ARCHIVE, Operation.MODERATE, Operation.MAINTAIN}),
     (Role.ADMIN, set(Operation)),
 ])
 def test_each_role_may_do_exactly_its_operations(role: Role, allowed: set[Operation]) -> None:

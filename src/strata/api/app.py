@@ -33,6 +33,7 @@ from strata.api.deps import (
     single_values,
 )
 from strata.api.graph import graph_router, shield_router
+from strata.api.lifecycle import lifecycle_router
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.schemas import (
     MAX_ID_CHARS,
@@ -365,7 +366,8 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
-           ops_router, shield_router, graph_router, compression_router)
+           ops_router, shield_router, graph_router, compression_router,
+           lifecycle_router)
 
 
 def create_app(

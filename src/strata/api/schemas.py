@@ -286,6 +286,12 @@ class MemoryOut(ResponseModel):
     access_count: int
     last_accessed: datetime | None
     meta: dict[str, Any]
+    active_version_id: str | None = Field(
+        description="The representation recall injects (GET .../versions); none: the content.")
+    pinned_min_level: int | None = Field(description="Compression never goes below this level.")
+    active_lock_until: datetime | None = Field(
+        description="Until then the compression hammer leaves the active version alone.")
+    active_lock_reason: str | None
 
 
 class RememberResponse(ResponseModel):

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import compression, ops, render
+from strata.cli import compression, lifecycle, ops, render
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -572,3 +572,4 @@ app.command("worker")(worker_command)
 app.add_typer(graph_app, name="graph")
 ops.register(app)
 compression.register(app)
+lifecycle.register(app)

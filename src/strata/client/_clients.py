@@ -239,6 +239,25 @@ class StrataClient:
               ) -> Memory:
         return self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
 
+    # -- tiers, decay and retention --
+
+    def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                if_version: int | None = None) -> Memory:
+        """``POST /v1/memories/{id}/archive``."""
+        return self._send(_core.archive(memory_id, reason=reason, scope=scope,
+                                        if_version=if_version))
+
+    def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                  if_version: int | None = None) -> Memory:
+        """``POST /v1/memories/{id}/unarchive``."""
+        return self._send(_core.unarchive(memory_id, reason=reason, scope=scope,
+                                          if_version=if_version))
+
+    def run_maintenance(self, kind: str, *, dry_run: bool = False, background: bool = False
+                        ) -> dict[str, Any]:
+        """``POST /v1/maintenance/{tiers|decay|retention}``: the report, or ``{job_id}``."""
+        return self._send(_core.run_maintenance(kind, dry_run=dry_run, background=background))
+
     def close(self) -> None:
         self._http.close()
 
@@ -370,6 +389,23 @@ class AsyncStrataClient:
     async def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
                     ) -> Memory:
         return await self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
+
+    # -- tiers, decay and retention --
+
+    async def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                      if_version: int | None = None) -> Memory:
+        return await self._send(_core.archive(memory_id, reason=reason, scope=scope,
+                                              if_version=if_version))
+
+    async def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                        if_version: int | None = None) -> Memory:
+        return await self._send(_core.unarchive(memory_id, reason=reason, scope=scope,
+                                                if_version=if_version))
+
+    async def run_maintenance(self, kind: str, *, dry_run: bool = False,
+                              background: bool = False) -> dict[str, Any]:
+        return await self._send(_core.run_maintenance(kind, dry_run=dry_run,
+                                                      background=background))
 
     async def aclose(self) -> None:
         await self._http.aclose()

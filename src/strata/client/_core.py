@@ -162,6 +162,30 @@ def reject(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memo
                 params=_scope_params(scope), body={"reason": reason})
 
 
+# -- tiers, decay and retention --
+
+def archive(memory_id: str, *, reason: str, scope: ScopeLike = None,
+            if_version: int | None = None) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/archive", Memory.from_dict,
+                params=_scope_params(scope),
+                body=_without_none({"reason": reason, "if_version": if_version}))
+
+
+def unarchive(memory_id: str, *, reason: str, scope: ScopeLike = None,
+              if_version: int | None = None) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/unarchive", Memory.from_dict,
+                params=_scope_params(scope),
+                body=_without_none({"reason": reason, "if_version": if_version}))
+
+
+def run_maintenance(kind: str, *, dry_run: bool = False, background: bool = False
+                    ) -> Call[dict[str, Any]]:
+    if kind not in ("tiers", "decay", "retention"):
+        raise InvalidInput("kind must be one of: tiers, decay, retention")
+    return Call("POST", f"/v1/maintenance/{kind}", dict,
+                body={"dry_run": dry_run, "background": background})
+
+
 def history(memory_id: str, *, scope: ScopeLike = None) -> Call[builtins.list[HistoryEvent]]:
     return Call("GET", f"{_memory_path(memory_id)}/history", parse_history,
                 params=_scope_params(scope))

@@ -39,6 +39,10 @@ class JobKind(enum.StrEnum):
     REEMBED = "reembed"  # recompute vectors with another embedder
     COMPRESS = "compress"
     CONSOLIDATE = "consolidate"
+    # -- tiers, decay and retention --
+    TIERS = "tiers"  # move memories between hot / warm / cold
+    DECAY = "decay"  # archive idle memories, expire those past valid_to
+    RETENTION = "retention"  # purge tombstones, history and finished jobs past their windows
 
 
 class JobStatus(enum.StrEnum):

@@ -485,6 +485,31 @@ class StrataTools:
             return {**brief(memory), "pinned_min_level": memory.pinned_min_level}
         return run(call)
 
+    # -- tiers, decay and retention --
+
+    def memory_archive(
+        self, memory_id: MemoryId, reason: Reason, if_version: IfVersion = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Archive a memory that is no longer relevant: it leaves default searches and lists
+        but is kept, can still be fetched by id, and memory_unarchive brings it back."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return brief(view.archive(memory_id, reason=reason, scope=scope,
+                                      if_version=if_version))
+        return run(call)
+
+    def memory_unarchive(
+        self, memory_id: MemoryId, reason: Reason, if_version: IfVersion = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Bring an archived memory back into searches and lists."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return brief(view.unarchive(memory_id, reason=reason, scope=scope,
+                                        if_version=if_version))
+        return run(call)
+
 
 TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_search", READ),
@@ -501,6 +526,8 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_compress", CHANGE),  # -- compression hammer --
     ("memory_promote_version", CHANGE),
     ("memory_pin", WRITE),
+    ("memory_archive", CHANGE),
+    ("memory_unarchive", CHANGE),
 )
 
 

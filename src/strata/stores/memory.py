@@ -19,7 +19,7 @@ import numpy as np
 
 from strata.domain.filtering import matches
 from strata.domain.graph import Edge, Entity, GraphFacts
-from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
 from strata.domain.visibility import can_see
@@ -81,6 +81,7 @@ class InMemoryStore(InMemoryJobQueue):
         self._tokens: dict[str, TokenRecord] = {}
         self._graph = InMemoryGraph(self._memories)
         self._versions: dict[str, MemoryVersion] = {}  # insertion order = write order
+        self._horizon: datetime | None = None
 
     def close(self) -> None:
         """Nothing to release."""
@@ -449,3 +450,64 @@ class InMemoryStore(InMemoryJobQueue):
             self._tokens[token_id] = replace(record, revoked_at=at)
             return True
 
+
+    # -- tiers, decay and retention --
+
+    def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
+        with self._lock:
+            ids = sorted(i for i, m in self._memories.items()
+                         if not m.is_deleted and (after_id is None or i > after_id))
+            return [self._memories[i] for i in ids[:limit]]
+
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
+                         ) -> builtins.list[str]:
+        with self._lock:
+            due = sorted((m for m in self._memories.values() if _purgeable(m, before)),
+                         key=lambda m: (m.deleted_at, m.id))
+            chosen = [m.id for m in due[:limit]]
+            if not dry_run:
+                for memory_id in chosen:
+                    self._purge_memory(memory_id, before)
+            return chosen
+
+    def _purge_memory(self, memory_id: str, at: datetime) -> None:
+        memory = self._memories[memory_id]
+        self._graph.relink(memory, GraphFacts(), at)  # links first
+        self._unindex_text(memory)
+        self._search_texts.pop(memory_id, None)
+        self._index.drop(memory_id)
+        self._vectors.pop(memory_id, None)
+        for version_id in [v.id for v in self._versions.values() if v.memory_id == memory_id]:
+            del self._versions[version_id]
+        del self._memories[memory_id]
+
+    def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False
+                      ) -> builtins.list[str]:
+        with self._lock:
+            due = sorted((row for memory_id, rows in self._history.items()
+                          for row in self._purgeable_rows(memory_id, rows, before)),
+                         key=lambda row: (row.ts, row.id))[:limit]
+            chosen = {row.id for row in due}
+            if not dry_run and chosen:
+                for memory_id in list(self._history):
+                    self._history[memory_id] = [
+                        r for r in self._history[memory_id] if r.id not in chosen]
+                self._horizon = max(before, self._horizon) if self._horizon else before
+            return [row.id for row in due]
+
+    def _purgeable_rows(self, memory_id: str, rows: builtins.list[HistoryEvent],
+                        before: datetime) -> builtins.list[HistoryEvent]:
+        memory = self._memories.get(memory_id)
+        if memory is not None and memory.pinned:
+            return []
+        kept = rows[-1].id if memory is not None and rows else None
+        return [r for r in rows if r.ts < before and r.id != kept]
+
+    def history_horizon(self) -> datetime | None:
+        with self._lock:
+            return self._horizon
+
+
+def _purgeable(memory: Memory, before: datetime) -> bool:
+    return (memory.lifecycle is Lifecycle.DELETED and not memory.pinned
+            and memory.deleted_at is not None and memory.deleted_at < before)

@@ -123,6 +123,13 @@ class VectorIndex:
             if row is not None:
                 self._cols["lifecycle"][row] = _LIFECYCLE_CODES[lifecycle]
 
+    def drop(self, memory_id: str) -> None:
+        """A purged memory: its row stays allocated but no search matches it again."""
+        with self._lock:
+            row = self._rows.get(memory_id)
+            if row is not None:
+                self._cols["lifecycle"][row] = -1
+
     def search(
         self,
         vector: Vector,

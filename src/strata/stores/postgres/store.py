@@ -85,6 +85,7 @@ from strata.stores.postgres import queries as q
 from strata.stores.postgres.jobs import PostgresJobQueue
 from strata.stores.postgres.vectors import register_vector
 from strata.stores.sql_graph import GraphDialect, GraphSQL
+from strata.stores.sql_retention import RetentionSQL
 
 Conn = psycopg.Connection[Any]
 T = TypeVar("T")
@@ -699,11 +700,51 @@ class PostgresStore(PostgresJobQueue):
             return GRAPH.entity_links(conn, viewer, entity_ids, limit)
 
 
+    # -- tiers, decay and retention --
+
+    def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
+        with self._conn() as conn:
+            return [_memory_from_row(row) for row in RETENTION.scan(conn, after_id, limit)]
+
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
+                         ) -> builtins.list[str]:
+        def purge(conn: Conn) -> builtins.list[str]:
+            due = RETENTION.due_tombstones(conn, before, limit)
+            if dry_run:
+                return [memory_id for memory_id, _ in due]
+            for memory_id, team in due:
+                GRAPH.relink(conn, memory_id, team, GraphFacts(), before)  # links first
+                rowid, length = conn.execute(
+                    "SELECT rowid, search_len FROM memories WHERE id = %s FOR UPDATE",
+                    (memory_id,)).fetchone() or (None, 0)
+                conn.execute(q.DELETE_TERMS, (rowid,))
+                conn.execute(q.ADD_TEXT_STATS, (-1, -length))
+                conn.execute(RETENTION.statements["delete_versions"], (memory_id,))
+                conn.execute(RETENTION.statements["delete_memory"], (memory_id,))
+            return [memory_id for memory_id, _ in due]
+
+        return self._in_transaction(purge)
+
+    def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False
+                      ) -> builtins.list[str]:
+        def purge(conn: Conn) -> builtins.list[str]:
+            due = RETENTION.due_history(conn, before, limit)
+            if not dry_run:
+                RETENTION.delete_history(conn, due, before)
+            return due
+
+        return self._in_transaction(purge)
+
+    def history_horizon(self) -> datetime | None:
+        with self._conn() as conn:
+            return RETENTION.horizon(conn)
+
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),
     greatest="GREATEST", read_time=lambda value: value,
     id_rows="unnest(%s::text[]) AS wanted(value)", pinned_join="JOIN",
 ))
+RETENTION = RetentionSQL(q.DIALECT, q.MEMORY_COLUMNS)
 
 
 # -- helpers --------------------------------------------------------------------------------

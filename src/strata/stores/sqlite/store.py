@@ -70,6 +70,7 @@ from strata.stores.common import (
     vector_bytes,
 )
 from strata.stores.sql_graph import GraphDialect, GraphSQL
+from strata.stores.sql_retention import RetentionSQL
 from strata.stores.sqlite import jobs as jq
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
@@ -616,12 +617,47 @@ class SQLiteStore(SQLiteJobQueue):
             )
             return cursor.rowcount == 1
 
+    # -- tiers, decay and retention --
+
+    def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
+        with _translated():
+            return [_memory_from_row(row)
+                    for row in RETENTION.scan(self._reader(), after_id, limit)]
+
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
+                         ) -> builtins.list[str]:
+        with self._transaction() as conn:
+            due = RETENTION.due_tombstones(conn, before, limit)
+            if dry_run:
+                return [memory_id for memory_id, _ in due]
+            for memory_id, team in due:
+                GRAPH.relink(conn, memory_id, team, GraphFacts(), before)  # links first
+                conn.execute("DELETE FROM embeddings WHERE memory_rowid = "
+                             "(SELECT rowid FROM memories WHERE id = ?)", (memory_id,))
+                conn.execute(RETENTION.statements["delete_versions"], (memory_id,))
+                conn.execute(RETENTION.statements["delete_memory"], (memory_id,))
+        for memory_id, _ in due:  # committed: this process's index forgets them too
+            self._index.drop(memory_id)
+        return [memory_id for memory_id, _ in due]
+
+    def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False
+                      ) -> builtins.list[str]:
+        with self._transaction() as conn:
+            due = RETENTION.due_history(conn, before, limit)
+            if not dry_run:
+                RETENTION.delete_history(conn, due, before)
+            return due
+
+    def history_horizon(self) -> datetime | None:
+        with _translated():
+            return RETENTION.horizon(self._reader())
 
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
     ids=lambda ids: json.dumps(list(ids)), greatest="MAX", read_time=datetime.fromisoformat,
     id_rows="json_each(?) AS wanted", pinned_join="CROSS JOIN",
 ))
+RETENTION = RetentionSQL(q.DIALECT, q.MEMORY_COLUMNS)
 
 
 # -- row mapping ----------------------------------------------------------------------------

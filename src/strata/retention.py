@@ -1,0 +1,125 @@
+"""The retention worker ([003] §27.4, §22.9, §32.5 D2): purge what is past its window, in the
+safe order links → tombstones → history, then finished jobs.
+
+- Tombstones (soft-deleted memories) ``retention_tombstone_days`` after ``deleted_at``; the
+  store removes each one's graph links, vector and search rows first, in the same
+  transaction. Pinned tombstones are never purged.
+- History rows older than ``retention_history_days``, except the newest row of every memory
+  that still exists and every row of a pinned memory; the store records the horizon.
+- Done jobs after ``retention_done_job_days``, dead ones after ``retention_dead_job_days``.
+- Events are never deleted (the immutable raw log, and the evidence memories point at).
+
+Each purge runs in batches of ``retention_batch`` rows, one transaction per batch. Only these
+configured windows run: there is no per-call override (an override would need a human's
+approval, [003] §27.5), so the worker is safe to run unattended.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from strata.domain.jobs import Job, JobKind, JobStatus
+from strata.ports import Clock, Store
+from strata.settings import Settings
+from strata.worker import Handler, JobOutput
+
+#: The categories in the order they are purged.
+CATEGORIES = ("tombstones", "history", "done_jobs", "dead_jobs")
+#: Rows a dry run looks at per category (its counts say "at least" beyond this).
+DRY_RUN_LIMIT = 100_000
+#: Called after each batch with (category, rows purged so far in it).
+Progress = Callable[[str, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionWindows:
+    tombstones: timedelta = timedelta(days=30)
+    history: timedelta = timedelta(days=180)
+    done_jobs: timedelta = timedelta(days=14)
+    dead_jobs: timedelta = timedelta(days=30)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RetentionWindows:
+        return cls(
+            tombstones=timedelta(days=settings.retention_tombstone_days),
+            history=timedelta(days=settings.retention_history_days),
+            done_jobs=timedelta(days=settings.retention_done_job_days),
+            dead_jobs=timedelta(days=settings.retention_dead_job_days),
+        )
+
+    def cutoffs(self, now: datetime) -> dict[str, datetime]:
+        """Rows older than these are past their window."""
+        return {name: now - getattr(self, name) for name in CATEGORIES}
+
+
+@dataclass(slots=True)
+class RetentionReport:
+    dry_run: bool
+    cutoffs: dict[str, datetime]
+    purged: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    #: The purged (dry run: purgeable) memory ids and history row ids.
+    ids: dict[str, builtins.list[str]] = field(
+        default_factory=lambda: {"tombstones": [], "history": []})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dry_run": self.dry_run,
+                "cutoffs": {k: v.isoformat() for k, v in self.cutoffs.items()},
+                "purged": dict(self.purged), "ids": {k: list(v) for k, v in self.ids.items()}}
+
+
+class RetentionWorker:
+    def __init__(self, store: Store, clock: Clock, windows: RetentionWindows, batch: int
+                 ) -> None:
+        self.store = store
+        self.clock = clock
+        self.windows = windows
+        self.batch = batch
+
+    def handlers(self) -> dict[JobKind, Handler]:
+        return {JobKind.RETENTION: self._job}
+
+    def _job(self, job: Job) -> JobOutput:
+        return JobOutput(_summary(self.run()))
+
+    def run(self, *, dry_run: bool = False, progress: Progress | None = None
+            ) -> RetentionReport:
+        report = RetentionReport(dry_run, self.windows.cutoffs(self.clock.now()))
+        for category, purge in (("tombstones", self.store.purge_tombstones),
+                                ("history", self.store.purge_history)):
+            for ids in self._batches(purge, report.cutoffs[category], dry_run):
+                report.purged[category] += len(ids)
+                report.ids[category].extend(ids)
+                if progress is not None:
+                    progress(category, report.purged[category])
+        for category, status in (("done_jobs", JobStatus.DONE), ("dead_jobs", JobStatus.DEAD)):
+            report.purged[category] = self._jobs(status, report.cutoffs[category], dry_run)
+            if progress is not None:
+                progress(category, report.purged[category])
+        return report
+
+    def _batches(self, purge: Callable[..., builtins.list[str]], before: datetime,
+                 dry_run: bool) -> Iterator[builtins.list[str]]:
+        if dry_run:
+            yield purge(before, DRY_RUN_LIMIT, dry_run=True)
+            return
+        while ids := purge(before, self.batch):
+            yield ids
+            if len(ids) < self.batch:
+                return
+
+    def _jobs(self, status: JobStatus, before: datetime, dry_run: bool) -> int:
+        if not dry_run:
+            return self.store.purge_jobs([status], before)
+        finished = self.store.jobs(statuses=[status], limit=DRY_RUN_LIMIT)
+        return sum(1 for job in finished if job.updated_at < before)
+
+
+def _summary(report: RetentionReport) -> dict[str, Any]:
+    """A job's result: the counts and cutoffs (the ids can be many)."""
+    data = report.to_dict()
+    data.pop("ids")
+    return data

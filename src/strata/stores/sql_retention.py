@@ -1,0 +1,79 @@
+"""SQL of the maintenance sweep and the retention purge, shared by SQLite and Postgres.
+
+Each adapter runs these inside its own transaction and adds what only it has (SQLite: the
+``embeddings`` table and the in-process vector index; Postgres: ``memory_terms`` and
+``text_stats``). Graph links are removed with ``GraphSQL.relink`` before the row they point at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from strata.stores import sql
+from strata.stores.sql_graph import Connection
+
+HORIZON_KEY = "history_horizon"
+
+
+@dataclass(frozen=True)
+class RetentionSQL:
+    dialect: sql.Dialect
+    memory_columns: str
+
+    @cached_property
+    def statements(self) -> dict[str, str]:
+        p = self.dialect.mark
+        return {
+            "scan": f"""SELECT {self.memory_columns} FROM memories
+                        WHERE lifecycle <> 'deleted' AND id > {p} ORDER BY id LIMIT {p}""",
+            "due_tombstones": f"""SELECT id, team FROM memories
+                WHERE lifecycle = 'deleted' AND pinned = {p} AND deleted_at < {p}
+                ORDER BY deleted_at, id LIMIT {p}""",
+            # A purged memory's representation versions go with it (they describe it only).
+            "delete_versions": f"DELETE FROM memory_versions WHERE memory_id = {p}",
+            "delete_memory": f"DELETE FROM memories WHERE id = {p}",
+            # The newest row of a memory that still exists, and every row of a pinned
+            # memory, stay: they are what point-in-time reconstruction starts from.
+            "due_history": f"""SELECT h.id FROM history h WHERE h.ts < {p}
+                AND NOT EXISTS (
+                    SELECT 1 FROM memories m WHERE m.id = h.memory_id AND (
+                        m.pinned = {p} OR h.rowid = (
+                            SELECT MAX(h2.rowid) FROM history h2
+                            WHERE h2.memory_id = h.memory_id)))
+                ORDER BY h.ts, h.id LIMIT {p}""",
+            "delete_history": f"DELETE FROM history WHERE id = {p}",
+            "get_horizon": f"SELECT value FROM store_meta WHERE key = '{HORIZON_KEY}'",
+            "put_horizon": f"""INSERT INTO store_meta (key, value) VALUES ('{HORIZON_KEY}', {p})
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
+        }
+
+    def scan(self, conn: Connection, after_id: str | None, limit: int) -> list[Any]:
+        return list(conn.execute(self.statements["scan"], (after_id or "", limit)).fetchall())
+
+    def due_tombstones(self, conn: Connection, before: datetime, limit: int
+                       ) -> list[tuple[str, str]]:
+        d = self.dialect
+        rows = conn.execute(self.statements["due_tombstones"],
+                            (d.flag(False), d.time(before), limit)).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def due_history(self, conn: Connection, before: datetime, limit: int) -> list[str]:
+        d = self.dialect
+        rows = conn.execute(self.statements["due_history"],
+                            (d.time(before), d.flag(True), limit)).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_history(self, conn: Connection, ids: list[str], before: datetime) -> None:
+        for row_id in ids:
+            conn.execute(self.statements["delete_history"], (row_id,))
+        if ids:
+            known = self.horizon(conn)
+            conn.execute(self.statements["put_horizon"],
+                         ((max(known, before) if known else before).isoformat(),))
+
+    def horizon(self, conn: Connection) -> datetime | None:
+        row = conn.execute(self.statements["get_horizon"]).fetchone()
+        return datetime.fromisoformat(row[0]) if row else None

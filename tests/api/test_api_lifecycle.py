@@ -1,0 +1,56 @@
+"""Archive / unarchive and the maintenance sweeps over HTTP, with roles: a writer archives
+its own memories; only operators and admins run tiers, decay and retention."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from strata.api.app import create_app
+from strata.facade import Strata
+
+
+@pytest.fixture
+def http(facade: Strata) -> Iterator[TestClient]:
+    with TestClient(create_app(facade, auth_mode="token")) as client:
+        yield client
+
+
+def headers(facade: Strata, role: str) -> dict[str, str]:
+    _, secret = facade.create_token(role, team="a")
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def test_a_writer_archives_and_unarchives_its_memory(facade: Strata, http: TestClient) -> None:
+    writer = headers(facade, "writer")
+    memory_id = facade.remember("Ann likes tea", scope={"team": "a"}, raw=True).memory_ids[0]
+    url = f"/v1/memories/{memory_id}"
+    archived = http.post(f"{url}/archive", json={"reason": "old"}, headers=writer)
+    assert archived.status_code == 200 and archived.json()["lifecycle"] == "archived"
+    assert http.get("/v1/memories", headers=writer).json()["items"] == []
+    assert http.get(url, headers=writer).json()["lifecycle"] == "archived"  # by id: yes
+    again = http.post(f"{url}/archive", json={"reason": "again"}, headers=writer)
+    assert again.status_code == 422 and again.json()["error"]["code"] == "invalid_input"
+    stale = http.post(f"{url}/unarchive", json={"reason": "x", "if_version": 1}, headers=writer)
+    assert stale.status_code == 409
+    back = http.post(f"{url}/unarchive", json={"reason": "back", "if_version": 2},
+                     headers=writer)
+    assert back.status_code == 200 and back.json()["lifecycle"] == "active"
+    reader = headers(facade, "reader")
+    assert http.post(f"{url}/archive", json={"reason": "r"}, headers=reader).status_code == 403
+
+
+@pytest.mark.parametrize("kind", ["tiers", "decay", "retention"])
+def test_only_operators_run_the_sweeps(facade: Strata, http: TestClient, kind: str) -> None:
+    denied = http.post(f"/v1/maintenance/{kind}", json={}, headers=headers(facade, "writer"))
+    assert denied.status_code == 403
+    operator = headers(facade, "operator")
+    report = http.post(f"/v1/maintenance/{kind}", json={"dry_run": True}, headers=operator)
+    assert report.status_code == 200 and report.json()["dry_run"] is True
+    queued = http.post(f"/v1/maintenance/{kind}", json={"background": True}, headers=operator)
+    assert queued.status_code == 202
+    assert facade.job(queued.json()["job_id"]).kind.value == kind
+    assert facade.work() >= 1
+    assert facade.job(queued.json()["job_id"]).status.value == "done"
