@@ -48,6 +48,7 @@ from strata.domain.models import (
     Scope,
 )
 from strata.domain.representations import MemoryVersion
+from strata.domain.review import approved, rejected, review_edits
 from strata.domain.text import search_text
 from strata.errors import (
     ConfirmationRequired,
@@ -267,7 +268,7 @@ class Strata:
         *,
         messages: Sequence[Mapping[str, Any]] | None = None,
         scope: ScopeLike = None,
-        type: MemoryType | str = MemoryType.SEMANTIC,
+        type: MemoryType | str | None = None,
         importance: float | None = None,
         pinned: bool = False,
         tags: Sequence[str] = (),
@@ -588,9 +589,16 @@ class Strata:
         return self._apply(planned, current.version)
 
     def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                actor: Actor | None = None) -> Memory:
+                actor: Actor | None = None, tags: Sequence[str] | None = None,
+                topic: str | None = None, importance: float | int | str | None = None,
+                note: str | None = None) -> Memory:
         """Review mode: a candidate becomes active (disputed if it contradicts a memory), and
-        the update it proposed is applied now, unless its target is pinned, locked or gone."""
+        the update it proposed is applied now, unless its target is pinned, locked or gone.
+        The reviewer's edits (``tags`` added, ``topic`` as ``topic:<t>``, ``importance`` as a
+        tier 0..4 or 0.0..1.0, default 0.5, ``note``) go in the same version; one ``APPROVE``
+        history row records it (``strata.domain.review``)."""
+        edits = review_edits(tags=tags, topic=topic, importance=importance, note=note)
+        reason = check_reason(reason)
         current = self._candidate(memory_id, scope)
         proposed = current.meta.get("proposed") or {}
         wanted = [str(i) for i in (proposed.get("target"), *proposed.get("contradicts", ()))
@@ -598,8 +606,10 @@ class Strata:
         targets = {m.id: m for m in self.store.get_many(wanted, current.scope)
                    if m.scope == current.scope}
         actor = actor or Actor()
-        changes = plan_approval(current, targets, self._clock.now(), actor.id,
-                                check_reason(reason), actor.request_id)
+        now = self._clock.now()
+        changes = plan_approval(current, targets, now, actor.id, reason, actor.request_id)
+        changes[0] = (approved(changes[0][0], current, edits, reviewer=actor.id, now=now,
+                               reason=reason), changes[0][1])
         self.store.write(WriteBatch(
             events=(), memories=(), actor=actor.id, reason="approve", request_id=actor.request_id,
             changes=[MemoryChange(p.after, version, p.history) for p, version in changes],
@@ -608,10 +618,13 @@ class Strata:
 
     def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                actor: Actor | None = None) -> Memory:
-        """Review mode: a candidate is soft-deleted (recoverable), its proposal dropped."""
+        """Review mode: a candidate becomes ``deprecated`` (kept for the audit, never
+        recalled, not live: the same content can be remembered again); one ``REJECT`` row."""
+        reason = check_reason(reason)
         current = self._candidate(memory_id, scope)
-        planned = plan_forget(current, now=self._clock.now(), actor=actor or Actor(),
-                              reason=f"rejected: {check_reason(reason)}", force=True)
+        actor = actor or Actor()
+        planned = rejected(current, reviewer=actor.id, now=self._clock.now(), reason=reason,
+                           request_id=actor.request_id)
         return self._apply(planned, current.version)
 
     def _candidate(self, memory_id: str, scope: ScopeLike) -> Memory:
@@ -1081,6 +1094,15 @@ class Strata:
     def revoke_token(self, token_id: str) -> None:
         if not self.store.revoke_token(token_id, self._clock.now()):
             raise NotFound(f"no live token {token_id}", id=token_id)
+
+    # -- review --------------------------------------------------------------------------------
+
+    def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
+                     cursor: str | None = None) -> Page:
+        """The candidates awaiting review that ``scope`` sees, newest first, a page at a
+        time (``approve`` / ``reject`` them)."""
+        return self.list(scope=scope, limit=limit, cursor=cursor,
+                         filters=Filters(lifecycles=(Lifecycle.CANDIDATE,)))
 
 
     # -- tiers, decay and retention --

@@ -112,14 +112,17 @@ class GuardedStrata:
         self._owned(memory_id, where, include_deleted=True)
         return self.strata.recover(memory_id, reason=reason, scope=where, actor=self.actor)
 
-    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
+    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+                **edits: Any) -> Memory:
         """Review mode: writers review the candidates of the scopes they may write to (they
-        could modify or forget those memories anyway)."""
+        could modify or forget those memories anyway). ``edits``: tags, topic, importance,
+        note (``Strata.approve``)."""
         self._authorize(Operation.WRITE)
         where = self.scope(scope)
         self._owned(memory_id, where)
         self._spend()
-        return self.strata.approve(memory_id, reason=reason, scope=where, actor=self.actor)
+        return self.strata.approve(memory_id, reason=reason, scope=where, actor=self.actor,
+                                   **edits)
 
     def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         self._authorize(Operation.WRITE)
@@ -390,3 +393,10 @@ class GuardedStrata:
     def schedule_maintenance(self, kind: str) -> str:
         self._authorize(Operation.MAINTAIN)
         return self.strata.schedule_maintenance(kind)
+    # -- review --------------------------------------------------------------------------------
+
+    def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
+                     cursor: str | None = None) -> Page:
+        """Candidates are listed to readers like any memory they see; deciding needs WRITE."""
+        self._authorize(Operation.READ)
+        return self.strata.review_queue(scope=self.scope(scope), limit=limit, cursor=cursor)

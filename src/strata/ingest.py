@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata.domain.tagging import kind_type
 from strata.domain.text import content_hash, search_text
 from strata.errors import InvalidInput
 
@@ -94,7 +95,7 @@ def parse_request(
     text: str | None,
     messages: Sequence[Mapping[str, Any]] | None,
     scope: Scope | Mapping[str, Any] | str | None,
-    type: MemoryType | str,
+    type: MemoryType | str | None,
     importance: float | None,
     pinned: bool,
     tags: Sequence[str],
@@ -121,13 +122,16 @@ def parse_request(
         not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 200
     ):
         raise InvalidInput("idempotency_key must be a string of 1-200 characters")
+    checked_tags = check_tags(tags)
+    if type is None:  # not given: a kind: tag says it, else a plain fact
+        type = kind_type(checked_tags) or MemoryType.SEMANTIC
     return RememberRequest(
         scope=parsed_scope,
         messages=items,
         type=check_type(type, parsed_scope),
         importance=check_importance(importance if importance is not None else 0.5) or 0.0,
         pinned=pinned,
-        tags=check_tags(tags),
+        tags=checked_tags,
         conversation_id=_name(conversation_id, "conversation_id") or "default",
         idempotency_key=idempotency_key,
     )

@@ -32,6 +32,7 @@ from strata.domain.jobs import JobKind, NewJob
 from strata.domain.lifecycle import Actor, check_reason
 from strata.domain.models import Filters, Memory, Scope
 from strata.domain.representations import MemoryVersion, derive_levels
+from strata.domain.tagging import normalize_tag
 from strata.errors import InvalidInput, NotFound
 from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress
 from strata.ports import Embedder, MemoryChange, Store
@@ -161,10 +162,10 @@ class Levels:
 
 
 def topic_tag(topic: object) -> str:
-    if not isinstance(topic, str) or not topic.strip() or len(topic) > 100 or ":" in topic:
-        raise InvalidInput("topic must be a non-empty name of at most 100 characters, "
-                           "without ':'")
-    return TOPIC_PREFIX + topic.strip()
+    """The typed tag ``topic:<topic>``, normalised as every write normalises it."""
+    if not isinstance(topic, str):
+        raise InvalidInput("topic must be a string", field="topic")
+    return normalize_tag(TOPIC_PREFIX + topic, field="topic")
 
 
 def hammer_policy(settings: Settings) -> HammerPolicy:

@@ -93,6 +93,12 @@ def config(max_examples: int, seed: int, phases: tuple[str, ...] = PHASES) -> Sc
             "positive_data_acceptance": {
                 "expected-statuses": ["2xx", "401", "403", "404", "409", "422", "428"],
             },
+            # A generated body over the size limit is refused with 413 before validation:
+            # a rejection of negative data like any 4xx.
+            "negative_data_rejection": {
+                "expected-statuses": ["400", "401", "403", "404", "406", "409", "413", "422",
+                                      "428"],
+            },
         },
     })
 

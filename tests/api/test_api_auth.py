@@ -110,6 +110,7 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             f"/v1/memories/{a_id}/reject", headers=b_admin, params=A, json={"reason": "x"}),
         "GET /v1/memories/{memory_id}/history": lambda: api.get(
             f"/v1/memories/{a_id}/history", headers=b_admin, params=A),
+        "GET /v1/review": lambda: api.get("/v1/review", headers=b_admin, params=A),
         "POST /v1/forget": lambda: api.post("/v1/forget", headers=b_admin, json={
             "mode": "execute", "ids": [a_id], "reason": "x", "scope": A,
             "preview_token": preview.json()["preview_token"]}),

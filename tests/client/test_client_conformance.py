@@ -76,6 +76,9 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
     step("archive", memory_id, reason="again", scope=ALICE)  # already archived: refused
     step("unarchive", memory_id, reason="still true", scope=ALICE, if_version=5)
     step("history", memory_id, scope=ALICE)
+    step("review_queue", scope=ALICE, limit=5)
+    step("approve", memory_id, reason="r", scope=ALICE, importance="high")  # a bad edit
+    step("approve", memory_id, reason="r", scope=ALICE, tags=["kind:fact"])  # not a candidate
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
     bulk_operations(step, memory_id)
     return out
@@ -162,6 +165,7 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
     assert normal(got) == normal(expected)
     assert [type(r).__name__ for r in got if isinstance(r, StrataError)] == [
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
+        "InvalidInput", "InvalidInput",  # the review steps
         "InvalidInput", "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
         "InvalidInput", "NotFound", "InvalidInput"]
     history = next(r for r in reversed(got) if isinstance(r, list) and r

@@ -103,7 +103,7 @@ def test_promote_refuses_another_memorys_version_and_bad_locks(strata: Strata) -
 
 def test_a_topic_run_covers_only_the_topic_and_a_dry_run_writes_nothing(
         strata: Strata) -> None:
-    billing = _remembered(strata, tags=["topic:billing"])
+    billing = _remembered(strata, tags=["topic: billing "])  # typed tags are normalised
     other = _remembered(strata, OTHER, tags=["topic:travel"])
     dry = strata.compress_topic("billing", scope=A, dry_run=True)
     assert (dry.dry_run, dry.candidates, dry.counts["compressed"]) == (True, 1, 1)
@@ -116,7 +116,7 @@ def test_a_topic_run_covers_only_the_topic_and_a_dry_run_writes_nothing(
     with pytest.raises(InvalidInput):
         strata.compress_run(scope=A, topic="billing", everything=True)
     with pytest.raises(InvalidInput):
-        strata.compress_topic("bad:topic", scope=A)
+        strata.compress_topic("   ", scope=A)
 
 
 def test_candidates_are_cold_or_overlong_memories(strata: Strata, clock: FakeClock) -> None:

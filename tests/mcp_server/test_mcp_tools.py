@@ -180,3 +180,38 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
     assert payload(prompt)["hits"][0]["content"] == "Alice's cat is named Miso."
     assert "Miso" in payload(prompt)["context"]
     assert "The team decided: blue logo" in payload(after)["context"]  # shielded fact
+
+
+def test_review_tools_list_approve_and_reject_candidates(tmp_path: Any) -> None:
+    from strata.embedders.hashing import HashingEmbedder
+    from strata.policy import Principal, Role
+
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), review_mode="all") as strata:
+        tea, rome = (strata.remember(text, scope=ALICE, raw=True).memory_ids[0]
+                     for text in ("Alice drinks oolong.", "Alice lives in Rome."))
+        listed = payload(drive(strata, call("memory_review_list", limit=5)))
+        assert [m["id"] for m in listed["items"]] == [rome, tea]
+        assert listed["items"][0]["provenance"]["source"] == "remember"
+        bad = drive(strata, call("memory_approve", memory_id=tea, reason="ok",
+                                 importance="lots"))
+        assert error_code(bad) == "invalid_input"
+        assert bad.structured_content["error"]["details"] == {"field": "importance"}
+        assert drive(strata, call("memory_approve", memory_id=tea, reason="ok",
+                                  importance=True)).is_error  # not tier 1
+        approved = payload(drive(strata, call("memory_approve", memory_id=tea, reason="ok",
+                                              tags=["kind:preference"], topic="drinks",
+                                              importance=3, note="asked her")))
+        assert (approved["lifecycle"], approved["importance"], approved["type"]) == (
+            "active", 0.75, "user_profile")
+        assert approved["review"]["reviewed_by"] == "mcp"
+        rejected = payload(drive(strata, call("memory_reject", memory_id=rome, reason="no")))
+        assert rejected["lifecycle"] == "deprecated"
+        assert payload(drive(strata, call("memory_review_list")))["items"] == []
+        kinds = [[r.kind.value for r in strata.history(i, scope=ALICE)] for i in (tea, rome)]
+        assert kinds == [["ADD", "APPROVE"], ["ADD", "REJECT"]]
+        other = strata.remember("Alice swims.", scope=ALICE, raw=True).memory_ids[0]
+        reader = Caller(scope=ALICE, principal=Principal(
+            id="r1", kind="token", role=Role.READER, scope=Scope(team="default")))
+        refused = drive(strata, call("memory_approve", memory_id=other, reason="x"), reader)
+        assert error_code(refused) == "permission_denied"
+        assert strata.get(other, scope=ALICE).lifecycle.value == "candidate"

@@ -174,5 +174,5 @@ def test_approving_a_proposal_applies_it_and_rejecting_drops_it(
     assert strata.get(berlin.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
     assert strata.history(berlin.id, scope=U)[-1].reason.startswith("superseded by approved")
     gone = strata.reject(paris.id, scope=U, reason="wrong")
-    assert gone.lifecycle is Lifecycle.DELETED
+    assert gone.lifecycle is Lifecycle.DEPRECATED
     assert strata.get(strata.get(munich.id, scope=U).id, scope=U).lifecycle is Lifecycle.ACTIVE

@@ -35,6 +35,7 @@ from strata.api.deps import (
 from strata.api.graph import graph_router, shield_router
 from strata.api.lifecycle import lifecycle_router
 from strata.api.metrics import Metrics, MetricsMiddleware
+from strata.api.review import ApproveRequest, review_router
 from strata.api.schemas import (
     MAX_ID_CHARS,
     MAX_PAGE,
@@ -335,10 +336,12 @@ def recover_memory(
 @memories_router.post("/{memory_id}/approve", response_model=MemoryOut,
                       responses=error_responses(*COMMON_ERRORS, 409))
 def approve_memory(
-    memory_id: MemoryId, body: RecoverRequest, guarded: GuardedDep, scope: ScopeDep
+    memory_id: MemoryId, body: ApproveRequest, guarded: GuardedDep, scope: ScopeDep
 ) -> JSONResponse:
-    """Review mode: make a candidate active and apply the change it proposed."""
-    memory = guarded.approve(memory_id, reason=body.reason, scope=scope)
+    """Review mode: make a candidate active, with the reviewer's edits (tags, topic,
+    importance, note), and apply the change it proposed."""
+    memory = guarded.approve(memory_id, reason=body.reason, scope=scope, tags=body.tags,
+                             topic=body.topic, importance=body.importance, note=body.note)
     return JSONResponse(memory.to_dict())
 
 
@@ -347,7 +350,8 @@ def approve_memory(
 def reject_memory(
     memory_id: MemoryId, body: RecoverRequest, guarded: GuardedDep, scope: ScopeDep
 ) -> JSONResponse:
-    """Review mode: soft-delete a candidate (recoverable); its proposal is dropped."""
+    """Review mode: deprecate a candidate (kept for the audit, never recalled); its proposal
+    is dropped."""
     memory = guarded.reject(memory_id, reason=body.reason, scope=scope)
     return JSONResponse(memory.to_dict())
 
@@ -367,7 +371,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, compression_router,
-           lifecycle_router)
+           lifecycle_router, review_router)
 
 
 def create_app(

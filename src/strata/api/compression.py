@@ -18,6 +18,7 @@ from pydantic import Field
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import (
     MAX_ID_CHARS,
+    NOT_BLANK,
     MemoryOut,
     Reason,
     RequestModel,
@@ -30,7 +31,7 @@ compression_router = APIRouter(prefix="/v1", tags=["compression"])
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
 VersionId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
-Topic = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\s:][^:]*$")]
+Topic = Annotated[str, Field(min_length=1, max_length=90, pattern=NOT_BLANK)]
 
 
 class CompressOneRequest(RequestModel):

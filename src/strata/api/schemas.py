@@ -96,7 +96,8 @@ class RememberFields(RequestModel):
     """What a remember carries besides its content."""
 
     scope: ScopeIn = Field(default_factory=ScopeIn)
-    type: MemoryType = MemoryType.SEMANTIC
+    type: MemoryType | None = Field(default=None, description="Default: the type a kind: tag "
+                                    "names (kind:fact, kind:preference, ...), else semantic.")
     importance: Importance | None = None
     pinned: bool = Field(default=False, strict=True)
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)

@@ -163,8 +163,9 @@ def remember(
     agent: AgentOpt = None,
     run: RunOpt = None,
     memory_type: Annotated[
-        MemoryType, typer.Option("--type", help="Memory type.")
-    ] = MemoryType.SEMANTIC,
+        MemoryType | None, typer.Option("--type", help="Memory type (default: the type a "
+                                        "kind: tag names, else semantic).", show_default=False)
+    ] = None,
     importance: Annotated[
         float | None, typer.Option("--importance", min=0.0, max=1.0, help="0 to 1 (default 0.5).")
     ] = None,

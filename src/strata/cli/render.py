@@ -94,9 +94,20 @@ def show_memory(memory: Memory) -> None:
     ]
     if memory.deleted_at is not None:
         rows.append(("deleted", data["deleted_at"]))
+    rows.append(("provenance", _provenance_text(data["provenance"])))
+    review = memory.meta.get("review")
+    if isinstance(review, dict):
+        rows.append(("review", " ".join(f"{k}={v}" for k, v in review.items() if v)))
     for name, value in rows:
         table.add_row(name, Text(value))
     stdout().print(table)
+
+
+def _provenance_text(provenance: dict[str, Any]) -> str:
+    """Where a memory came from: its source, what derived it, the events that witness it."""
+    model = f" ({provenance['model']})" if provenance.get("model") else ""
+    events = ", ".join(provenance.get("event_ids") or ()) or "no events"
+    return f"{provenance.get('source')} by {provenance.get('extractor')}{model}; {events}"
 
 
 def show_page(page: Page) -> None:

@@ -9,7 +9,6 @@ import typer
 
 from strata.cli import render
 from strata.cli.session import GlobalOptions, open_strata
-from strata.domain.models import Filters, Lifecycle
 
 review_app = typer.Typer(help="Review candidate memories (review mode).", no_args_is_help=True)
 
@@ -49,8 +48,8 @@ def list_candidates(
 ) -> None:
     """Candidates awaiting review, newest first."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        page = strata.list(scope=_scope(team, user, agent, run), limit=limit, cursor=cursor,
-                           filters=Filters(lifecycles=(Lifecycle.CANDIDATE,)))
+        page = strata.review_queue(scope=_scope(team, user, agent, run), limit=limit,
+                                   cursor=cursor)
     if as_json:
         from strata.api.schemas import page_payload
 
@@ -62,12 +61,30 @@ def list_candidates(
 @review_app.command("approve")
 def approve(
     ctx: typer.Context, memory_id: MemoryIdArg, reason: ReasonOpt, team: TeamOpt = None,
-    user: UserOpt = None, agent: AgentOpt = None, run: RunOpt = None, as_json: JsonFlag = False,
+    user: UserOpt = None, agent: AgentOpt = None, run: RunOpt = None,
+    tags: Annotated[str | None, typer.Option(
+        "--tags", help="Tags to add, comma-separated (e.g. kind:fact,topic:work).",
+        show_default=False)] = None,
+    topic: Annotated[str | None, typer.Option(
+        "--topic", help="Its topic (stored as the tag topic:<topic>).", show_default=False)]
+    = None,
+    importance: Annotated[str | None, typer.Option(
+        "--importance", help="A tier 0-4 (0, 0.25, 0.5, 0.75, 1) or 0.0-1.0 (clamped); "
+                             "default 0.5.", show_default=False)] = None,
+    note: Annotated[str | None, typer.Option("--note", help="The reviewer's note.",
+                                             show_default=False)] = None,
+    as_json: JsonFlag = False,
 ) -> None:
-    """Make a candidate active and apply the change it proposed."""
+    """Make a candidate active, with these edits, and apply the change it proposed."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        memory = strata.approve(memory_id, reason=reason, scope=_scope(team, user, agent, run))
+        memory = strata.approve(
+            memory_id, reason=reason, scope=_scope(team, user, agent, run),
+            tags=_split(tags), topic=topic, importance=importance, note=note)
     render.memory_result(memory, as_json=as_json)
+
+
+def _split(tags: str | None) -> list[str] | None:
+    return None if tags is None else [t for t in (p.strip() for p in tags.split(",")) if t]
 
 
 @review_app.command("reject")
@@ -75,7 +92,8 @@ def reject(
     ctx: typer.Context, memory_id: MemoryIdArg, reason: ReasonOpt, team: TeamOpt = None,
     user: UserOpt = None, agent: AgentOpt = None, run: RunOpt = None, as_json: JsonFlag = False,
 ) -> None:
-    """Soft-delete a candidate (recoverable with `strata recover`)."""
+    """Deprecate a candidate: kept in its history, never recalled, and the same content can
+    be remembered again."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
         memory = strata.reject(memory_id, reason=reason, scope=_scope(team, user, agent, run))
     render.memory_result(memory, as_json=as_json)

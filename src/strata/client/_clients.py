@@ -20,6 +20,7 @@ import httpx
 
 from strata.client import _core
 from strata.client._core import (
+    ApproveOptions,
     Call,
     ForgetExecuteOptions,
     ForgetOptions,
@@ -170,12 +171,14 @@ class StrataClient:
     def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         return self._send(_core.recover(memory_id, reason=reason, scope=scope))
 
-    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        """Review mode: make a candidate active (``POST /v1/memories/{id}/approve``)."""
-        return self._send(_core.approve(memory_id, reason=reason, scope=scope))
+    def approve(self, memory_id: str, *, reason: str, **options: Unpack[ApproveOptions]
+                ) -> Memory:
+        """Review mode: make a candidate active, with optional edits (tags, topic,
+        importance, note) (``POST /v1/memories/{id}/approve``)."""
+        return self._send(_core.approve(memory_id, reason=reason, **options))
 
     def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        """Review mode: soft-delete a candidate (``POST /v1/memories/{id}/reject``)."""
+        """Review mode: deprecate a candidate (``POST /v1/memories/{id}/reject``)."""
         return self._send(_core.reject(memory_id, reason=reason, scope=scope))
 
     def history(self, memory_id: str, *, scope: ScopeLike = None
@@ -268,6 +271,13 @@ class StrataClient:
                  tb: TracebackType | None) -> None:
         self.close()
 
+    # -- review --------------------------------------------------------------------------------
+
+    def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
+                     cursor: str | None = None) -> Page:
+        """Candidates awaiting review, newest first (``GET /v1/review``)."""
+        return self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))
+
 
 class AsyncStrataClient:
     """The same client for asyncio / anyio code; every method is awaited."""
@@ -325,8 +335,9 @@ class AsyncStrataClient:
     async def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         return await self._send(_core.recover(memory_id, reason=reason, scope=scope))
 
-    async def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.approve(memory_id, reason=reason, scope=scope))
+    async def approve(self, memory_id: str, *, reason: str,
+                      **options: Unpack[ApproveOptions]) -> Memory:
+        return await self._send(_core.approve(memory_id, reason=reason, **options))
 
     async def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         return await self._send(_core.reject(memory_id, reason=reason, scope=scope))
@@ -416,3 +427,9 @@ class AsyncStrataClient:
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await self.aclose()
+
+    # -- review --------------------------------------------------------------------------------
+
+    async def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
+                           cursor: str | None = None) -> Page:
+        return await self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))

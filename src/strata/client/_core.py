@@ -47,7 +47,7 @@ class Call(Generic[T]):
 class RememberOptions(TypedDict, total=False):
     messages: Sequence[Mapping[str, Any]] | None
     scope: ScopeLike
-    type: MemoryType | str
+    type: MemoryType | str | None
     importance: float | None
     pinned: bool
     tags: Sequence[str]
@@ -74,6 +74,14 @@ class ModifyOptions(TypedDict, total=False):
     type: MemoryType | str | None
     subject: str | None
     if_version: int | None
+
+
+class ApproveOptions(TypedDict, total=False):
+    scope: ScopeLike
+    tags: Sequence[str] | None
+    topic: str | None
+    importance: float | int | str | None
+    note: str | None
 
 
 class ForgetOptions(TypedDict, total=False):
@@ -152,9 +160,13 @@ def recover(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Mem
                 params=_scope_params(scope), body={"reason": reason})
 
 
-def approve(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
+def approve(memory_id: str, *, reason: str, scope: ScopeLike = None,
+            **edits: Any) -> Call[Memory]:
+    body = _without_none({"reason": reason, **_jsonable(edits)})
+    if edits.get("tags") is not None:
+        body["tags"] = builtins.list(edits["tags"])
     return Call("POST", f"{_memory_path(memory_id)}/approve", Memory.from_dict,
-                params=_scope_params(scope), body={"reason": reason})
+                params=_scope_params(scope), body=body)
 
 
 def reject(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
@@ -457,3 +469,14 @@ def _filters_params(filters: Filters | None) -> Query:
     }
     params += [(k, str(v)) for k, v in single.items() if v is not None]
     return params + _flag("include_deleted", filters.include_deleted)
+
+
+# -- review --------------------------------------------------------------------------------
+
+
+def review_queue(*, scope: ScopeLike = None, limit: int = 50, cursor: str | None = None
+                 ) -> Call[Page]:
+    params = [*_scope_params(scope), ("limit", str(limit))]
+    if cursor is not None:
+        params.append(("cursor", cursor))
+    return Call("GET", "/v1/review", parse_page, params=params)

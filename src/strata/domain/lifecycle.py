@@ -23,11 +23,12 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
+from strata.domain.tagging import MAX_TAG_CHARS as MAX_TAG_CHARS
+from strata.domain.tagging import MAX_TAGS as MAX_TAGS
+from strata.domain.tagging import kind_type, normalize_tags
 from strata.domain.text import content_hash
 from strata.errors import InvalidInput, NotFound, PinnedMemory, VersionConflict
 
-MAX_TAGS = 50
-MAX_TAG_CHARS = 100
 MAX_REASON_CHARS = 2_000
 
 
@@ -57,16 +58,8 @@ def check_importance(value: float | None) -> float | None:
 
 
 def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(tags, str):
-        raise InvalidInput("tags must be a list of strings, not one string")
-    if len(tags) > MAX_TAGS:
-        raise InvalidInput(f"at most {MAX_TAGS} tags", count=len(tags))
-    cleaned: dict[str, None] = {}
-    for tag in tags:
-        if not isinstance(tag, str) or not tag.strip() or len(tag) > MAX_TAG_CHARS:
-            raise InvalidInput(f"each tag must be a non-empty string of ≤ {MAX_TAG_CHARS} chars")
-        cleaned[tag.strip()] = None
-    return tuple(cleaned)
+    """Tags as every write stores them: the typed tag contract of ``strata.domain.tagging``."""
+    return normalize_tags(tags)
 
 
 def check_text(text: object, *, max_chars: int, field: str = "text") -> str:
@@ -139,6 +132,7 @@ def plan_modify(
         changes["pinned"] = pinned
     if tags is not None:
         changes["tags"] = check_tags(tags)
+        type = type if type is not None else kind_type(changes["tags"])
     if type is not None:
         changes["type"] = check_type(type, current.scope)
     if subject is not None:

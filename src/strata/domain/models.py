@@ -43,12 +43,14 @@ class Lifecycle(enum.StrEnum):
     ARCHIVED = "archived"
     EXPIRED = "expired"
     DELETED = "deleted"  # soft-deleted; recoverable
+    DEPRECATED = "deprecated"  # a rejected candidate; kept for the audit, never recalled
 
 
 #: Lifecycles that normal recall and list return.
 RECALLABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED})
 #: Lifecycles that take part in exact-duplicate collapse ("live" rows).
-LIVE = frozenset(set(Lifecycle) - {Lifecycle.DELETED, Lifecycle.SUPERSEDED})
+NOT_LIVE = frozenset({Lifecycle.DELETED, Lifecycle.SUPERSEDED, Lifecycle.DEPRECATED})
+LIVE = frozenset(set(Lifecycle) - NOT_LIVE)
 
 
 class Tier(enum.StrEnum):
@@ -71,6 +73,8 @@ class HistoryKind(enum.StrEnum):
     ARCHIVE = "ARCHIVE"  # active or disputed -> archived (idle, or a moderator's action)
     UNARCHIVE = "UNARCHIVE"  # archived -> the lifecycle it had before
     EXPIRE = "EXPIRE"  # its valid_to has passed -> expired
+    APPROVE = "APPROVE"  # review: a candidate approved (with the reviewer's edits)
+    REJECT = "REJECT"  # review: a candidate rejected (deprecated)
 
 
 @dataclass(frozen=True, slots=True)

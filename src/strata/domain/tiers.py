@@ -48,7 +48,8 @@ from strata.errors import InvalidInput
 #: Lifecycles that decay may archive or expire (the ones default recall returns).
 DECAYABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED})
 #: Lifecycles that live in the cold tier whatever their other signals.
-COLD_LIFECYCLES = frozenset({Lifecycle.SUPERSEDED, Lifecycle.ARCHIVED, Lifecycle.EXPIRED})
+COLD_LIFECYCLES = frozenset({Lifecycle.SUPERSEDED, Lifecycle.ARCHIVED, Lifecycle.EXPIRED,
+                             Lifecycle.DEPRECATED})
 _RANK = {Tier.COLD: 0, Tier.WARM: 1, Tier.HOT: 2}
 
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 from starlette.requests import Request
 
 from strata import __version__
@@ -240,11 +240,13 @@ class StrataTools:
         content: Annotated[str, Field(min_length=1, max_length=100_000,
                                       description="The memory: one self-contained statement, "
                                                   "e.g. 'The user prefers tabs over spaces.'")],
-        type: Annotated[MemoryType, Field(description="semantic: a fact (default); episodic: "
+        type: Annotated[MemoryType | None, Field(description="semantic: a fact; episodic: "
                                                       "something that happened; procedural: how "
                                                       "to do something; user_profile: about the "
-                                                      "user; identity: about you, the agent.")]
-        = MemoryType.SEMANTIC,
+                                                      "user; identity: about you, the agent. "
+                                                      "Default: the type a kind: tag names, "
+                                                      "else semantic.")]
+        = None,
         importance: Annotated[float | None, Field(ge=0.0, le=1.0, description="0 to 1; "
                                                   "default 0.5.")] = None,
         pinned: Annotated[bool, Field(description="Always include it in the context, and "
@@ -511,6 +513,69 @@ class StrataTools:
         return run(call)
 
 
+    # -- review ([000] chunk 9; roles are checked by the guarded facade) ---------------------
+
+    def memory_review_list(
+        self,
+        limit: Annotated[int, Field(ge=1, le=100, description="How many at most.")] = 20,
+        cursor: Annotated[str | None, Field(max_length=1_000, description="next_cursor of "
+                                                                          "the previous page.")]
+        = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Candidate memories awaiting review (review mode), newest first, each with its
+        provenance and the change it proposes; approve or reject them with memory_approve /
+        memory_reject. Candidates are never returned by memory_search."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            page = view.review_queue(scope=scope, limit=limit, cursor=cursor)
+            return {"items": [review_item(m) for m in page.items],
+                    "next_cursor": page.next_cursor}
+        return run(call)
+
+    def memory_approve(
+        self,
+        memory_id: MemoryId,
+        reason: Reason,
+        tags: Annotated[list[str] | None, Field(max_length=50, description="Tags to add, e.g. "
+                                                "kind:fact, topic:work, subject:person:ana.")]
+        = None,
+        topic: Annotated[str | None, Field(min_length=1, max_length=90,
+                                           description="Its topic (stored as topic:<topic>).")]
+        = None,
+        importance: Annotated[StrictInt | StrictFloat | StrictStr | None, Field(
+            description="A tier 0-4 (0, 0.25, 0.5, 0.75, 1) or a number from 0.0 to 1.0; "
+                        "default 0.5.")] = None,
+        note: Annotated[str | None, Field(max_length=2_000, description="The reviewer's "
+                                                                        "note.")] = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Approve a candidate memory: it becomes active (recalled from now on), with these
+        edits, and any update it proposed is applied. Recorded in its history."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            memory = view.approve(memory_id, reason=reason, scope=scope, tags=tags,
+                                  topic=topic, importance=importance, note=note)
+            return review_item(memory)
+        return run(call)
+
+    def memory_reject(
+        self, memory_id: MemoryId, reason: Reason, ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Reject a candidate memory: it becomes deprecated (kept in the audit history, never
+        recalled); its proposed change is dropped."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            return review_item(view.reject(memory_id, reason=reason, scope=scope))
+        return run(call)
+
+
+def review_item(memory: Memory) -> dict[str, Any]:
+    """A memory as a reviewer needs it: where it came from and what it would change."""
+    return {**brief(memory), "provenance": memory.provenance.to_dict(),
+            "proposed": memory.meta.get("proposed"), "review": memory.meta.get("review")}
+
+
 TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_search", READ),
     ("memory_store", WRITE),
@@ -528,6 +593,9 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_pin", WRITE),
     ("memory_archive", CHANGE),
     ("memory_unarchive", CHANGE),
+    ("memory_review_list", READ),
+    ("memory_approve", WRITE),
+    ("memory_reject", CHANGE),
 )
 
 

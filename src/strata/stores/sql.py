@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from strata.domain.models import Filters, MemoryType, Scope
+from strata.domain.models import NOT_LIVE, Filters, MemoryType, Scope
+
+#: The lifecycles that are history, not live memories, as a SQL list: the predicate of the
+#: partial unique index ``memories_live_content`` (migration 0008) and every "live" query.
+NOT_LIVE_SQL = "(" + ", ".join(f"'{lc.value}'" for lc in sorted(NOT_LIVE)) + ")"
 
 #: ``strata.domain.visibility.can_see`` as SQL on alias m; ``{p}`` is the placeholder.
 VISIBLE = """

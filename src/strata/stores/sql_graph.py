@@ -20,7 +20,7 @@ from strata.domain.ids import new_id
 from strata.domain.models import Scope
 from strata.stores import sql
 
-LIVE_MEMORY = "m.lifecycle NOT IN ('deleted', 'superseded')"
+LIVE_MEMORY = f"m.lifecycle NOT IN {sql.NOT_LIVE_SQL}"
 
 
 class Cursor(Protocol):

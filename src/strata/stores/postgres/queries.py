@@ -29,8 +29,8 @@ VALUES ({", ".join(["%s"] * 30)}, %s, %s, %s::vector, %s, %s)
 """
 #: A new memory unless an equal live one holds its (scope, content hash): then nothing, and
 #: the caller reads the holder. Waits for a concurrent writer of the same content to finish.
-INSERT_MEMORY_UNLESS_HELD = INSERT_MEMORY + """
-ON CONFLICT (scope_key, content_hash) WHERE lifecycle NOT IN ('deleted', 'superseded')
+INSERT_MEMORY_UNLESS_HELD = INSERT_MEMORY + f"""
+ON CONFLICT (scope_key, content_hash) WHERE lifecycle NOT IN {sql.NOT_LIVE_SQL}
 DO NOTHING RETURNING rowid
 """
 RESTORE_MEMORY = INSERT_MEMORY + " ON CONFLICT (id) DO NOTHING RETURNING id, rowid"
@@ -98,9 +98,9 @@ HISTORY_COLUMNS = (
 INSERT_HISTORY = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
 RESTORE_HISTORY = INSERT_HISTORY + " ON CONFLICT (id) DO NOTHING RETURNING id"
 
-LIVE_HOLDER = """
+LIVE_HOLDER = f"""
 SELECT id FROM memories
-WHERE scope_key = %s AND content_hash = %s AND lifecycle NOT IN ('deleted', 'superseded')
+WHERE scope_key = %s AND content_hash = %s AND lifecycle NOT IN {sql.NOT_LIVE_SQL}
 """
 
 GET_IDEMPOTENCY = "SELECT request_hash, outcome FROM idempotency_keys WHERE key = %s"
@@ -180,8 +180,8 @@ ADD_TEXT_STATS = """
 UPDATE text_stats SET docs = docs + %s, tokens = tokens + %s WHERE shard = pg_backend_pid() %% 16
 """
 
-STATS = """
-SELECT COUNT(*), COUNT(*) FILTER (WHERE lifecycle NOT IN ('deleted', 'superseded')),
+STATS = f"""
+SELECT COUNT(*), COUNT(*) FILTER (WHERE lifecycle NOT IN {sql.NOT_LIVE_SQL}),
        COUNT(*) FILTER (WHERE lifecycle = 'deleted'),
        (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM history)
 FROM memories

@@ -12,6 +12,7 @@ from typing import Any
 
 from strata.domain.models import Filters, Scope
 from strata.stores import sql
+from strata.stores.sql import NOT_LIVE_SQL
 
 MEMORY_COLUMNS = (
     "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
@@ -69,9 +70,9 @@ HISTORY_COLUMNS = (
     "model, prompt_version, confidence"
 )
 
-LIVE_HOLDER = """
+LIVE_HOLDER = f"""
 SELECT id FROM memories
-WHERE scope_key = ? AND content_hash = ? AND lifecycle NOT IN ('deleted', 'superseded')
+WHERE scope_key = ? AND content_hash = ? AND lifecycle NOT IN {NOT_LIVE_SQL}
 """
 
 MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"

@@ -69,6 +69,7 @@ from strata.stores.common import (
     system_now,
     vector_bytes,
 )
+from strata.stores.sql import NOT_LIVE_SQL
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sql_retention import RetentionSQL
 from strata.stores.sqlite import jobs as jq
@@ -468,7 +469,7 @@ class SQLiteStore(SQLiteJobQueue):
         with _translated():
             count = conn.execute(
                 "SELECT COUNT(*), "
-                "SUM(lifecycle NOT IN ('deleted', 'superseded')), SUM(lifecycle = 'deleted') "
+                f"SUM(lifecycle NOT IN {NOT_LIVE_SQL}), SUM(lifecycle = 'deleted') "
                 "FROM memories"
             ).fetchone()
             events = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
