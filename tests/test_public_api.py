@@ -22,7 +22,7 @@ def test_every_error_has_a_stable_code_and_status() -> None:
             assert value is strata.StrataError or value.code != "strata_error", name
             assert 400 <= value.http_status < 600, name
             codes[value.code] = name
-    assert len(codes) == 24  # one distinct code per error class
+    assert len(codes) == 25  # one distinct code per error class
 
 
 def test_importing_strata_loads_no_model_runtime() -> None:

@@ -13,6 +13,7 @@
     ├── Unauthenticated            unauthenticated      401
     ├── RateLimited                rate_limited         429
     ├── ConfirmationRequired       confirmation_required 428
+    ├── NeedMoreContext            need_more_context    409  (escalation mode "ask")
     ├── PayloadTooLarge            payload_too_large    413
     ├── StoreError                 store_error          503
     │   └── StoreLocked            store_locked         503
@@ -44,6 +45,7 @@ __all__ = [
     "IdempotencyMismatch",
     "InvalidInput",
     "LeaseLost",
+    "NeedMoreContext",
     "NotFound",
     "PayloadTooLarge",
     "PermissionDenied",
@@ -160,6 +162,15 @@ class ConfirmationRequired(StrataError):
 
     code = "confirmation_required"
     http_status = 428
+
+
+class NeedMoreContext(StrataError):
+    """``NEED_MORE_CONTEXT`` in escalation mode "ask" ([001] mode B): nothing was escalated;
+    ``details`` holds ``recommended_next_level``, ``witnesses_available`` and ``reason``, and
+    the ``reroll`` a retry should send."""
+
+    code = "need_more_context"
+    http_status = 409
 
 
 class PayloadTooLarge(StrataError):

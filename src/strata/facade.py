@@ -20,7 +20,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
-from strata.domain.representations import MemoryVersion
+from strata.domain.representations import MemoryVersion, Witness
 from strata.domain.review import approved, rejected, review_edits
 from strata.domain.text import search_text
 from strata.errors import (
@@ -57,6 +57,7 @@ from strata.errors import (
     StrataError,
     Unauthenticated,
 )
+from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
 from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.ingest import (
     Draft,
@@ -144,14 +145,15 @@ class Strata:
         self.embedder = embedder
         self._clock = clock or SystemClock()
         self._extractor = extractor or VerbatimExtractor()
+        chain = providers or build_chain(self.settings, now=self._clock.now)
         self.pipeline = WritePipeline(
-            store, embedder, providers or build_chain(self.settings, now=self._clock.now),
-            self._clock, review=ReviewMode(self.settings.review_mode),
+            store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
             graph=graph or self._default_graph(store),
         )
         from strata.maintenance import Maintenance
 
-        self.levels = Levels(store, self._clock.now, hammer_policy(self.settings), embedder)
+        self.levels = Levels(store, self._clock.now, chain, hammer_policy(self.settings),
+                             embedder)
         handlers = {**self.pipeline.handlers(),
                     **Maintenance(store, embedder, self._clock).handlers(),
                     **self.levels.hammer().handlers(),
@@ -845,16 +847,26 @@ class Strata:
         filters: Filters | None = None,
         preset_name: str | None = None,
         config: RecallConfig | None = None,
+        reroll: int = 0,
+        need_more_context: bool = False,
+        escalation: str | None = None,
     ) -> Recall:
-        """The memories most useful for ``query``, best first, and a prompt-ready context."""
+        """The memories most useful for ``query``, best first, and a prompt-ready context
+        holding each memory's active representation. ``reroll`` n serves the context one
+        level higher per attempt (auto, R4, R5 evidence); ``need_more_context`` steps once
+        more (``escalation`` auto) or answers ``NeedMoreContext`` (ask). Never the ranking."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.settings.max_k:
             raise InvalidInput(f"k must be an integer from 1 to {self.settings.max_k}")
         budget = self.settings.default_budget_tokens if budget_tokens is None else budget_tokens
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidInput("budget_tokens must be a positive integer")
         chosen = config or self._config(preset_name)
-        result = self._retriever.recall(
-            query, Scope.parse(scope), k, budget, filters or Filters(), chosen
+        where, narrowing = Scope.parse(scope), filters or Filters()
+        result = escalated_recall(
+            lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
+                                                   attempt),
+            reroll=reroll, need_more_context=need_more_context,
+            mode=parse_mode(escalation or self.settings.escalation_mode),
         )
         if self.settings.track_access and result.hits:
             self.store.record_access([h.memory.id for h in result.hits], self._clock.now())
@@ -866,17 +878,31 @@ class Strata:
             return replace(base, fusion=self.settings.fusion, candidates=self.settings.candidates)
         return base
 
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: None = None, have: str | None = None) -> Memory: ...
+
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: str, have: str | None = None) -> LeveledMemory: ...
+
     def get(
-        self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False
-    ) -> Memory:
+        self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+        level: str | None = None, have: str | None = None,
+    ) -> Memory | LeveledMemory:
         """The memory, if the scope may see it; ``NotFound`` otherwise (never a hint that it
-        exists elsewhere)."""
+        exists elsewhere). With ``level`` (auto, more, R1, R3, R4, R5) also the representation
+        served at it; ``more`` steps up from ``have`` (default: the auto level)."""
         if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 100:
             raise InvalidInput("memory id must be a non-empty string")
         memory = self.store.get(memory_id, Scope.parse(scope), include_deleted=include_deleted)
         if memory is None:
             raise NotFound(f"memory {memory_id} not found", id=memory_id)
-        return memory
+        if level is None:
+            if have is not None:
+                raise InvalidInput("have goes with level=more")
+            return memory
+        return self._ladders.get(memory, level, have)
 
     def list(
         self,
@@ -895,10 +921,14 @@ class Strata:
         self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
         return self.store.history(memory_id)
 
-    def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
-        """The raw events a memory was derived from."""
+    def evidence(self, memory_id: str, *, scope: ScopeLike = None,
+                 witness: str | Mapping[str, Any] | Witness | None = None
+                 ) -> builtins.list[Event]:
+        """The raw events a memory was derived from, in thread order; with ``witness`` (an
+        event id or ``<conversation_id>:<from>-<to>``), only the slice it points at
+        (``NotFound`` if it points at nothing of this memory)."""
         memory = self.get(memory_id, scope=scope, include_deleted=True)
-        return self.store.events(memory.provenance.event_ids)
+        return self._ladders.evidence(memory, witness)
 
     def stats(self) -> StoreStats:
         return self.store.stats()
@@ -1184,6 +1214,12 @@ class Strata:
     def history_horizon(self) -> datetime | None:
         """History before this time may have been purged (None: never)."""
         return self.store.history_horizon()
+    # -- levels and escalation ([001] B; strata.escalation) --
+
+    @property
+    def _ladders(self) -> Ladders:
+        """Reads a memory's levels for ``get(level=...)`` and ``evidence`` (stateless)."""
+        return Ladders(self.store)
 
 
 def _derived_ids(job: Job) -> tuple[str, ...]:

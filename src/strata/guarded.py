@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.hammer import CompressReport
@@ -48,6 +48,7 @@ from strata.results import (
 )
 
 if TYPE_CHECKING:
+    from strata.escalation import LeveledMemory
     from strata.facade import ScopeLike, Strata
     from strata.retention import RetentionReport
     from strata.tiers import SweepReport
@@ -199,11 +200,22 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.recall(query, scope=self.scope(scope), **options)
 
-    def get(self, memory_id: str, *, scope: ScopeLike = None,
-            include_deleted: bool = False) -> Memory:
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: None = None, have: str | None = None) -> Memory: ...
+
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: str, have: str | None = None) -> LeveledMemory: ...
+
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: str | None = None, have: str | None = None) -> Memory | LeveledMemory:
         self._authorize(Operation.READ)
+        if level is None:
+            return self.strata.get(memory_id, scope=self.scope(scope),
+                                   include_deleted=include_deleted, have=have)
         return self.strata.get(memory_id, scope=self.scope(scope),
-                               include_deleted=include_deleted)
+                               include_deleted=include_deleted, level=level, have=have)
 
     def list(self, *, scope: ScopeLike = None, filters: Filters | None = None, limit: int = 50,
              cursor: str | None = None) -> Page:
@@ -216,9 +228,10 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.history(memory_id, scope=self.scope(scope))
 
-    def evidence(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[Event]:
+    def evidence(self, memory_id: str, *, scope: ScopeLike = None,
+                 witness: str | Mapping[str, Any] | None = None) -> builtins.list[Event]:
         self._authorize(Operation.READ)
-        return self.strata.evidence(memory_id, scope=self.scope(scope))
+        return self.strata.evidence(memory_id, scope=self.scope(scope), witness=witness)
 
     # -- representation levels --
 

@@ -59,6 +59,8 @@ NOISY_K = 5
 RUN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.ARCHIVED)
 
 Progress = Callable[[int, int], None]
+#: Derives a memory's R4, R3 and R1 (not stored): ``Levels.derive``, or the rules.
+Derive = Callable[[Memory], tuple[MemoryVersion, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +74,10 @@ class Planned:
 
 class CompressionHammer:
     def __init__(self, store: Store, now: Callable[[], datetime], policy: HammerPolicy,
-                 embedder: Embedder | None = None) -> None:
+                 embedder: Embedder | None = None, *, derive: Derive | None = None) -> None:
         self.store = store
         self._now = now
+        self._derive = derive or self._rules
         self.policy = policy
         self.embedder = embedder
 
@@ -123,10 +126,13 @@ class CompressionHammer:
                   if v.meta.get("content_hash") == memory.content_hash]
         if stored:
             return stored, []
-        events = self.store.events(memory.provenance.event_ids)
         derived = [replace(v, meta={**v.meta, "content_hash": memory.content_hash})
-                   for v in derive_levels(memory, events, now=now, new_id=new_id)]
+                   for v in self._derive(memory)]
         return derived, derived
+
+    def _rules(self, memory: Memory) -> tuple[MemoryVersion, ...]:
+        events = self.store.events(memory.provenance.event_ids)
+        return derive_levels(memory, events, now=self._now(), new_id=new_id)
 
     def _active_versions(self, memories: Sequence[Memory]) -> dict[str, MemoryVersion]:
         wanted = [m.active_version_id for m in memories if m.active_version_id]

@@ -1,7 +1,8 @@
 """Representation levels as a service: derive a memory's lower levels and choose the active one.
 
 ``compress`` is the single write path for new versions of one memory: it derives R4/R3/R1 from
-the memory's evidence (``strata.domain.representations.derive_levels``) unless versions of its
+the memory's evidence (``derive``: the rules, R3 by a model provider if the chain has one)
+unless versions of its
 current content are stored already, scores them with the compression hammer's rules
 (``strata.domain.hammer``: usefulness, size, pins, the R3 default-injection floor) and, in one
 transaction, appends the new versions and moves the active version to the winner with a
@@ -31,11 +32,13 @@ from strata.domain.ids import new_id
 from strata.domain.jobs import JobKind, NewJob
 from strata.domain.lifecycle import Actor, check_reason
 from strata.domain.models import Filters, Memory, Scope
-from strata.domain.representations import MemoryVersion, derive_levels
+from strata.domain.representations import MemoryVersion
 from strata.domain.tagging import normalize_tag
 from strata.errors import InvalidInput, NotFound
 from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress
 from strata.ports import Embedder, MemoryChange, Store
+from strata.providers.chain import ProviderChain
+from strata.providers.summarize import derive_with
 
 if TYPE_CHECKING:
     from strata.settings import Settings
@@ -57,19 +60,22 @@ class Compressed:
 
 class Levels:
     def __init__(self, store: Store, now: Callable[[], datetime],
-                 policy: HammerPolicy | None = None, embedder: Embedder | None = None) -> None:
+                 providers: ProviderChain | None = None, policy: HammerPolicy | None = None,
+                 embedder: Embedder | None = None) -> None:
         self.store = store
         self._now = now
+        self._providers = providers  # a model provider in it writes R3 (else the rules)
         self.policy = policy or HammerPolicy()
         self.embedder = embedder
 
     def hammer(self) -> CompressionHammer:
-        return CompressionHammer(self.store, self._now, self.policy, self.embedder)
+        return CompressionHammer(self.store, self._now, self.policy, self.embedder,
+                                 derive=self.derive)
 
     def derive(self, memory: Memory) -> tuple[MemoryVersion, ...]:
-        """The rule-based R4, R3 and R1 of ``memory`` (not stored)."""
+        """R4, R3 and R1 of ``memory`` (not stored): the rules', R3 by a model if any."""
         events = self.store.events(memory.provenance.event_ids)
-        return derive_levels(memory, events, now=self._now(), new_id=new_id)
+        return derive_with(self._providers, memory, events, now=self._now(), new_id=new_id)
 
     def compress(self, memory: Memory, *, actor: Actor, reason: str) -> Compressed:
         """Compress one memory now (a moderator's "compress now"); see the module doc."""

@@ -27,6 +27,7 @@ from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.errors import InvalidInput
+from strata.escalation import Ladders, level_of_attempt
 from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
@@ -103,11 +104,14 @@ class Retriever:
         self._store = store
         self._embedder = embedder
         self._now = clock
+        self._ladders = Ladders(store)
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
-        config: RecallConfig,
+        config: RecallConfig, attempt: int = 0,
     ) -> Recall:
+        """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
+        which representation of each memory the context injects, never the ranking."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:
@@ -128,25 +132,22 @@ class Retriever:
         mark = time.perf_counter()
         ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)[:k]
         identity = self._identity(viewer, config)
-        shown = _with_identity(ranked, identity)
-        context = build_context(shown, budget_tokens, self._injected(shown))
         timings["fuse"] = _ms_since(mark)
+        mark = time.perf_counter()
+        shown = _with_identity(ranked, identity)
+        served = self._ladders.injected(shown, attempt)
+        context = build_context(shown, budget_tokens,
+                                {i: rung.inline for i, rung in served.items()})
+        hits = tuple(replace(h, level=served[h.memory.id].level.name,
+                             witnesses=served[h.memory.id].witnesses) for h in ranked)
+        timings["levels"] = _ms_since(mark)
         timings["total"] = _ms_since(started)
         return Recall(
-            query=query, hits=tuple(ranked), context=context.text,
+            query=query, hits=hits, context=context.text,
             context_memory_ids=context.memory_ids, context_tokens=context.tokens,
             timings_ms={key: round(value, 3) for key, value in timings.items()},
+            used_level=level_of_attempt(attempt),
         )
-
-    def _injected(self, memories: list[Memory]) -> dict[str, str]:
-        """Memory id → the inline text of its active version (R3 where the memory was
-        compressed). One query, and only when some memory has an active version."""
-        wanted = [m.active_version_id for m in memories if m.active_version_id]
-        if not wanted:
-            return {}
-        found = {v.id: v for v in self._store.versions_by_id(wanted)}
-        return {m.id: found[m.active_version_id].inline() for m in memories
-                if m.active_version_id in found}
 
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,

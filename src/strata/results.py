@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from strata.domain.models import Memory
+from strata.domain.representations import Witness
 
 RememberStatus = Literal["processed", "queued", "raw_saved"]
 
@@ -43,6 +44,9 @@ class Hit:
     score: float
     signals: dict[str, float]  # raw per-signal scores that went into ``score``
     evidence: tuple[str, ...]  # ids of the raw events behind the memory
+    # -- levels --
+    level: str | None = None  # the representation the context injected (R1..R5)
+    witnesses: tuple[Witness, ...] = ()  # of that representation (R3): evidence on demand
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +54,8 @@ class Hit:
             "score": self.score,
             "signals": dict(self.signals),
             "evidence": list(self.evidence),
+            "level": self.level,
+            "witnesses": [w.to_dict() for w in self.witnesses],
         }
 
 
@@ -61,6 +67,9 @@ class Recall:
     context_memory_ids: tuple[str, ...]
     context_tokens: int
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # -- levels --
+    used_level: str = "auto"  # the step the context was served at: auto, R4, R5
+    escalated: bool = False  # NEED_MORE_CONTEXT made the server step up (mode A)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +79,8 @@ class Recall:
             "context_memory_ids": list(self.context_memory_ids),
             "context_tokens": self.context_tokens,
             "timings_ms": dict(self.timings_ms),
+            "used_level": self.used_level,
+            "escalated": self.escalated,
         }
 
 

@@ -214,6 +214,13 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="Longest a hot-cache entry lives (other processes' writes)."
     )
 
+    # -- levels and escalation ([001] B) --
+    escalation_mode: Literal["auto", "ask"] = Field(
+        default="auto",
+        description="What a recall with need_more_context does unless it says: auto (mode "
+        "A: re-run one level higher, answer escalated) or ask (mode B: answer 409 "
+        "need_more_context with the recommended next level).")
+
     @classmethod
     def settings_customise_sources(
         cls,

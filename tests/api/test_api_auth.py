@@ -126,6 +126,10 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
                                                   params=A),
         "GET /v1/graph/entities/{entity_id}/neighbors": lambda: api.get(
             f"/v1/graph/entities/{a_entity}/neighbors", headers=b_admin, params=A),
+        "GET /v1/memories/{memory_id}/evidence": lambda: api.get(
+            f"/v1/memories/{a_id}/evidence", headers=b_admin, params=A),
+        "GET /v1/memories/{memory_id}/versions": lambda: api.get(
+            f"/v1/memories/{a_id}/versions", headers=b_admin, params=A),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
         # -- compression hammer --

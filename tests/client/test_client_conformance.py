@@ -16,10 +16,14 @@ import pytest
 
 from strata.api.app import create_app
 from strata.client import AsyncStrataClient, StrataClient
+from strata.domain.escalation import VersionInfo
 from strata.domain.models import Filters, HistoryEvent, MemoryType
 from strata.embedders.hashing import HashingEmbedder
-from strata.errors import StrataError
+from strata.errors import NeedMoreContext, StrataError
+from strata.escalation import LeveledMemory
 from strata.facade import Strata
+from strata.ports import Page
+from strata.results import Recall
 from strata.testing import FakeClock
 from tests.live_server import serving
 
@@ -28,9 +32,11 @@ ALICE = {"user": "alice"}
 BULK = {"user": "alice", "run": "bulk"}
 
 
-def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
+def scenario(api: Any, tick: Callable[[], object], compress: Callable[[str], object]
+             ) -> list[Any]:
     """remember → recall → get → list → modify → forget → recover → history, with the
-    refusals along the way; every answer (or error) in order."""
+    refusals along the way, then levels and escalation; every answer (or error) in order.
+    ``compress`` compresses a memory on the facade behind ``api`` (there is no such route)."""
     out: list[Any] = []
 
     def step(method: str, *args: Any, **kwargs: Any) -> Any:
@@ -81,6 +87,7 @@ def scenario(api: Any, tick: Callable[[], object]) -> list[Any]:
     step("approve", memory_id, reason="r", scope=ALICE, tags=["kind:fact"])  # not a candidate
     step("forget", memory_id, reason="x", scope=ALICE, if_version=99)
     bulk_operations(step, memory_id)
+    level_operations(step, compress)
     return out
 
 
@@ -109,6 +116,55 @@ def bulk_operations(step: Callable[..., Any], memory_id: str) -> None:
     step("import_records", exported)  # everything is there already: all skipped
     step("import_records", [{"record": "memory", "id": "x"}])  # malformed: refused
     step("list", scope=BULK, filters=Filters(include_deleted=True))
+
+
+def level_operations(step: Callable[..., Any], compress: Callable[[str], object]) -> None:
+    """get at a level, more, evidence (whole, one witness, a foreign one), versions, recall
+    with reroll and NEED_MORE_CONTEXT in both modes, with their refusals."""
+    said = step("remember", messages=[
+        {"role": "user", "content": "Hi there! Our staging database runs PostgreSQL 16 on "
+                                    "port 5433. Could you keep that in mind?"},
+        {"role": "assistant", "content": "Noted: staging uses PostgreSQL 16 on port 5433."},
+        {"role": "user", "content": "The nightly backup job starts at 02:30 UTC."}],
+        scope=ALICE, conversation_id="ops", type=MemoryType.EPISODIC)
+    other = step("remember", "Unrelated note about gardening.", scope=ALICE)
+    episode = said.episode_id
+    for memory_id in (episode, *said.memory_ids):
+        compress(memory_id)
+    step("get", episode, scope=ALICE, level="auto")
+    r3 = step("get", episode, scope=ALICE, level="more", have="R1")
+    step("get", episode, scope=ALICE, level="more", have="R3")
+    step("get", episode, scope=ALICE, level="R5")
+    step("get", episode, scope=ALICE, level="R2")  # unused level: refused
+    step("get", episode, scope=ALICE, have="R3")  # have without level: refused
+    step("evidence", episode, scope=ALICE)
+    step("evidence", episode, scope=ALICE, witness=r3.served.witnesses[0].event_id)
+    step("evidence", episode, scope=ALICE, witness=other.event_ids[0])  # foreign: 404
+    step("evidence", episode, scope=ALICE, witness="ops:2-1")  # malformed range: refused
+    step("versions", episode, scope=ALICE)
+    step("versions", episode, scope={"user": "bob"})
+    for reroll in (0, 1, 2):
+        step("recall", "staging database port", scope=ALICE, k=1, reroll=reroll)
+    step("recall", "staging database port", scope=ALICE, k=1, need_more_context=True,
+         escalation="auto")
+    step("recall", "staging database port", scope=ALICE, k=1, need_more_context=True,
+         escalation="ask")
+    step("recall", "staging database port", scope=ALICE, reroll=-1)
+
+
+class Versions:
+    """The facade, with ``versions`` as the HTTP API serves them: metadata, no content."""
+
+    def __init__(self, strata: Strata) -> None:
+        self.strata = strata
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.strata, name)
+
+    def versions(self, memory_id: str, **options: Any) -> list[VersionInfo]:
+        found = self.strata.versions(memory_id, **options)
+        active = self.strata.get(memory_id, include_deleted=True, **options).active_version_id
+        return [VersionInfo.of(v, active) for v in found]
 
 
 def normal(results: list[Any]) -> Any:
@@ -140,7 +196,9 @@ ELIDED = frozenset({"timings_ms", "next_cursor", "actor", "preview_token", "conf
 
 
 def run_on(strata: Strata, clock: FakeClock, api: Any | None = None) -> list[Any]:
-    return scenario(api or strata, lambda: clock.advance(minutes=1))
+    return scenario(api or Versions(strata), lambda: clock.advance(minutes=1),
+                    lambda memory_id: strata.compress(memory_id, reason="conformance",
+                                                      scope=ALICE))
 
 
 @pytest.fixture
@@ -167,13 +225,28 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
         "IdempotencyMismatch", "InvalidInput", "NotFound", "VersionConflict", "NotFound",
         "InvalidInput", "InvalidInput",  # the review steps
         "InvalidInput", "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
-        "InvalidInput", "NotFound", "InvalidInput"]
+        "InvalidInput", "NotFound", "InvalidInput",
+        "InvalidInput", "InvalidInput", "NotFound", "InvalidInput", "NotFound",
+        "NeedMoreContext", "InvalidInput"]
+    leveled = [r for r in got if isinstance(r, LeveledMemory)]
+    assert [r.served.level.name for r in leveled] == ["R3", "R3", "R4", "R5"]
+    assert leveled[-1].served.events and not leveled[0].served.events
+    asked = next(r for r in got if isinstance(r, NeedMoreContext))
+    assert asked.details["recommended_next_level"] == "R4"
+    assert asked.details["witnesses_available"] is True
+    recalls = [r for r in got if isinstance(r, Recall)][-4:]
+    assert [(r.used_level, r.escalated) for r in recalls] == [
+        ("auto", False), ("R4", False), ("R5", False), ("R4", True)]
+    assert [r.hits[0].level for r in recalls] == ["R3", "R4", "R5", "R4"]
+    assert len({r.context for r in recalls[:3]}) == 3  # never the same context twice
+    assert recalls[0].hits[0].witnesses and not recalls[1].hits[0].witnesses
     history = next(r for r in reversed(got) if isinstance(r, list) and r
                    and isinstance(r[0], HistoryEvent))
     assert {row.actor for row in history} == {"api"}
     exported = next(r for r in got if isinstance(r, list) and r and isinstance(r[0], dict))
     assert {r["record"] for r in exported} == {"event", "memory", "history"}
-    bulk = [m for m in got[-1].items if m.scope.run == "bulk"]
+    listed = next(r for r in reversed(got) if isinstance(r, Page))
+    bulk = [m for m in listed.items if m.scope.run == "bulk"]
     assert len(bulk) == 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
 
 

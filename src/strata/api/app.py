@@ -33,6 +33,7 @@ from strata.api.deps import (
     single_values,
 )
 from strata.api.graph import graph_router, shield_router
+from strata.api.levels import HaveQuery, LeveledMemoryOut, LevelQuery, levels_router
 from strata.api.lifecycle import lifecycle_router
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
@@ -264,12 +265,14 @@ def remember(body: RememberRequest, guarded: GuardedDep) -> JSONResponse:
     return JSONResponse(remember_payload(result), headers={"Idempotent-Replayed": replayed})
 
 
-@memory_router.post("/recall", response_model=RecallResponse, responses=_READ)
+@memory_router.post("/recall", response_model=RecallResponse,
+                    responses=error_responses(*COMMON_ERRORS, 409))
 def recall(body: RecallRequest, guarded: GuardedDep) -> JSONResponse:
     """The memories most useful for a query, best first, and a prompt-ready context."""
     result = guarded.recall(
         body.query, scope=body.scope.to_scope(), k=body.k, budget_tokens=body.budget_tokens,
-        filters=body.filters.to_filters(), preset_name=body.preset,
+        filters=body.filters.to_filters(), preset_name=body.preset, reroll=body.reroll,
+        need_more_context=body.need_more_context, escalation=body.escalation,
     )
     return JSONResponse(result.to_dict())
 
@@ -287,12 +290,20 @@ def list_memories(
     return JSONResponse(page_payload(page))
 
 
-@memories_router.get("/{memory_id}", response_model=MemoryOut, responses=_READ)
+@memories_router.get("/{memory_id}", response_model=LeveledMemoryOut, responses=_READ)
 def get_memory(
-    memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep, include_deleted: bool = False
+    memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep, include_deleted: bool = False,
+    level: LevelQuery = None, have: HaveQuery = None,
 ) -> JSONResponse:
-    memory = guarded.get(memory_id, scope=scope, include_deleted=include_deleted)
-    return JSONResponse(memory.to_dict())
+    """The memory; with ``level`` (auto, more, R1-R5) also the representation served at it
+    (``representation``): ``more`` is the next level up from ``have``."""
+    if level is None:
+        memory = guarded.get(memory_id, scope=scope, include_deleted=include_deleted,
+                             have=have)
+        return JSONResponse(memory.to_dict())
+    leveled = guarded.get(memory_id, scope=scope, include_deleted=include_deleted,
+                          level=level, have=have)
+    return JSONResponse(leveled.to_dict())
 
 
 @memories_router.patch("/{memory_id}", response_model=MemoryOut, responses=_WRITE)
@@ -370,7 +381,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
-           ops_router, shield_router, graph_router, compression_router,
+           ops_router, shield_router, graph_router, compression_router, levels_router,
            lifecycle_router, review_router)
 
 

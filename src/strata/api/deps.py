@@ -167,7 +167,8 @@ ERROR_DESCRIPTIONS = {
     401: "Token mode: no bearer token, or an unknown or revoked one",
     403: "The caller's role does not allow this, or the target is outside its scope",
     404: "Not found, or not visible to this scope",
-    409: "Version conflict, pinned memory or duplicate content",
+    409: "Version conflict, pinned memory, duplicate content; or need_more_context "
+         "(a recall in escalation mode ask)",
     413: "Request body too large",
     422: "Invalid input",
     428: "A bulk forget above the threshold needs the preview's confirm token",

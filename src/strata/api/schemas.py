@@ -176,6 +176,14 @@ class RecallRequest(RequestModel):
     preset: Literal["hybrid", "rrf", "vector", "lexical"] | None = Field(
         default=None, description="Default: hybrid."
     )
+    # -- levels and escalation --
+    reroll: int = Field(default=0, ge=0, le=100, strict=True, description="Reroll attempt: "
+                        "0 injects each memory's active level (R3), 1 R4, 2+ R5 evidence.")
+    need_more_context: bool = Field(default=False, strict=True, description="NEED_MORE_CONTEXT:"
+                                    " step one level above `reroll`.")
+    escalation: Literal["auto", "ask"] | None = Field(
+        default=None, description="auto: re-run one level up (escalated: true); ask: 409 "
+        "need_more_context. Default: STRATA_ESCALATION_MODE.")
 
 
 class ModifyRequest(RequestModel):
@@ -317,6 +325,9 @@ class HitOut(ResponseModel):
     score: float
     signals: dict[str, float]
     evidence: list[str] = Field(description="Ids of the raw events behind the memory.")
+    level: str | None = Field(default=None, description="The level the context injected.")
+    witnesses: list[dict[str, Any]] = Field(
+        default_factory=list, description="Witnesses of that representation (R3).")
 
 
 class RecallResponse(ResponseModel):
@@ -326,6 +337,8 @@ class RecallResponse(ResponseModel):
     context_memory_ids: list[str]
     context_tokens: int
     timings_ms: dict[str, float]
+    used_level: str = Field(default="auto", description="auto, R4 or R5: the reroll step.")
+    escalated: bool = Field(default=False, description="NEED_MORE_CONTEXT stepped up (mode A).")
 
 
 class MemoryPage(ResponseModel):

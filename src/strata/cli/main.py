@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import compression, lifecycle, ops, render
+from strata.cli import compression, levels, lifecycle, ops, render
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -309,6 +309,9 @@ def recall(
     context: Annotated[
         bool, typer.Option("--context", help="Print only the prompt-ready context.")
     ] = False,
+    reroll: Annotated[int, typer.Option(
+        "--reroll", min=0, max=100, help="Reroll attempt: 0 the active level, 1 R4, 2+ R5 "
+        "evidence.")] = 0,
     types: TypesOpt = None,
     tags_any: TagsAnyOpt = None,
     team: TeamOpt = None,
@@ -322,7 +325,7 @@ def recall(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         result = strata.recall(
             query, scope=_scope(team, user, agent, run), k=k, budget_tokens=budget,
-            filters=filters, preset_name=preset,
+            filters=filters, preset_name=preset, reroll=reroll,
         )
     if as_json:
         render.emit_json(result.to_dict())
@@ -339,17 +342,26 @@ def get(
     include_deleted: Annotated[
         bool, typer.Option("--include-deleted", help="Show it even if forgotten.")
     ] = False,
+    level: Annotated[str | None, typer.Option(
+        "--level", help="Show a representation: auto, more, R1, R3, R4 or R5.")] = None,
+    have: Annotated[str | None, typer.Option(
+        "--have", help="With --level more: the level you already hold.")] = None,
     team: TeamOpt = None,
     user: UserOpt = None,
     agent: AgentOpt = None,
     run: RunOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Show one memory."""
+    """Show one memory (with --level: one of its representations)."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        memory = strata.get(
-            memory_id, scope=_scope(team, user, agent, run), include_deleted=include_deleted
-        )
+        where = _scope(team, user, agent, run)
+        if level is not None:
+            levels.show_leveled(strata.get(memory_id, scope=where, include_deleted=
+                                           include_deleted, level=level, have=have),
+                                as_json=as_json)
+            return
+        memory = strata.get(memory_id, scope=where, include_deleted=include_deleted,
+                            have=have)
     render.memory_result(memory, as_json=as_json)
 
 
@@ -574,3 +586,4 @@ app.add_typer(graph_app, name="graph")
 ops.register(app)
 compression.register(app)
 lifecycle.register(app)
+levels.register(app)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar, Unpack, overload
 
 import httpx
 
@@ -31,9 +31,11 @@ from strata.client._core import (
     RememberOptions,
     ScopeLike,
 )
+from strata.domain.escalation import VersionInfo
 from strata.domain.hammer import CompressReport
-from strata.domain.models import HistoryEvent, Memory
+from strata.domain.models import Event, HistoryEvent, Memory
 from strata.errors import TransportError
+from strata.escalation import LeveledMemory
 from strata.ports import Page
 from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
 
@@ -153,9 +155,23 @@ class StrataClient:
     def recall(self, query: str, **options: Unpack[RecallOptions]) -> Recall:
         return self._send(_core.recall(query, **options))
 
-    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False
-            ) -> Memory:
-        return self._send(_core.get(memory_id, scope=scope, include_deleted=include_deleted))
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: None = None, have: str | None = None) -> Memory: ...
+
+    @overload
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: str, have: str | None = None) -> LeveledMemory: ...
+
+    def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+            level: str | None = None, have: str | None = None) -> Memory | LeveledMemory:
+        """The memory; with ``level`` (auto, more, R1-R5) also the representation served
+        (``more``: the next level up from ``have``)."""
+        if level is None:
+            return self._send(_core.get(memory_id, scope=scope,
+                                        include_deleted=include_deleted, have=have))
+        return self._send(_core.get_leveled(memory_id, level=level, have=have, scope=scope,
+                                            include_deleted=include_deleted))
 
     def list(self, **options: Unpack[ListOptions]) -> Page:
         return self._send(_core.list(**options))
@@ -260,6 +276,17 @@ class StrataClient:
                         ) -> dict[str, Any]:
         """``POST /v1/maintenance/{tiers|decay|retention}``: the report, or ``{job_id}``."""
         return self._send(_core.run_maintenance(kind, dry_run=dry_run, background=background))
+    # -- levels and escalation ([001] B) --
+
+    def evidence(self, memory_id: str, *, scope: ScopeLike = None, witness: str | None = None
+                 ) -> builtins.list[Event]:
+        """The raw events behind a memory; with ``witness``, only the slice it points at."""
+        return self._send(_core.evidence(memory_id, scope=scope, witness=witness))
+
+    def versions(self, memory_id: str, *, scope: ScopeLike = None
+                 ) -> builtins.list[VersionInfo]:
+        """The memory's stored representations' metadata (no content), oldest first."""
+        return self._send(_core.versions(memory_id, scope=scope))
 
     def close(self) -> None:
         self._http.close()
@@ -316,10 +343,24 @@ class AsyncStrataClient:
     async def recall(self, query: str, **options: Unpack[RecallOptions]) -> Recall:
         return await self._send(_core.recall(query, **options))
 
+    @overload
     async def get(self, memory_id: str, *, scope: ScopeLike = None,
-                  include_deleted: bool = False) -> Memory:
-        return await self._send(_core.get(memory_id, scope=scope,
-                                          include_deleted=include_deleted))
+                  include_deleted: bool = False, level: None = None,
+                  have: str | None = None) -> Memory: ...
+
+    @overload
+    async def get(self, memory_id: str, *, scope: ScopeLike = None,
+                  include_deleted: bool = False, level: str,
+                  have: str | None = None) -> LeveledMemory: ...
+
+    async def get(self, memory_id: str, *, scope: ScopeLike = None,
+                  include_deleted: bool = False, level: str | None = None,
+                  have: str | None = None) -> Memory | LeveledMemory:
+        if level is None:
+            return await self._send(_core.get(memory_id, scope=scope,
+                                              include_deleted=include_deleted, have=have))
+        return await self._send(_core.get_leveled(memory_id, level=level, have=have,
+                                                  scope=scope, include_deleted=include_deleted))
 
     async def list(self, **options: Unpack[ListOptions]) -> Page:
         return await self._send(_core.list(**options))
@@ -417,6 +458,15 @@ class AsyncStrataClient:
                               background: bool = False) -> dict[str, Any]:
         return await self._send(_core.run_maintenance(kind, dry_run=dry_run,
                                                       background=background))
+    # -- levels and escalation ([001] B) --
+
+    async def evidence(self, memory_id: str, *, scope: ScopeLike = None,
+                       witness: str | None = None) -> builtins.list[Event]:
+        return await self._send(_core.evidence(memory_id, scope=scope, witness=witness))
+
+    async def versions(self, memory_id: str, *, scope: ScopeLike = None
+                       ) -> builtins.list[VersionInfo]:
+        return await self._send(_core.versions(memory_id, scope=scope))
 
     async def aclose(self) -> None:
         await self._http.aclose()

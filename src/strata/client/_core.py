@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar
 
+from strata.domain.escalation import VersionInfo
 from strata.domain.hammer import CompressReport
-from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
+from strata.domain.representations import Witness
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
+from strata.escalation import LeveledMemory
 from strata.ports import Page
 from strata.results import (
     BatchResult,
@@ -63,6 +66,10 @@ class RecallOptions(TypedDict, total=False):
     budget_tokens: int | None
     filters: Filters | None
     preset_name: str | None
+    # -- levels and escalation --
+    reroll: int
+    need_more_context: bool
+    escalation: str | None
 
 
 class ModifyOptions(TypedDict, total=False):
@@ -123,14 +130,60 @@ def recall(query: str, **options: Any) -> Call[Recall]:
         "query": query, "scope": _scope(options.get("scope")), "k": options.get("k", 10),
         "budget_tokens": options.get("budget_tokens"), "preset": options.get("preset_name"),
         "filters": _filters_body(options.get("filters")),
+        **_escalation_body(options),
     }
     return Call("POST", "/v1/recall", parse_recall, body=_without_none(body))
 
 
-def get(memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False
-        ) -> Call[Memory]:
+def get(memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
+        have: str | None = None) -> Call[Memory]:
     params = _scope_params(scope) + _flag("include_deleted", include_deleted)
+    params += [("have", have)] if have is not None else []  # refused without a level
     return Call("GET", _memory_path(memory_id), Memory.from_dict, params=params)
+
+
+# -- levels and escalation ([001] B) --------------------------------------------------------
+
+
+def get_leveled(memory_id: str, *, level: str, have: str | None = None,
+                scope: ScopeLike = None, include_deleted: bool = False
+                ) -> Call[LeveledMemory]:
+    """``get(level=...)``: the memory and the representation served at ``level``."""
+    params = _scope_params(scope) + _flag("include_deleted", include_deleted)
+    params += [("level", level)] + ([("have", have)] if have is not None else [])
+    return Call("GET", _memory_path(memory_id), LeveledMemory.from_dict, params=params)
+
+
+def evidence(memory_id: str, *, scope: ScopeLike = None, witness: str | None = None
+             ) -> Call[builtins.list[Event]]:
+    params = _scope_params(scope) + ([("witness", witness)] if witness is not None else [])
+    return Call("GET", f"{_memory_path(memory_id)}/evidence", parse_events, params=params)
+
+
+def versions(memory_id: str, *, scope: ScopeLike = None) -> Call[builtins.list[VersionInfo]]:
+    """The versions' metadata (what ``GET /v1/memories/{id}/versions`` serves)."""
+    return Call("GET", f"{_memory_path(memory_id)}/versions", parse_versions,
+                params=_scope_params(scope))
+
+
+def parse_events(data: Mapping[str, Any]) -> builtins.list[Event]:
+    return [Event.from_dict(row) for row in data["items"]]
+
+
+def parse_versions(data: Mapping[str, Any]) -> builtins.list[VersionInfo]:
+    return [VersionInfo.from_dict(row) for row in data["items"]]
+
+
+def _escalation_body(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Recall's escalation fields, only when asked (the server's defaults otherwise)."""
+    body: dict[str, Any] = {"reroll": options.get("reroll") or None,
+                            "escalation": options.get("escalation")}
+    if options.get("need_more_context"):
+        body["need_more_context"] = True
+    return body
+
+
+# -- the other memory operations ----------------------------------------------------------
 
 
 def list(**options: Any) -> Call[Page]:
@@ -318,13 +371,16 @@ def parse_remembered(data: Mapping[str, Any]) -> RememberResult:
 def parse_recall(data: Mapping[str, Any]) -> Recall:
     hits = tuple(
         Hit(Memory.from_dict(h["memory"]), float(h["score"]), dict(h["signals"]),
-            tuple(h["evidence"]))
+            tuple(h["evidence"]), level=h.get("level"),
+            witnesses=tuple(Witness.from_dict(w) for w in h.get("witnesses", ())))
         for h in data["hits"]
     )
     return Recall(
         query=data["query"], hits=hits, context=data["context"],
         context_memory_ids=tuple(data["context_memory_ids"]),
         context_tokens=int(data["context_tokens"]), timings_ms=dict(data.get("timings_ms", {})),
+        used_level=str(data.get("used_level", "auto")),
+        escalated=bool(data.get("escalated", False)),
     )
 
 

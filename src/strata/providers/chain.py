@@ -45,6 +45,7 @@ class ProviderChain:
         if local_only and remote:
             raise InvalidInput("local_only refuses remote providers", providers=remote)
         self.providers = tuple(providers)
+        self.local_only = local_only
         self._now = now or (lambda: datetime.now(UTC))
 
     def extract(self, text: str) -> ExtractionOutcome:

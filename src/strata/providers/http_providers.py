@@ -28,6 +28,12 @@ from strata.errors import (
 )
 from strata.providers.base import Capabilities, ExtractedFact, Extraction, Reliability
 from strata.providers.redaction import Redacted, Redactor
+from strata.providers.summarize import (
+    SUMMARY_PROMPT,
+    SUMMARY_SCHEMA,
+    SourceEvent,
+    summary_request,
+)
 from strata.providers.validation import parse_json, validate_decision, validate_extraction
 
 PROMPT_VERSION = "strata-llm-1"
@@ -175,6 +181,14 @@ class HttpProvider:
                                        "record_decision"), sent)
         return validate_decision(data, candidates, provider=self.name, model=self._model,
                                  prompt_version=PROMPT_VERSION)
+
+    # -- summaries ([001] R3; strata.providers.summarize) --
+
+    def summarize(self, memory: str, events: Sequence[SourceEvent]) -> Any:
+        """R3 bullets citing the events' temporary ids, parsed (checked by the caller)."""
+        sent = self._outbound(json.dumps(summary_request(memory, events), ensure_ascii=False))
+        return _restore(self._complete(SUMMARY_PROMPT, sent.text, SUMMARY_SCHEMA,
+                                       "record_summary"), sent)
 
     def _outbound(self, text: str) -> Redacted:
         """What may leave the machine: redacted for a remote provider ([003] §10.2)."""
