@@ -26,6 +26,7 @@ import numpy as np
 
 from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
 from strata.domain.graph import Entity, GraphFacts, Neighborhood, canonical_name, check_depth
+from strata.domain.hammer import CompressReport
 from strata.domain.ids import new_id
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import (
@@ -57,6 +58,7 @@ from strata.errors import (
     Unauthenticated,
 )
 from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
+from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.ingest import (
     Draft,
     Extractor,
@@ -70,7 +72,7 @@ from strata.ingest import (
     parse_request,
     with_neighbours,
 )
-from strata.levels import Levels
+from strata.levels import Levels, hammer_policy
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
 from strata.ports import (
@@ -151,8 +153,11 @@ class Strata:
         )
         from strata.maintenance import Maintenance
 
+        self.levels = Levels(store, self._clock.now, chain, hammer_policy(self.settings),
+                             embedder)
         handlers = {**self.pipeline.handlers(),
                     **Maintenance(store, embedder, self._clock).handlers(),
+                    **self.levels.hammer().handlers(),
                     **self._lifecycle_handlers()}
         self.runner = Runner(store, handlers, self._clock, Backoff(
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
@@ -160,7 +165,6 @@ class Strata:
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
         self._retriever = Retriever(store, embedder, self._clock.now)
-        self.levels = Levels(store, self._clock.now, chain)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
         )
@@ -934,8 +938,11 @@ class Strata:
 
     def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                  actor: Actor | None = None) -> Memory:
-        """Derive the memory's R4/R3/R1 from its evidence and make the R3 its active version
-        (what recall injects). Content, vector and search text are untouched."""
+        """Compress now: derive the memory's R4/R3/R1 from its evidence (unless versions of
+        its content exist), score them with the hammer's rules (usefulness, size, pins, the
+        R3 default-injection floor) and make the winner its active version (what recall
+        injects). A memory locked by a recent promote is returned unchanged. Content, vector
+        and search text are untouched."""
         current = self.get(memory_id, scope=scope)
         return self.levels.compress(current, actor=actor or Actor(), reason=reason).memory
 
@@ -944,6 +951,58 @@ class Strata:
         """Every stored representation of the memory, oldest first."""
         self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
         return self.store.versions(memory_id)
+
+    # -- compression hammer ([001] A: moderator controls) -------------------------------------
+
+    def compress_run(
+        self, *, scope: ScopeLike = None, topic: str | None = None, candidates: bool = False,
+        everything: bool = False, dry_run: bool = False, limit: int | None = None,
+        on_progress: Callable[[int, int], None] | None = None, actor: Actor | None = None,
+    ) -> CompressReport:
+        """Run the hammer over the memories owned within ``scope``: exactly one of a
+        ``topic`` (tag ``topic:<topic>``), the ``candidates`` (cold, noisy, overlong) or
+        ``everything``; in batches of 64, one transaction each. ``dry_run`` writes nothing."""
+        return self.levels.run(Scope.parse(scope), topic=topic, candidates=candidates,
+                               everything=everything, dry_run=dry_run, limit=limit,
+                               progress=on_progress, actor=actor or Actor())
+
+    def compress_topic(self, topic: str, *, scope: ScopeLike = None, dry_run: bool = False,
+                       actor: Actor | None = None) -> CompressReport:
+        """Compress every memory tagged ``topic:<topic>`` ([001] "compress now, per topic")."""
+        return self.compress_run(scope=scope, topic=topic, dry_run=dry_run, actor=actor)
+
+    def enqueue_compress(
+        self, *, scope: ScopeLike = None, topic: str | None = None, candidates: bool = False,
+        everything: bool = False, limit: int | None = None, actor: Actor | None = None,
+    ) -> builtins.list[str]:
+        """``compress_run`` in the background: ``compress`` jobs of 64 memories; their ids."""
+        jobs = self.levels.jobs(Scope.parse(scope), topic=topic, candidates=candidates,
+                                everything=everything, limit=limit, actor=actor or Actor(),
+                                max_attempts=self.settings.job_max_attempts)
+        return self.store.enqueue(jobs, self._clock.now()) if jobs else []
+
+    def promote_version(self, memory_id: str, version_id: str, *, reason: str,
+                        lock_minutes: int = PROMOTE_LOCK_MINUTES, scope: ScopeLike = None,
+                        actor: Actor | None = None) -> Memory:
+        """Make ``version_id`` (one of the memory's versions) what recall injects, and lock it
+        against the hammer for ``lock_minutes`` (an existing later lock is kept). A PROMOTE
+        history row records it; roll back by promoting an older version."""
+        current = self.get(memory_id, scope=scope)
+        return self.levels.promote(current, version_id, minutes=lock_minutes,
+                                   actor=actor or Actor(), reason=reason)
+
+    def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
+            scope: ScopeLike = None, actor: Actor | None = None) -> Memory:
+        """Pin: the hammer never makes a level below R3 (or ``min_level``) active."""
+        current = self.get(memory_id, scope=scope)
+        return self.levels.pin(current, pinned=True, min_level=min_level,
+                               actor=actor or Actor(), reason=reason)
+
+    def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None,
+              actor: Actor | None = None) -> Memory:
+        current = self.get(memory_id, scope=scope)
+        return self.levels.pin(current, pinned=False, min_level=None, actor=actor or Actor(),
+                               reason=reason)
 
     # -- moving data ------------------------------------------------------------------------
 

@@ -20,12 +20,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from strata.domain.graph import Entity, GraphFacts, Neighborhood
+from strata.domain.hammer import CompressReport
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata.domain.representations import MemoryVersion
 from strata.errors import InvalidInput, NotFound
 from strata.facade import check_batch
+from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.policy import (
     Operation,
     Principal,
@@ -246,6 +248,51 @@ class GuardedStrata:
                  ) -> builtins.list[MemoryVersion]:
         self._authorize(Operation.READ)
         return self.strata.versions(memory_id, scope=self.scope(scope))
+
+    # -- compression hammer ([001] A: moderator controls) --
+    # Runs and promotes are an operator's (MODERATE); a pin is a writer's change, like
+    # modify's ``pinned``. Runs cover only memories owned within the narrowed scope.
+
+    def compress_run(self, *, scope: ScopeLike = None, **options: Any) -> CompressReport:
+        self._authorize(Operation.MODERATE)
+        return self.strata.compress_run(scope=self.scope(scope), actor=self.actor, **options)
+
+    def compress_topic(self, topic: str, *, scope: ScopeLike = None,
+                       dry_run: bool = False) -> CompressReport:
+        return self.compress_run(scope=scope, topic=topic, dry_run=dry_run)
+
+    def enqueue_compress(self, *, scope: ScopeLike = None, **options: Any
+                         ) -> builtins.list[str]:
+        self._authorize(Operation.MODERATE)
+        return self.strata.enqueue_compress(scope=self.scope(scope), actor=self.actor,
+                                            **options)
+
+    def promote_version(self, memory_id: str, version_id: str, *, reason: str,
+                        lock_minutes: int = PROMOTE_LOCK_MINUTES,
+                        scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.MODERATE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        return self.strata.promote_version(memory_id, version_id, reason=reason,
+                                           lock_minutes=lock_minutes, scope=where,
+                                           actor=self.actor)
+
+    def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
+            scope: ScopeLike = None) -> Memory:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.pin(memory_id, min_level=min_level, reason=reason, scope=where,
+                               actor=self.actor)
+
+    def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
+              ) -> Memory:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.unpin(memory_id, reason=reason, scope=where, actor=self.actor)
 
     def graph_entities(self, *, scope: ScopeLike = None, limit: int = 50,
                        prefix: str | None = None) -> builtins.list[Entity]:

@@ -174,6 +174,19 @@ class Settings(BaseSettings):
     import_max_bytes: int = Field(
         default=256 << 20, ge=1, description="Largest HTTP import body (streamed to disk)."
     )
+    # -- compression hammer --
+    hammer_floor_level: int = Field(
+        default=3, ge=1, le=5, description="Lowest level the hammer makes active: 3 (R3, the "
+        "default injection level; R1 is for routing, not injection).")
+    hammer_cold_days: float = Field(
+        default=30.0, ge=0, description="A memory not accessed this long is a candidate.")
+    hammer_overlong_tokens: int = Field(
+        default=200, ge=1, description="A memory injecting more tokens is a candidate.")
+    hammer_noisy_similarity: float = Field(
+        default=0.92, gt=0, le=1, description="Cosine at which two memories of a scope are "
+        "near-duplicates (two or more make a memory a candidate).")
+    hammer_size_weight: float = Field(
+        default=0.5, ge=0, description="Size penalty of the hammer's score (per content size).")
     # -- tiers, decay and retention --
     archive_after_days: float = Field(
         default=90.0, gt=0, description="Idle (not accessed) this long: the decay job archives."

@@ -137,6 +137,16 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             json={"to_version": 1, "reason": "x"}),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
+        # -- compression hammer --
+        "POST /v1/memories/{memory_id}/compress": lambda: api.post(
+            f"/v1/memories/{a_id}/compress", headers=b_admin, params=A, json={}),
+        "POST /v1/compress": lambda: api.post("/v1/compress", headers=b_admin, json={
+            "scope": A, "everything": True}),
+        "PUT /v1/memories/{memory_id}/active/{version_id}": lambda: api.put(
+            f"/v1/memories/{a_id}/active/{a_id}", headers=b_admin, params=A,
+            json={"reason": "x"}),
+        "PUT /v1/memories/{memory_id}/pin": lambda: api.put(
+            f"/v1/memories/{a_id}/pin", headers=b_admin, params=A, json={"min_level": 5}),
         "POST /v1/memories/{memory_id}/archive": lambda: api.post(
             f"/v1/memories/{a_id}/archive", headers=b_admin, params=A, json={"reason": "x"}),
         "POST /v1/memories/{memory_id}/unarchive": lambda: api.post(
@@ -205,6 +215,16 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
                                                content=b'{"text": "imported"}\n'),
         "POST /v1/shield": lambda c, h: c.post("/v1/shield", headers=h, json={
             "messages": [{"content": "I moved to Lisbon."}]}),
+        # -- compression hammer --
+        "POST /v1/memories/{memory_id}/compress": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/compress", headers=h, json={}),
+        "POST /v1/compress": lambda c, h: c.post("/v1/compress", headers=h, json={
+            "everything": True, "dry_run": True}),
+        "PUT /v1/memories/{memory_id}/active/{version_id}": lambda c, h: c.put(
+            f"/v1/memories/{memory_id}/active/no-such-version", headers=h,
+            json={"reason": "r"}),
+        "PUT /v1/memories/{memory_id}/pin": lambda c, h: c.put(
+            f"/v1/memories/{memory_id}/pin", headers=h, json={"min_level": 4}),
         "POST /v1/memories/{memory_id}/archive": lambda c, h: c.post(
             f"/v1/memories/{memory_id}/archive", headers=h, json={"reason": "r"}),
         "POST /v1/memories/{memory_id}/unarchive": lambda c, h: c.post(

@@ -635,26 +635,27 @@ def _write_batch(
 
 def ingest_store(
     strata: Strata, texts: Sequence[str], vectors: Matrix, total: int,
-    progress: ProgressHook | None = None,
+    progress: ProgressHook | None = None, *, scope: Scope = BENCH_SCOPE,
 ) -> float:
     """Write ``texts`` through ``Store.write`` in batches, in the store's bulk-load mode;
     returns the seconds spent in writes plus the index build that ends the load."""
     now = datetime.now(UTC)
     with bulk_loading(strata.store):
-        spent = _write_batches(strata, texts, vectors, total, now, progress)
+        spent = _write_batches(strata, texts, vectors, total, now, progress, scope)
         mark = time.perf_counter()
     return spent + (time.perf_counter() - mark)
 
 
 def _write_batches(
     strata: Strata, texts: Sequence[str], vectors: Matrix, total: int, now: datetime,
-    progress: ProgressHook | None,
+    progress: ProgressHook | None, scope: Scope = BENCH_SCOPE,
 ) -> float:
     spent = 0.0
     for start in range(0, len(texts), INGEST_BATCH):
         stop = min(start + INGEST_BATCH, len(texts))
         batch = _write_batch(texts[start:stop], vectors[start:stop],
-                             _timestamps(start, stop, total, now), f"bench-{start // INGEST_BATCH}")
+                             _timestamps(start, stop, total, now), f"bench-{start // INGEST_BATCH}",
+                             scope=scope)
         mark = time.perf_counter()
         strata.store.write(batch)
         spent += time.perf_counter() - mark

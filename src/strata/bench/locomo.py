@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from strata.bench.latency import Percentiles
+from strata.domain.models import Scope
 from strata.errors import InvalidInput
 from strata.facade import Strata
 from strata.ports import Embedder
 from strata.recall import preset
+from strata.results import Recall
 from strata.settings import load_settings
 
 __all__ = [
@@ -47,11 +49,13 @@ __all__ = [
     "StrataTurns",
     "Turn",
     "TurnRetriever",
+    "ingest_dialog",
     "load_corrections",
     "load_dataset",
     "normalize_evidence",
     "parse_session_date",
     "question_metrics",
+    "ranked_dia_ids",
     "run_locomo",
     "run_system",
     "score_run",
@@ -469,16 +473,7 @@ class StrataTurns:
         memory = Strata.open(self._workdir / dialog.sample_id, embedder=self._embedder,
                              clock=clock)
         self._memory = memory
-        chunk = memory.settings.max_messages
-        for session in dialog.sessions:
-            for start in range(0, len(session.turns), chunk):
-                turns = session.turns[start:start + chunk]
-                result = memory.remember(
-                    messages=[_message(t, session.date) for t in turns],
-                    conversation_id=f"session_{session.number}", scope=SCOPE, mode="raw",
-                )
-                self._dia_ids.update(zip(result.event_ids, (t.dia_id for t in turns),
-                                         strict=True))
+        self._dia_ids = ingest_dialog(memory, dialog, SCOPE)
         memory.warm_up()
 
     def search(self, question: str, k: int) -> list[str]:
@@ -486,13 +481,33 @@ class StrataTurns:
             raise InvalidInput("search before ingest")
         recall = self._memory.recall(question, scope=SCOPE, k=k, budget_tokens=BUDGET_TOKENS,
                                      preset_name=self._preset)
-        ranked = (self._dia_ids[e] for hit in recall.hits for e in hit.evidence
-                  if e in self._dia_ids)
-        return list(dict.fromkeys(ranked))
+        return ranked_dia_ids(recall, self._dia_ids)
 
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
+
+
+def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope) -> dict[str, str]:
+    """Remember every session of ``dialog`` in ``scope`` (raw: one memory per turn, plus an
+    episode per call); returns the ``dia_id`` of each event id."""
+    dia_ids: dict[str, str] = {}
+    chunk = memory.settings.max_messages
+    for session in dialog.sessions:
+        for start in range(0, len(session.turns), chunk):
+            turns = session.turns[start:start + chunk]
+            result = memory.remember(
+                messages=[_message(t, session.date) for t in turns],
+                conversation_id=f"session_{session.number}", scope=scope, mode="raw",
+            )
+            dia_ids.update(zip(result.event_ids, (t.dia_id for t in turns), strict=True))
+    return dia_ids
+
+
+def ranked_dia_ids(recall: Recall, dia_ids: Mapping[str, str]) -> list[str]:
+    """The ``dia_id``s of a recall's hits, best first, through their evidence events."""
+    ranked = (dia_ids[e] for hit in recall.hits for e in hit.evidence if e in dia_ids)
+    return list(dict.fromkeys(ranked))
 
 
 def _message(turn: Turn, date: datetime) -> dict[str, Any]:

@@ -327,6 +327,79 @@ def render_locomo(report: LocomoReport) -> Group:
     return Group(*parts)
 
 
+@bench_app.command("compress")
+def compress(
+    data: Annotated[Path, typer.Option(help="Directory of LoCoMo conversation files.")],
+    embedder: Annotated[LocomoEmbedder | None, typer.Option(
+        help="Embedding runtime (default: the settings default).")] = None,
+    limit_conversations: Annotated[int | None, typer.Option(
+        min=1, help="Only the first N conversations (by sample id).")] = None,
+    pad_to: Annotated[int, typer.Option(
+        min=0, help="Add distractors until the store holds this many memories.")] = 10_000,
+    k: Annotated[int, typer.Option("-k", min=1, max=100, help="Hits per recall.")] = 10,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Write the whole report here.")] = None,
+) -> None:
+    """The compression hammer on LoCoMo plus distractors: context tokens per recall and
+    recall_any@k before and after compressing every memory."""
+    from strata.bench.compress import CompressBenchConfig, run_compress_bench
+
+    console = Console(stderr=True)
+    with errors_reported(as_json=False):
+        config = CompressBenchConfig(
+            data=data, embedder=embedder.value if embedder else None,
+            limit_conversations=limit_conversations, pad_to=pad_to, k=k)
+        with _progress(console) as progress:
+            report = run_compress_bench(config, _Bars(progress))
+        if json_out is not None:
+            json_out.write_text(json.dumps(report.to_dict()) + "\n", encoding="utf-8")
+    Console().print(_compress_tables(report))
+
+
+def _compress_tables(report: Any) -> Group:
+    before, after, deltas = report.before.to_dict(), report.after.to_dict(), report.deltas
+    cfg, store = report.config, report.store
+    table = Table(title=(f"strata bench compress — {store['memories']:,} memories "
+                         f"({store['distractors']:,} distractors), {cfg['embedder']}, "
+                         f"k={cfg['k']}, budget {cfg['budget_tokens']}"))
+    for column in ("", "before", "after", "delta"):
+        table.add_column(column, justify="left" if not column else "right")
+    table.add_row(f"recall_any@{cfg['k']} ({before['questions']} questions)",
+                  f"{before['recall_any']:.4f}", f"{after['recall_any']:.4f}",
+                  f"{deltas['recall_any']:+.4f}")
+    table.add_row("context tokens per recall, mean", f"{before['tokens_mean']:.1f}",
+                  f"{after['tokens_mean']:.1f}", f"-{deltas['tokens_mean_reduction_pct']:.1f}%")
+    table.add_row("context tokens per recall, median", f"{before['tokens_median']:.1f}",
+                  f"{after['tokens_median']:.1f}",
+                  f"-{deltas['tokens_median_reduction_pct']:.1f}%")
+    kept_before, kept_after = (before["evidence_keyword_coverage"],
+                               after["evidence_keyword_coverage"])
+    table.add_row(f"evidence turns in top k: keywords kept ({after['evidence_turns_found']})",
+                  f"{kept_before:.3f}", f"{kept_after:.3f}", f"{kept_after - kept_before:+.3f}")
+    kinds = Table(title="where the reduction comes from (every LoCoMo memory)")
+    for column in ("kind", "memories", "content tokens", "active tokens", "compressed",
+                   "reduction"):
+        kinds.add_column(column, justify="left" if column == "kind" else "right")
+    for kind, row in report.kinds.items():
+        kinds.add_row(kind, f"{row['memories']:,}", f"{row['content_tokens']:,}",
+                      f"{row['active_tokens']:,}", f"{row['compressed']:,}",
+                      f"{row['reduction_pct']:.1f}%")
+    facts = Table(show_header=False)
+    facts.add_column("measure")
+    facts.add_column("value", justify="right")
+    hammer = report.hammer
+    facts.add_row("hammer: compressed / unchanged / locked",
+                  f"{hammer.get('compressed', 0):,} / {hammer.get('unchanged', 0):,} / "
+                  f"{hammer.get('locked', 0):,}")
+    facts.add_row("versions stored", f"{store['versions']:,}")
+    facts.add_row("timing s (ingest, before, hammer, after)", ", ".join(
+        f"{report.timing[key]:.1f}" for key in ("ingest_s", "questions_before_s", "hammer_s",
+                                                 "questions_after_s")))
+    verdict = "[green]PASS[/green]" if report.recall_kept else "[red]FAIL[/red]"
+    facts.add_row("recall_any drop ≤ 1 point", verdict)
+    return Group(table, kinds, facts)
+
+
 @bench_app.command("decisions")
 def decisions(
     gold: Annotated[Path, typer.Option(help="Gold set directory (*.jsonl).")] = Path(

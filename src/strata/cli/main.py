@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from strata.cli import levels, lifecycle, ops, render, timetravel
+from strata.cli import compression, levels, lifecycle, ops, render, timetravel
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -604,5 +604,6 @@ app.command("worker")(worker_command)
 app.add_typer(graph_app, name="graph")
 app.command("rollback")(timetravel.rollback)
 ops.register(app)
+compression.register(app)
 lifecycle.register(app)
 levels.register(app)

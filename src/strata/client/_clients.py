@@ -33,6 +33,7 @@ from strata.client._core import (
     ScopeLike,
 )
 from strata.domain.escalation import VersionInfo
+from strata.domain.hammer import CompressReport
 from strata.domain.models import Event, HistoryEvent, Memory
 from strata.errors import TransportError
 from strata.escalation import LeveledMemory
@@ -232,6 +233,33 @@ class StrataClient:
     def health(self) -> dict[str, Any]:
         return self._send(_core.health())
 
+    # -- compression hammer --------------------------------------------------------------
+
+    def compress(self, memory_id: str, *, reason: str = "compress now",
+                 scope: ScopeLike = None) -> Memory:
+        return self._send(_core.compress(memory_id, reason=reason, scope=scope))
+
+    def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,
+                     candidates: bool = False, everything: bool = False,
+                     dry_run: bool = False, limit: int | None = None) -> CompressReport:
+        return self._send(_core.compress_run(scope=scope, topic=topic, candidates=candidates,
+                                             everything=everything, dry_run=dry_run,
+                                             limit=limit))
+
+    def promote_version(self, memory_id: str, version_id: str, *, reason: str,
+                        lock_minutes: int = 60, scope: ScopeLike = None) -> Memory:
+        return self._send(_core.promote_version(memory_id, version_id, reason=reason,
+                                                lock_minutes=lock_minutes, scope=scope))
+
+    def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
+            scope: ScopeLike = None) -> Memory:
+        return self._send(_core.pin(memory_id, min_level=min_level, reason=reason,
+                                    scope=scope))
+
+    def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
+              ) -> Memory:
+        return self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
+
     # -- tiers, decay and retention --
 
     def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
@@ -405,6 +433,33 @@ class AsyncStrataClient:
 
     async def health(self) -> dict[str, Any]:
         return await self._send(_core.health())
+
+    # -- compression hammer --------------------------------------------------------------
+
+    async def compress(self, memory_id: str, *, reason: str = "compress now",
+                       scope: ScopeLike = None) -> Memory:
+        return await self._send(_core.compress(memory_id, reason=reason, scope=scope))
+
+    async def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,
+                           candidates: bool = False, everything: bool = False,
+                           dry_run: bool = False, limit: int | None = None) -> CompressReport:
+        return await self._send(_core.compress_run(
+            scope=scope, topic=topic, candidates=candidates, everything=everything,
+            dry_run=dry_run, limit=limit))
+
+    async def promote_version(self, memory_id: str, version_id: str, *, reason: str,
+                              lock_minutes: int = 60, scope: ScopeLike = None) -> Memory:
+        return await self._send(_core.promote_version(memory_id, version_id, reason=reason,
+                                                      lock_minutes=lock_minutes, scope=scope))
+
+    async def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
+                  scope: ScopeLike = None) -> Memory:
+        return await self._send(_core.pin(memory_id, min_level=min_level, reason=reason,
+                                          scope=scope))
+
+    async def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
+                    ) -> Memory:
+        return await self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
 
     # -- tiers, decay and retention --
 

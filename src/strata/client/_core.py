@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar
 
 from strata.domain.escalation import VersionInfo
+from strata.domain.hammer import CompressReport
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.domain.representations import Witness
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
@@ -300,6 +301,36 @@ def import_records(records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = N
 def health() -> Call[dict[str, Any]]:
     return Call("GET", "/healthz", dict)
 
+
+# -- compression hammer ------------------------------------------------------------------------
+
+
+def compress(memory_id: str, *, reason: str = "compress now", scope: ScopeLike = None
+             ) -> Call[Memory]:
+    return Call("POST", f"{_memory_path(memory_id)}/compress", Memory.from_dict,
+                params=_scope_params(scope), body={"reason": reason})
+
+
+def compress_run(*, scope: ScopeLike = None, **options: Any) -> Call[CompressReport]:
+    body = _without_none({"scope": _scope(scope), **options})
+    return Call("POST", "/v1/compress", CompressReport.from_dict, body=body)
+
+
+def promote_version(memory_id: str, version_id: str, *, reason: str, lock_minutes: int = 60,
+                    scope: ScopeLike = None) -> Call[Memory]:
+    from urllib.parse import quote
+
+    return Call("PUT", f"{_memory_path(memory_id)}/active/{quote(version_id, safe='')}",
+                Memory.from_dict, params=_scope_params(scope),
+                body={"reason": reason, "lock_minutes": lock_minutes})
+
+
+def pin(memory_id: str, *, pinned: bool = True, min_level: int | None = None,
+        reason: str = "pin", scope: ScopeLike = None) -> Call[Memory]:
+    return Call("PUT", f"{_memory_path(memory_id)}/pin", Memory.from_dict,
+                params=_scope_params(scope),
+                body=_without_none({"pinned": pinned, "min_level": min_level,
+                                    "reason": reason}))
 
 def jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[bytes]:
     """One JSON object per line, encoded as they are read (an import can be large)."""

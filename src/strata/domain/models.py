@@ -67,6 +67,7 @@ class HistoryKind(enum.StrEnum):
     MERGE = "MERGE"
     NONE = "NONE"  # an input that changed nothing (e.g. an exact duplicate)
     COMPRESS = "COMPRESS"  # lower representation levels derived; the active version moved
+    PROMOTE = "PROMOTE"  # a moderator chose the active version (and locked it)
     # -- tiers and decay --
     TIER = "TIER"  # moved between hot / warm / cold (strata.domain.tiers)
     ARCHIVE = "ARCHIVE"  # active or disputed -> archived (idle, or a moderator's action)

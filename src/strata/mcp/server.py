@@ -471,6 +471,64 @@ class StrataTools:
             return captured_payload(session_id, result)
         return run(call)
 
+    # -- compression hammer ----------------------------------------------------------------
+
+    def memory_compress(
+        self,
+        memory_id: MemoryId,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Compress a memory now: derive its shorter representations (if missing), score them
+        and make the winner what searches inject. Nothing is deleted; the full text stays
+        available. A memory locked by a recent promote is left as it is. Operators only."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            memory = view.compress(memory_id, reason="compress now (mcp)", scope=scope)
+            return {**brief(memory), "active_version_id": memory.active_version_id}
+        return run(call)
+
+    def memory_promote_version(
+        self,
+        memory_id: MemoryId,
+        version_id: Annotated[str, Field(min_length=1, max_length=100,
+                                         description="One of the memory's versions.")],
+        reason: Reason,
+        lock_minutes: Annotated[int, Field(ge=1, le=7 * 24 * 60, description=(
+            "Keep the compression hammer off this choice this long."))] = 60,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Make one of a memory's versions what searches inject (promote, or roll back to an
+        older one), locked against automatic compression for lock_minutes. Operators only."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            memory = view.promote_version(memory_id, version_id, reason=reason,
+                                          lock_minutes=lock_minutes, scope=scope)
+            return {**brief(memory), "active_version_id": memory.active_version_id,
+                    "active_lock_until": memory.active_lock_until.isoformat()
+                    if memory.active_lock_until else None}
+        return run(call)
+
+    def memory_pin(
+        self,
+        memory_id: MemoryId,
+        min_level: Annotated[int | None, Field(ge=1, le=5, description=(
+            "Never compress below this level (1 = trace ... 5 = full text); a pin alone "
+            "keeps at least 3, the structured summary."))] = None,
+        unpin: Annotated[bool, Field(description="Remove the pin and its level.")] = False,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Pin a memory so compression never takes it below a level (and it is always in
+        the context), or unpin it."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            if unpin:
+                memory = view.unpin(memory_id, reason="unpin (mcp)", scope=scope)
+            else:
+                memory = view.pin(memory_id, min_level=min_level, reason="pin (mcp)",
+                                  scope=scope)
+            return {**brief(memory), "pinned_min_level": memory.pinned_min_level}
+        return run(call)
+
     # -- tiers, decay and retention --
 
     def memory_archive(
@@ -597,6 +655,9 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("session_end", CAPTURE),
     ("pre_compaction", CAPTURE),
     ("compaction_complete", READ),
+    ("memory_compress", CHANGE),  # -- compression hammer --
+    ("memory_promote_version", CHANGE),
+    ("memory_pin", WRITE),
     ("memory_archive", CHANGE),
     ("memory_unarchive", CHANGE),
     ("memory_review_list", READ),
