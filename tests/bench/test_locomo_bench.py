@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,17 @@ def test_the_same_data_and_preset_rank_the_same(data: Path) -> None:
     assert [q.ranked for q in first.questions] == [q.ranked for q in second.questions]
     assert len(first.questions) == 6
     assert first.metrics == second.metrics
+
+
+def test_compressing_changes_what_is_injected_not_the_ranking(data: Path) -> None:
+    config = LocomoConfig(data, preset="hybrid", embedder="hashing", categories=(1, 2, 3, 4))
+    plain = run_locomo(config)
+    squeezed = run_locomo(replace(config, compress=True))
+    assert [q.ranked for q in squeezed.questions] == [q.ranked for q in plain.questions]
+    assert squeezed.metrics == plain.metrics
+    assert plain.injected["recalls"] == squeezed.injected["recalls"] == 6
+    assert squeezed.injected["context_tokens_mean"] < plain.injected["context_tokens_mean"]
+    assert squeezed.config["compress"] and not plain.config["compress"]
 
 
 def test_every_system_gets_a_fresh_instance_per_conversation(data: Path) -> None:

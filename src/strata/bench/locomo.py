@@ -75,6 +75,8 @@ SCORED_CATEGORIES = (1, 2, 3, 4)
 SCOPE = "locomo"
 #: Context is not scored; a budget this large never cuts the ranked list.
 BUDGET_TOKENS = 100_000
+#: The context whose size the report gives: the top 10, within the default token budget.
+INJECTED_K = 10
 
 #: ``(stage, done, total)``: called as ingest and recall advance.
 ProgressHook = Callable[[str, int, int], None]
@@ -397,6 +399,9 @@ def _ask(system: TurnRetriever, sample_id: str, question: Question) -> QuestionR
     started = time.perf_counter()
     ranked = system.search(question.text, DEPTH)
     latency = (time.perf_counter() - started) * 1000.0
+    note = getattr(system, "note_injection", None)  # systems that inject a context
+    if note is not None:
+        note(question.text)
     return QuestionRun(sample_id, question.index, question.category,
                        tuple(dict.fromkeys(ranked))[:DEPTH], round(latency, 3))
 
@@ -461,10 +466,13 @@ class StrataTurns:
     session date as every message's time; the clock stands one day after the last session.
     """
 
-    def __init__(self, embedder: Embedder, preset_name: str, workdir: Path) -> None:
+    def __init__(self, embedder: Embedder, preset_name: str, workdir: Path, *,
+                 compress: bool = False, context_tokens: list[int] | None = None) -> None:
         self._embedder = embedder
         self._preset = preset_name
         self._workdir = workdir
+        self._compress = compress
+        self._context_tokens = context_tokens if context_tokens is not None else []
         self._memory: Strata | None = None
         self._dia_ids: dict[str, str] = {}
 
@@ -474,6 +482,8 @@ class StrataTurns:
                              clock=clock)
         self._memory = memory
         self._dia_ids = ingest_dialog(memory, dialog, SCOPE)
+        if self._compress:  # the compression hammer over every memory, before any question
+            memory.compress_run(scope=SCOPE, everything=True)
         memory.warm_up()
 
     def search(self, question: str, k: int) -> list[str]:
@@ -482,6 +492,15 @@ class StrataTurns:
         recall = self._memory.recall(question, scope=SCOPE, k=k, budget_tokens=BUDGET_TOKENS,
                                      preset_name=self._preset)
         return ranked_dia_ids(recall, self._dia_ids)
+
+    def note_injection(self, question: str) -> None:
+        """What an agent would be handed for ``question``: the top 10 within the default
+        token budget (measured outside the timed search)."""
+        if self._memory is None:
+            raise InvalidInput("search before ingest")
+        injected = self._memory.recall(question, scope=SCOPE, k=INJECTED_K,
+                                       preset_name=self._preset)
+        self._context_tokens.append(injected.context_tokens)
 
     def close(self) -> None:
         if self._memory is not None:
@@ -525,6 +544,7 @@ class LocomoConfig:
     corrected: Path | None = None
     limit_conversations: int | None = None
     categories: tuple[int, ...] = ALL_CATEGORIES
+    compress: bool = False  # run the compression hammer over every memory after ingest
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,11 +555,13 @@ class LocomoReport:
     corrected_metrics: dict[str, Any] | None
     timing: dict[str, Any]
     questions: list[QuestionRun]
+    injected: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "config": self.config, "data": self.data, "metrics": self.metrics,
             "corrected_metrics": self.corrected_metrics, "timing": self.timing,
+            "injected": self.injected,
             "questions": [{"sample_id": q.sample_id, "qa_index": q.qa_index,
                            "category": q.category, "ranked": list(q.ranked)}
                           for q in self.questions],
@@ -560,11 +582,12 @@ def run_locomo(config: LocomoConfig, progress: ProgressHook | None = None) -> Lo
     started = time.perf_counter()
     embedder.embed(["load the model"])
     model_load_s = time.perf_counter() - started
+    tokens: list[int] = []
     with tempfile.TemporaryDirectory(prefix="strata-locomo-") as tmp:
         workdir = Path(tmp)
-        run = run_system(conversations, lambda: StrataTurns(embedder, config.preset, workdir),
-                         name=f"strata:{config.preset}", categories=config.categories,
-                         progress=progress)
+        run = run_system(conversations, lambda: StrataTurns(
+            embedder, config.preset, workdir, compress=config.compress, context_tokens=tokens),
+            name=f"strata:{config.preset}", categories=config.categories, progress=progress)
     return LocomoReport(
         config=_config_dict(config, embedder.name, conversations),
         data=_data_dict(conversations, config.categories),
@@ -572,7 +595,18 @@ def run_locomo(config: LocomoConfig, progress: ProgressHook | None = None) -> Lo
         corrected_metrics=score_run(run, conversations, corrections) if corrections else None,
         timing={"model_load_s": round(model_load_s, 3), **run.timing()},
         questions=run.questions,
+        injected=_injected(tokens),
     )
+
+
+def _injected(tokens: Sequence[int]) -> dict[str, Any]:
+    """The context tokens handed over per recall (top 10, default budget)."""
+    if not tokens:
+        return {"k": INJECTED_K, "recalls": 0}
+    ordered = sorted(tokens)
+    return {"k": INJECTED_K, "recalls": len(tokens),
+            "context_tokens_mean": round(sum(tokens) / len(tokens), 1),
+            "context_tokens_median": ordered[len(ordered) // 2]}
 
 
 def _check_categories(categories: Sequence[int]) -> None:
@@ -590,7 +624,7 @@ def _config_dict(config: LocomoConfig, embedder_name: str,
                      "sha256": hashlib.sha256(config.corrected.read_bytes()).hexdigest()}
     return {
         "system": f"strata:{config.preset}", "preset": config.preset, "embedder": embedder_name,
-        "depth": DEPTH, "categories": list(config.categories),
+        "depth": DEPTH, "categories": list(config.categories), "compress": config.compress,
         "files": [{"path": p, "sha256": h} for p, h in files.items()], "corrected": corrected,
     }
 

@@ -244,8 +244,12 @@ def locomo(
         min=1, help="Only the first N conversations (by sample id).")] = None,
     categories: Annotated[str, typer.Option(
         help="Question categories to run, comma-separated.")] = "1,2,3,4,5",
+    compress: Annotated[bool, typer.Option(
+        "--compress", help="Run the compression hammer over every memory after ingest "
+        "(recall then injects each memory's active representation).")] = False,
 ) -> None:
-    """Retrieval quality on LoCoMo: recall_any/recall_all@k, nDCG@10, MRR, latency.
+    """Retrieval quality on LoCoMo: recall_any/recall_all@k, nDCG@10, MRR, latency, and the
+    context tokens a top-10 recall injects.
 
     Each conversation goes into a fresh store through ``remember``; each question is
     recalled with its text and the hits are mapped back to the dialog turns they came from.
@@ -255,7 +259,7 @@ def locomo(
         config = LocomoConfig(
             data=data, preset=preset, embedder=embedder.value if embedder else None,
             corrected=corrected, limit_conversations=limit_conversations,
-            categories=_categories(categories),
+            categories=_categories(categories), compress=compress,
         )
         with _progress(console) as progress:
             report = run_locomo(config, _Bars(progress))
@@ -311,6 +315,12 @@ def _locomo_facts(report: LocomoReport) -> Table:
          str(data["questions_without_evidence"])),
         ("questions with repaired evidence ids", str(len(data["evidence_repairs"]))),
     ]
+    injected = report.injected
+    if injected.get("recalls"):
+        rows.append((f"context tokens per top-{injected['k']} recall, mean / median"
+                     + (" (compressed)" if report.config.get("compress") else ""),
+                     f"{injected['context_tokens_mean']:.1f} / "
+                     f"{injected['context_tokens_median']}"))
     for label, value in rows:
         table.add_row(label, value)
     return table
