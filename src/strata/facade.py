@@ -246,7 +246,9 @@ class Strata:
         return Worker(self.runner, owner=owner,
                       concurrency=concurrency or self.settings.worker_concurrency,
                       lease_s=self.settings.job_lease_s,
-                      poll_s=self.settings.job_poll_s if poll_s is None else poll_s)
+                      poll_s=self.settings.job_poll_s if poll_s is None else poll_s,
+                      schedule=self.schedule_all_maintenance,
+                      schedule_every_s=self.settings.maintenance_every_s)
 
     def work(self, max_jobs: int | None = None) -> int:
         """Run due jobs in the calling thread until none is left; returns how many ran."""
@@ -1214,6 +1216,12 @@ class Strata:
         job = NewJob(chosen, {}, Scope(), dedup_key=f"maintenance:{chosen.value}",
                      created_at=now)
         return self.store.enqueue([job], now)[0]
+
+    def schedule_all_maintenance(self) -> builtins.list[str]:
+        """Enqueue the tiers, decay and retention jobs (what a running worker does every
+        ``maintenance_every_s``); a kind with an active job keeps that one."""
+        return [self.schedule_maintenance(kind)
+                for kind in sorted(MAINTENANCE_KINDS, key=lambda k: k.value)]
 
     def history_horizon(self) -> datetime | None:
         """History before this time may have been purged (None: never)."""

@@ -206,6 +206,10 @@ class Settings(BaseSettings):
     retention_batch: int = Field(
         default=500, ge=1, le=10_000, description="Rows per retention purge transaction."
     )
+    maintenance_every_s: float = Field(
+        default=3600.0, ge=0, description="A running worker (`strata worker`, the one embedded "
+        "in `serve` and `mcp`) enqueues the tiers, decay and retention jobs this often (one "
+        "active job per kind across processes); 0: never (run them by hand).")
     hot_cache_size: int = Field(
         default=0, ge=0,
         description="Hot-tier and identity memories cached in process (0: off; see docs).",

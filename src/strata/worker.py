@@ -86,6 +86,7 @@ class Worker:
     def __init__(
         self, runner: Runner, *, owner: str | None = None, concurrency: int = 1,
         lease_s: float = 60.0, poll_s: float = 0.5, reap_every_s: float = 5.0,
+        schedule: Callable[[], object] | None = None, schedule_every_s: float = 0.0,
     ) -> None:
         self.runner = runner
         self.owner = owner or default_owner()
@@ -97,6 +98,10 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._last_reap = 0.0
         self._reap_lock = threading.Lock()
+        #: Periodic work (maintenance jobs to enqueue), first due one period after start.
+        self.schedule = schedule
+        self.schedule_every_s = schedule_every_s
+        self._last_schedule = time.monotonic()
         self.processed = 0
         self._count_lock = threading.Lock()
 
@@ -140,12 +145,25 @@ class Worker:
     def _loop(self, owner: str) -> None:
         while not self._stop.is_set():
             try:
+                self._maybe_schedule()
                 busy = self.run_once(owner)
             except StrataError as exc:  # the store is busy or gone: wait and try again
                 log.warning("worker %s: %s: %s", owner, exc.code, exc.message)
                 busy = False
             if not busy:
                 self._stop.wait(self.poll_s)
+
+    def _maybe_schedule(self) -> None:
+        """Only the threaded loop schedules: ``run_until_idle`` (``Strata.work``) runs what is
+        due and nothing more."""
+        if self.schedule is None or self.schedule_every_s <= 0:
+            return
+        now = time.monotonic()
+        with self._reap_lock:
+            if now - self._last_schedule < self.schedule_every_s:
+                return
+            self._last_schedule = now
+        self.schedule()
 
     def _maybe_reap(self) -> None:
         now = time.monotonic()

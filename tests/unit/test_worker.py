@@ -73,6 +73,33 @@ def test_worker_threads_drain_the_queue_and_stop() -> None:
     assert {strata.job(i or "").status for i in ids} == {JobStatus.DONE}
 
 
+def test_a_running_worker_enqueues_the_maintenance_jobs_every_period() -> None:
+    strata = memory_strata(review_mode="off", maintenance_every_s=0.05)
+    gone = strata.remember("Temporary note about the lab", mode="raw").memory_ids[0]
+    strata.forget(gone, reason="done")
+    assert strata.work() == 0  # running what is due schedules nothing
+    worker = strata.start_worker()
+    deadline = time.monotonic() + 30
+    kinds = {JobKind.TIERS, JobKind.DECAY, JobKind.RETENTION}
+    while time.monotonic() < deadline:
+        done = {j.kind for j in strata.jobs(statuses=[JobStatus.DONE], limit=100)}
+        if kinds <= done:
+            break
+        time.sleep(0.02)
+    strata.close()
+    assert not worker.running
+    assert kinds <= {j.kind for j in strata.jobs(statuses=[JobStatus.DONE], limit=100)}
+    assert strata.get(gone, include_deleted=True).is_deleted  # inside its window: kept
+
+
+def test_maintenance_is_not_scheduled_when_turned_off() -> None:
+    strata = memory_strata(review_mode="off", maintenance_every_s=0)
+    worker = strata.start_worker()
+    time.sleep(0.3)
+    strata.close()
+    assert not worker.running and strata.jobs(limit=10) == []
+
+
 class RecordingGraph:
     def __init__(self) -> None:
         self.calls: list[tuple[Scope, list[Mapping[str, Any]]]] = []
