@@ -8,29 +8,16 @@ import typer
 from rich.table import Table
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
+from strata.cli.session import open_strata
 from strata.domain.graph import MAX_DEPTH, Neighborhood
 
 graph_app = typer.Typer(help="Inspect the knowledge graph: entities and their neighbours.",
                         no_args_is_help=True)
 
-SCOPE = "Scope"
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the HTTP API's payload.")]
-TeamOpt = Annotated[str | None, typer.Option("--team", help="Team (default: 'default').",
-                                             rich_help_panel=SCOPE)]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.", rich_help_panel=SCOPE)]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.", rich_help_panel=SCOPE)]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.", rich_help_panel=SCOPE)]
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(team: str | None, user: str | None, agent: str | None, run: str | None
-           ) -> dict[str, str | None]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 @graph_app.callback()

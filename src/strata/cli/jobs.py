@@ -13,17 +13,13 @@ import typer
 from rich.table import Table
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import root_options as _options
+from strata.cli.session import open_strata
 from strata.domain.jobs import Job, JobKind, JobStatus
 
 jobs_app = typer.Typer(help="Inspect, retry and purge background jobs.", no_args_is_help=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
 
 
 @jobs_app.callback()

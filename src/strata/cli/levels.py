@@ -9,31 +9,18 @@ import typer
 from rich.table import Table
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
+from strata.cli.session import open_strata
 from strata.domain.escalation import VersionInfo, event_payload
 
 if TYPE_CHECKING:
     from strata.escalation import LeveledMemory
 
-SCOPE = "Scope"
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the HTTP API's payload.")]
 MemoryIdArg = Annotated[str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID",
                                             show_default=False)]
-TeamOpt = Annotated[str | None, typer.Option("--team", help="Team (default: 'default').",
-                                             rich_help_panel=SCOPE)]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.", rich_help_panel=SCOPE)]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.", rich_help_panel=SCOPE)]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.", rich_help_panel=SCOPE)]
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(team: str | None, user: str | None, agent: str | None, run: str | None
-           ) -> dict[str, str | None]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 def evidence(

@@ -10,14 +10,13 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
+from strata.cli.session import open_strata
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 DryRunFlag = Annotated[bool, typer.Option("--dry-run", help="Report; change nothing.")]
-TeamOpt = Annotated[str | None, typer.Option("--team", help="Team (default: 'default').")]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.")]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.")]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.")]
 MemoryIdArg = Annotated[str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID",
                                             show_default=False)]
 ReasonOpt = Annotated[str, typer.Option("--reason", help="Why (recorded in the history).",
@@ -29,16 +28,6 @@ tiers_app = typer.Typer(help="Hot / warm / cold tiers.", no_args_is_help=True)
 decay_app = typer.Typer(help="Archive idle memories, expire old ones.", no_args_is_help=True)
 retention_app = typer.Typer(help="Purge what is past its retention window.",
                             no_args_is_help=True)
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(team: str | None, user: str | None, agent: str | None, run: str | None
-           ) -> dict[str, str | None]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 def archive(

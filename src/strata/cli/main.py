@@ -23,6 +23,9 @@ from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
 from strata.cli.mcp_cmd import mcp as mcp_command
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
 from strata.cli.review import review_app
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
@@ -47,18 +50,11 @@ app = typer.Typer(
 
 # -- shared options -----------------------------------------------------------------------
 
-SCOPE = "Scope"
 FILTERS = "Filters"
 
 JsonFlag = Annotated[
     bool, typer.Option("--json", help="Print JSON (the HTTP API's payload) instead of tables.")
 ]
-TeamOpt = Annotated[
-    str | None, typer.Option("--team", help="Team (default: 'default').", rich_help_panel=SCOPE)
-]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.", rich_help_panel=SCOPE)]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.", rich_help_panel=SCOPE)]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.", rich_help_panel=SCOPE)]
 MemoryIdArg = Annotated[
     str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID", show_default=False)
 ]
@@ -80,17 +76,6 @@ TagsAnyOpt = Annotated[
     typer.Option("--tag", help="Only memories with this tag (repeatable: any of them).",
                  rich_help_panel=FILTERS),
 ]
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(
-    team: str | None, user: str | None, agent: str | None, run: str | None
-) -> dict[str, str | None]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 def _parse_time(value: str | None, option: str) -> datetime | None:

@@ -8,29 +8,18 @@ from typing import Annotated
 import typer
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
+from strata.cli.session import open_strata
 
 review_app = typer.Typer(help="Review candidate memories (review mode).", no_args_is_help=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-TeamOpt = Annotated[str | None, typer.Option("--team", help="Team (default: 'default').")]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.")]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.")]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.")]
 MemoryIdArg = Annotated[str, typer.Argument(help="The candidate's id.", metavar="MEMORY_ID",
                                             show_default=False)]
 ReasonOpt = Annotated[str, typer.Option("--reason", help="Why (recorded in the history).",
                                         show_default=False)]
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(team: str | None, user: str | None, agent: str | None, run: str | None
-           ) -> dict[str, str | None]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 @review_app.callback()

@@ -5,23 +5,22 @@ Registered by ``strata.cli.main``."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
+from strata.cli.options import root_options as _options
+from strata.cli.options import scope_dict as _scope
+from strata.cli.session import open_strata
 from strata.domain.models import HistoryEvent
 from strata.errors import InvalidInput
 from strata.timetravel import StateSnapshot
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-TeamOpt = Annotated[str | None, typer.Option("--team", help="Team (default: 'default').")]
-UserOpt = Annotated[str | None, typer.Option("--user", help="User.")]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent.")]
-RunOpt = Annotated[str | None, typer.Option("--run", help="Run.")]
 
 
 def parse_at(value: str) -> datetime:
@@ -49,16 +48,6 @@ def show_state(snapshot: StateSnapshot, *, as_json: bool) -> None:
                       memory.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
                       Text(render.preview(memory.content)))
     render.stdout().print(table)
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
-
-
-def _scope(team: str | None, user: str | None, agent: str | None, run: str | None
-           ) -> dict[str, Any]:
-    return {"team": team, "user": user, "agent": agent, "run": run}
 
 
 def rollback(

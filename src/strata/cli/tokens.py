@@ -11,7 +11,8 @@ import typer
 from rich.table import Table
 
 from strata.cli import render
-from strata.cli.session import GlobalOptions, open_strata
+from strata.cli.options import root_options as _options
+from strata.cli.session import open_strata
 
 token_app = typer.Typer(help="Create, list and revoke API tokens.", no_args_is_help=True)
 
@@ -23,11 +24,6 @@ class RoleChoice(enum.StrEnum):
     WRITER = "writer"
     OPERATOR = "operator"
     ADMIN = "admin"
-
-
-def _options(ctx: typer.Context) -> GlobalOptions:
-    options = ctx.find_root().obj
-    return options if isinstance(options, GlobalOptions) else GlobalOptions()
 
 
 @token_app.callback()
