@@ -28,7 +28,7 @@ from strata.domain.escalation import (
     witnessed,
 )
 from strata.domain.models import Event, Memory
-from strata.domain.representations import Witness
+from strata.domain.representations import MemoryVersion, Witness
 from strata.errors import InvalidInput, NeedMoreContext, NotFound
 from strata.ports import Store
 from strata.results import Recall
@@ -48,6 +48,17 @@ class LeveledMemory:
     def from_dict(cls, data: Mapping[str, Any]) -> LeveledMemory:
         memory = {k: v for k, v in data.items() if k != "representation"}
         return cls(Memory.from_dict(memory), Served.from_dict(data["representation"]))
+
+
+def active_versions(store: Store, memories: Sequence[Memory]) -> dict[str, MemoryVersion]:
+    """Memory id → its active version, for the memories that have one: one batched read,
+    none at all when no memory was compressed (recall's hot path)."""
+    wanted = [m.active_version_id for m in memories if m.active_version_id]
+    if not wanted:
+        return {}
+    found = {v.id: v for v in store.versions_by_id(wanted)}
+    return {m.id: found[m.active_version_id] for m in memories
+            if m.active_version_id in found}
 
 
 class Ladders:
@@ -86,11 +97,10 @@ class Ladders:
         (one batched lookup) at attempt 0, the rerolled rung of its whole ladder after."""
         if attempt > 0:
             return {m.id: rerolled(m, self.ladder(m), attempt) for m in memories}
-        active = [m.active_version_id for m in memories if m.active_version_id]
-        versions = {v.id: v for v in self._store.versions_by_id(active)} if active else {}
+        versions = active_versions(self._store, memories)
         served: dict[str, Rung] = {}
         for memory in memories:
-            version = versions.get(memory.active_version_id or "")
+            version = versions.get(memory.id)
             served[memory.id] = (Rung(version.level, Source.VERSION, version.content, version)
                                  if version is not None else content_rung(memory))
         return served

@@ -37,9 +37,11 @@ from strata.domain.hammer import (
 )
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind
-from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, Memory, Scope
+from strata.domain.lifecycle import change_row
+from strata.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.errors import InvalidInput, VersionConflict
+from strata.escalation import active_versions
 from strata.ingest import memory_embedding_text
 from strata.policy import owns
 from strata.ports import Embedder, MemoryChange, Store, WriteBatch
@@ -91,14 +93,14 @@ class CompressionHammer:
         """Decisions for ``memories`` (each with its reasons) and the rows that carry them out."""
         now = self._now()
         decisions, versions, changes = [], [], []
-        current = self._active_versions(memories)
+        current = active_versions(self.store, memories)
         for memory in memories:
             if not compressible(memory, now):
                 outcome: Outcome = "locked" if is_locked(memory, now) else "skipped"
                 decisions.append(Decision(memory.id, outcome, _names(reasons.get(memory.id))))
                 continue
             fresh, added = self._representations(memory, now)
-            active = current.get(memory.active_version_id or "")
+            active = current.get(memory.id)
             choice = choose(memory, self.options(memory, fresh, active), now, self.policy)
             versions += added
             decision = _decision(memory, choice, reasons.get(memory.id, ()), active)
@@ -134,10 +136,6 @@ class CompressionHammer:
         events = self.store.events(memory.provenance.event_ids)
         return derive_levels(memory, events, now=self._now(), new_id=new_id)
 
-    def _active_versions(self, memories: Sequence[Memory]) -> dict[str, MemoryVersion]:
-        wanted = [m.active_version_id for m in memories if m.active_version_id]
-        return {v.id: v for v in self.store.versions_by_id(wanted)} if wanted else {}
-
     def _change(self, memory: Memory, choice: Choice, decision: Decision, now: datetime,
                 actor: str, request_id: str | None, why: str) -> MemoryChange:
         after = memory.evolve(active_version_id=choice.winner.version_id,
@@ -146,9 +144,8 @@ class CompressionHammer:
         level = "content" if choice.winner.version_id is None else f"R{choice.winner.level}"
         reason = (f"{why} ({', '.join(decision.reasons) or 'requested'}): {level} active, "
                   f"{decision.tokens_before} → {decision.tokens_after} tokens")
-        history = HistoryEvent(id=new_id(), memory_id=memory.id, kind=HistoryKind.COMPRESS,
-                               ts=now, actor=actor, reason=reason, before=memory.to_dict(),
-                               after=after.to_dict(), request_id=request_id)
+        history = change_row(memory, after, HistoryKind.COMPRESS, now=now, actor=actor,
+                             reason=reason, request_id=request_id)
         return MemoryChange(after, memory.version, history)
 
     # -- running ----------------------------------------------------------------------------
@@ -246,9 +243,9 @@ class CompressionHammer:
 
     def _injected_tokens(self, memories: Sequence[Memory]) -> dict[str, int]:
         """What recall injects for each memory today: its active version, else its content."""
-        active = self._active_versions(memories)
-        return {m.id: injected_tokens(active[m.active_version_id].inline())
-                if m.active_version_id in active else injected_tokens(m.content)
+        active = active_versions(self.store, memories)
+        return {m.id: injected_tokens(active[m.id].inline())
+                if m.id in active else injected_tokens(m.content)
                 for m in memories}
 
     def _duplicates(self, memories: Sequence[Memory]) -> dict[str, int]:

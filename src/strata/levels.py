@@ -13,7 +13,7 @@ recall injects changes. Versions already stored are never removed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -158,13 +158,6 @@ class Levels:
         planned = plan_pin(memory, pinned=pinned, min_level=level, now=self._now(),
                            actor=actor.id, reason=reason, request_id=actor.request_id)
         return self.store.apply(MemoryChange(planned.after, memory.version, planned.history))
-
-    def active_versions(self, memories: Sequence[Memory]) -> dict[str, MemoryVersion]:
-        """Memory id → its active version, for the memories that have one."""
-        wanted = [m.active_version_id for m in memories if m.active_version_id]
-        found = {v.id: v for v in self.store.versions_by_id(wanted)}
-        return {m.id: found[m.active_version_id] for m in memories
-                if m.active_version_id in found}
 
 
 def topic_tag(topic: object) -> str:

@@ -84,13 +84,13 @@ def test_normalize_collapses_space_and_drops_repeated_sentences() -> None:
 @pytest.mark.parametrize("value, level", [(3, Level.R3), ("R1", Level.R1), ("r5", Level.R5),
                                           ("4", Level.R4), (Level.R2, Level.R2)])
 def test_levels_parse_from_numbers_and_labels(value: object, level: Level) -> None:
-    assert Level.parse(value) is level  # type: ignore[arg-type]
+    assert Level.parse(value) is level
 
 
 @pytest.mark.parametrize("value", ["R6", "0", "three", True, "", "R"])
 def test_unknown_levels_are_refused(value: object) -> None:
     with pytest.raises(InvalidInput):
-        Level.parse(value)  # type: ignore[arg-type]
+        Level.parse(value)
 
 
 @pytest.mark.parametrize("fields", [

@@ -35,6 +35,7 @@ from strata.bench.locomo import (
 from strata.domain.hammer import coverage
 from strata.domain.models import Filters, Lifecycle, Memory, Scope
 from strata.errors import InvalidInput
+from strata.escalation import active_versions
 from strata.facade import Strata
 from strata.hammer import injected_tokens
 from strata.ingest import EPISODE_TAG
@@ -225,7 +226,7 @@ def _evidence_coverage(strata: Strata, recall: Recall, known: dict[str, str],
     """For each hit that is an evidence turn: how much of it the injected text keeps."""
     gold = [h.memory for h in recall.hits
             if any(known.get(e) in evidence for e in h.evidence)]
-    active = strata.levels.active_versions(gold)
+    active = active_versions(strata.store, gold)
     return [coverage(active[m.id].inline(), m.content) if m.id in active else 1.0
             for m in gold]
 

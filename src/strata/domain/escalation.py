@@ -28,7 +28,6 @@ from strata.domain.representations import Level, MemoryVersion, Witness, estimat
 from strata.errors import InvalidInput, NotFound
 
 #: Levels a caller may name (R2 is not used in v1: no rung is ever served at it).
-NAMED_LEVELS = {level.name: level for level in Level}
 #: Where reroll n aims: the auto rung, then at least R4, then the raw evidence.
 REROLL_TARGETS = (None, Level.R4, Level.R5)
 
@@ -172,15 +171,13 @@ def event_payload(event: Event) -> dict[str, Any]:
 
 
 def parse_level(value: object, name: str = "level") -> Level:
-    """``"R3"`` (any case), ``3`` or a ``Level``; R2 is refused (unused in v1)."""
-    if isinstance(value, Level):
-        level = value
-    elif isinstance(value, str) and value.strip().upper() in NAMED_LEVELS:
-        level = NAMED_LEVELS[value.strip().upper()]
-    elif isinstance(value, int) and not isinstance(value, bool) and value in set(Level):
-        level = Level(value)
-    else:
-        raise InvalidInput(f"{name} must be one of R1, R3, R4, R5", given=str(value)[:20])
+    """``"R3"`` (any case), ``3`` or a ``Level`` (``Level.parse``); R2 is refused (unused in
+    v1)."""
+    try:
+        level = Level.parse(value)
+    except InvalidInput:
+        raise InvalidInput(f"{name} must be one of R1, R3, R4, R5",
+                           given=str(value)[:20]) from None
     if level is Level.R2:
         raise InvalidInput(f"{name} R2 is not used; one of R1, R3, R4, R5")
     return level

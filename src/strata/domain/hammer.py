@@ -36,9 +36,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from strata.domain.ids import new_id
-from strata.domain.lifecycle import Planned
-from strata.domain.models import HistoryEvent, HistoryKind, Lifecycle, Memory
+from strata.domain.lifecycle import Planned, change_row
+from strata.domain.models import HistoryKind, Lifecycle, Memory
 from strata.domain.text import keywords
 from strata.errors import InvalidInput
 
@@ -335,7 +334,5 @@ def plan_pin(memory: Memory, *, pinned: bool, min_level: int | None, now: dateti
 
 def _planned(before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: str,
              reason: str, request_id: str | None) -> Planned:
-    history = HistoryEvent(id=new_id(), memory_id=before.id, kind=kind, ts=now, actor=actor,
-                           reason=reason, before=before.to_dict(), after=after.to_dict(),
-                           request_id=request_id)
-    return Planned(after, history)
+    return Planned(after, change_row(before, after, kind, now=now, actor=actor, reason=reason,
+                                     request_id=request_id))

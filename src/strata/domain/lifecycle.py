@@ -179,7 +179,15 @@ def plan_recover(
 def history_row(
     before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: Actor, reason: str
 ) -> HistoryEvent:
+    return change_row(before, after, kind, now=now, actor=actor.id, reason=reason,
+                      request_id=actor.request_id)
+
+
+def change_row(before: Memory, after: Memory, kind: HistoryKind, *, now: datetime, actor: str,
+               reason: str, request_id: str | None = None) -> HistoryEvent:
+    """The history row of a versioned change: both full snapshots, so that the history alone
+    rebuilds any past state. Every ``plan_*`` of every lifecycle module writes this."""
     return HistoryEvent(
-        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor.id, reason=reason,
-        before=before.to_dict(), after=after.to_dict(), request_id=actor.request_id,
+        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor, reason=reason,
+        before=before.to_dict(), after=after.to_dict(), request_id=request_id,
     )

@@ -50,7 +50,7 @@ class Level(enum.IntEnum):
     R5 = 5  # raw events, by reference
 
     @classmethod
-    def parse(cls, value: Level | int | str) -> Level:
+    def parse(cls, value: object) -> Level:
         """``3``, ``"3"``, ``"R3"`` or ``"r3"`` → ``Level.R3``; anything else is refused."""
         if isinstance(value, Level):
             return value

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from strata.domain.ids import new_id
-from strata.domain.lifecycle import Planned, check_type
-from strata.domain.models import HistoryEvent, HistoryKind, Lifecycle, Memory
+from strata.domain.lifecycle import Planned, change_row, check_type
+from strata.domain.models import HistoryKind, Lifecycle, Memory
 from strata.domain.tagging import kind_type, normalize_tags, with_topic
 from strata.errors import InvalidInput
 
@@ -124,8 +123,9 @@ def approved(planned: Planned, before: Memory, edits: ReviewEdits, *, reviewer: 
         tags=tags, type=memory_type, importance=edits.importance,
         meta=_reviewed(after.meta, "approved", reviewer, now, edits.note, reason),
     )
-    return Planned(after, _row(before, after, HistoryKind.APPROVE, now, reviewer,
-                               f"approved: {reason}", planned.history.request_id))
+    return Planned(after, change_row(before, after, HistoryKind.APPROVE, now=now, actor=reviewer,
+                                     reason=f"approved: {reason}",
+                                     request_id=planned.history.request_id))
 
 
 def rejected(candidate: Memory, *, reviewer: str, now: datetime, reason: str,
@@ -136,8 +136,9 @@ def rejected(candidate: Memory, *, reviewer: str, now: datetime, reason: str,
         version=candidate.version + 1,
         meta=_reviewed(candidate.meta, "rejected", reviewer, now, None, reason),
     )
-    return Planned(after, _row(candidate, after, HistoryKind.REJECT, now, reviewer,
-                               f"rejected: {reason}", request_id))
+    return Planned(after, change_row(candidate, after, HistoryKind.REJECT, now=now,
+                                     actor=reviewer, reason=f"rejected: {reason}",
+                                     request_id=request_id))
 
 
 def _reviewed(meta: Any, decision: str, reviewer: str, now: datetime, note: str | None,
@@ -145,11 +146,3 @@ def _reviewed(meta: Any, decision: str, reviewer: str, now: datetime, note: str 
     review = {"decision": decision, "reviewed_by": reviewer, "reviewed_at": now.isoformat(),
               "note": note, "reason": reason}
     return {**meta, REVIEW_KEY: review}
-
-
-def _row(before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: str,
-         reason: str, request_id: str | None) -> HistoryEvent:
-    return HistoryEvent(
-        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor, reason=reason,
-        before=before.to_dict(), after=after.to_dict(), request_id=request_id,
-    )

@@ -33,8 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from strata.domain.ids import new_id
-from strata.domain.lifecycle import Actor, Planned, check_reason
+from strata.domain.lifecycle import Actor, Planned, check_reason, history_row
 from strata.domain.models import (
     HistoryEvent,
     HistoryKind,
@@ -186,8 +185,4 @@ def plan_unarchive(memory: Memory, history: Sequence[HistoryEvent], now: datetim
 def _planned(memory: Memory, now: datetime, actor: Actor, kind: HistoryKind, reason: str,
              **changes: object) -> Planned:
     after = memory.evolve(**changes, version=memory.version + 1, updated_at=now)
-    history = HistoryEvent(
-        id=new_id(), memory_id=memory.id, kind=kind, ts=now, actor=actor.id, reason=reason,
-        before=memory.to_dict(), after=after.to_dict(), request_id=actor.request_id,
-    )
-    return Planned(after, history)
+    return Planned(after, history_row(memory, after, kind, now, actor, reason))

@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from strata.domain.ids import new_id
-from strata.domain.lifecycle import Actor, Planned, check_reason, check_version
+from strata.domain.lifecycle import Actor, Planned, check_reason, check_version, history_row
 from strata.domain.models import HistoryEvent, HistoryKind, Lifecycle, Memory
 from strata.errors import HistoryPurged, InvalidInput, NotFound
 
@@ -94,9 +93,6 @@ def plan_rollback(
         **{name: getattr(target, name) for name in RESTORED_FIELDS},
         version=current.version + 1, updated_at=now, deleted_at=None,
     )
-    row = HistoryEvent(
-        id=new_id(), memory_id=current.id, kind=HistoryKind.ROLLBACK, ts=now, actor=actor.id,
-        reason=f"rollback to version {to_version}: {reason}", before=current.to_dict(),
-        after=after.to_dict(), request_id=actor.request_id,
-    )
+    row = history_row(current, after, HistoryKind.ROLLBACK, now, actor,
+                      f"rollback to version {to_version}: {reason}")
     return Planned(after, row, content_changed=current.content_hash != after.content_hash)
