@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from strata.errors import StoreError
 
@@ -54,3 +55,21 @@ def not_applied(shipped: list[Migration], done: Mapping[int, str]) -> list[Migra
                 "append-only",
             )
     return [m for m in shipped if m.version not in done]
+
+
+@dataclass(frozen=True, slots=True)
+class Migrations:
+    """One adapter's migrations: the files of ``package`` and what a database applied
+    (``applied(conn)``: version -> checksum)."""
+
+    package: str
+    applied: Callable[[Any], dict[int, str]]
+
+    def available(self) -> list[Migration]:
+        return available_in(self.package)
+
+    def pending(self, conn: Any) -> list[Migration]:
+        return not_applied(self.available(), self.applied(conn))
+
+    def current_version(self, conn: Any) -> int:
+        return max(self.applied(conn), default=0)

@@ -34,10 +34,20 @@ m.team = {p} AND (
 
 @dataclass(frozen=True, slots=True)
 class Dialect:
+    """What differs between the SQL adapters in the statements and rows they share."""
+
     mark: str  # the parameter placeholder: "?" or "%s"
     tags_any: Callable[[Sequence[str]], tuple[str, list[Any]]]  # "m has any of these tags"
     time: Callable[[datetime | None], Any]  # a datetime as the adapter stores it
     flag: Callable[[bool], Any]  # a boolean as the adapter stores it
+    read_time: Callable[[Any], datetime]  # a stored datetime back
+    json: Callable[[Any], Any]  # a JSON value as the adapter stores it
+    read_json: Callable[[Any], Any]  # a stored JSON value back
+    in_ids: Callable[[str], str]  # "column is one of the bound list"
+    ids: Callable[[Sequence[str]], Any]  # a list of ids as the adapter binds it
+    new_token: str  # SQL for a fresh random lease token (32 hex digits)
+    for_update: str = ""  # locks the rows a read-then-write selected (Postgres)
+    skip_locked: str = ""  # ... skipping rows another transaction holds (job claims)
 
     def marks(self, count: int) -> str:
         return ", ".join([self.mark] * count)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import psycopg
 
 from strata.errors import StoreError
-from strata.stores.migrating import Migration, available_in, not_applied
+from strata.stores.migrating import Migration, Migrations
 
 __all__ = ["Migration", "applied", "available", "current_version", "migrate", "pending"]
 
@@ -29,10 +29,6 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 RECORD = "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)"
 
 
-def available() -> list[Migration]:
-    return available_in("strata.stores.postgres")
-
-
 def applied(conn: psycopg.Connection) -> dict[int, str]:
     """Version -> checksum of what the database has applied (nothing for a fresh one)."""
     exists = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
@@ -42,8 +38,10 @@ def applied(conn: psycopg.Connection) -> dict[int, str]:
     return {row[0]: row[1] for row in rows}
 
 
-def pending(conn: psycopg.Connection) -> list[Migration]:
-    return not_applied(available(), applied(conn))
+_MIGRATIONS = Migrations("strata.stores.postgres", applied)
+available = _MIGRATIONS.available
+pending = _MIGRATIONS.pending
+current_version = _MIGRATIONS.current_version
 
 
 def migrate(conn: psycopg.Connection, *, upto: int | None = None) -> list[Migration]:
@@ -67,7 +65,3 @@ def migrate(conn: psycopg.Connection, *, upto: int | None = None) -> list[Migrat
         return ran
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
-
-
-def current_version(conn: psycopg.Connection) -> int:
-    return max(applied(conn), default=0)

@@ -1,26 +1,28 @@
-"""SQL for the Postgres adapter, as named constants and fragment builders.
+"""SQL only the Postgres adapter runs, as named constants, and its ``Dialect``.
 
-The visibility and filter fragments are the shared ones of ``strata.stores.sql`` in this
-dialect; everything else is a named constant. Every value is a bound parameter.
+The statements both adapters run live in ``strata.stores.sql_store`` (and ``sql_jobs``,
+``sql_graph``, ``sql_retention``); here are pgvector and HNSW, the term postings of the BM25
+search, advisory locks, batched restores, and the dialect: timestamptz, booleans, jsonb, id
+lists bound as arrays. Every value is a bound parameter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from strata.domain.models import Filters, Scope
-from strata.stores import sql
+from psycopg.types.json import Jsonb
 
-MEMORY_COLUMNS = (
-    "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
-    "conversation_id, tags, importance, confidence, pinned, lifecycle, tier, version, "
-    "provenance, valid_from, valid_to, created_at, updated_at, deleted_at, access_count, "
-    "last_accessed, meta, active_version_id, pinned_min_level, active_lock_until, "
-    "active_lock_reason"
+from strata.stores import sql
+from strata.stores.sql_store import (
+    EVENT_COLUMNS,
+    HISTORY_COLUMNS,
+    M_COLUMNS,
+    MEMORY_COLUMNS,
+    VERSION_COLUMNS,
 )
-M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
+
 SEARCH_COLUMNS = "search_text, search_len"
 
 INSERT_MEMORY = f"""
@@ -57,6 +59,8 @@ HNSW_EXISTS = f"SELECT 1 WHERE to_regclass('{HNSW_INDEX}') IS NOT NULL"
 TRY_LOCK_BULK_LOAD = "SELECT pg_try_advisory_lock(3, hashtext(current_schema()))"
 UNLOCK_BULK_LOAD = "SELECT pg_advisory_unlock(3, hashtext(current_schema()))"
 DELETE_TERMS = "DELETE FROM memory_terms WHERE memory_rowid = %s"
+#: A purged memory's row and length in the corpus totals, locked until it is gone.
+LOCK_SEARCH_LENGTH = "SELECT rowid, search_len FROM memories WHERE id = %s FOR UPDATE"
 
 LOCK_MEMORY = (
     "SELECT rowid, version, search_len, content_hash FROM memories WHERE id = %s FOR UPDATE"
@@ -77,33 +81,20 @@ UPDATE_SEARCH = """
 UPDATE memories SET search_text = %s, search_len = %s WHERE id = %s
 """
 
-EVENT_COLUMNS = (
-    "id, team, user_id, agent_id, run_id, conversation_id, seq, parent_id, ts, author, role, "
-    "text, content_hash, meta"
+RESTORE_EVENT = (
+    f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
+    " ON CONFLICT (id) DO NOTHING RETURNING id"
 )
-INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
-RESTORE_EVENT = INSERT_EVENT + " ON CONFLICT (id) DO NOTHING RETURNING id"
-LAST_EVENT = """
-SELECT id, seq FROM events WHERE team = %s AND conversation_id = %s ORDER BY seq DESC LIMIT 1
-"""
 #: Serialises seq assignment per (team, conversation) across every process and connection.
 LOCK_CONVERSATION = "SELECT pg_advisory_xact_lock(1, hashtext(%s))"
 #: Serialises requests that carry the same idempotency key.
 LOCK_IDEMPOTENCY_KEY = "SELECT pg_advisory_xact_lock(2, hashtext(%s))"
 
-HISTORY_COLUMNS = (
-    "id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id, provider, "
-    "model, prompt_version, confidence"
+RESTORE_HISTORY = (
+    f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
+    " ON CONFLICT (id) DO NOTHING RETURNING id"
 )
-INSERT_HISTORY = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({', '.join(['%s'] * 14)})"
-RESTORE_HISTORY = INSERT_HISTORY + " ON CONFLICT (id) DO NOTHING RETURNING id"
 
-LIVE_HOLDER = f"""
-SELECT id FROM memories
-WHERE scope_key = %s AND content_hash = %s AND lifecycle NOT IN {sql.NOT_LIVE_SQL}
-"""
-
-GET_IDEMPOTENCY = "SELECT request_hash, outcome FROM idempotency_keys WHERE key = %s"
 PUT_IDEMPOTENCY = """
 INSERT INTO idempotency_keys (key, request_hash, outcome, created_at) VALUES (%s, %s, %s, %s)
 """
@@ -114,11 +105,10 @@ SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND m.lifecycle != 'dele
 #: This transaction's commit does not wait for its WAL to reach disk: a server crash may lose
 #: the last few hundred ms of such commits, never corrupt anything. Used for access counts.
 ASYNC_COMMIT = "SET LOCAL synchronous_commit = off"
-RECORD_ACCESS = """
-UPDATE memories SET access_count = access_count + 1, last_accessed = %s
-WHERE id = ANY(%s)
+EXPORT_MEMORIES = f"""
+SELECT {M_COLUMNS}, m.search_text, m.embedding_model, m.embedding FROM memories m
+ORDER BY m.rowid
 """
-
 # Nearest neighbours by cosine distance through the HNSW index; iterative scans keep going
 # until LIMIT rows pass the filters. When they still return fewer than k rows (a very selective
 # filter), the second branch (a one-time filter: skipped otherwise) ranks every visible row
@@ -188,6 +178,12 @@ FROM memories
 """
 
 
+RESTORE_VERSION = (
+    f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join(['%s'] * 10)})"
+    " ON CONFLICT (id) DO NOTHING RETURNING id"
+)
+
+
 def _tags_any(tags: Sequence[str]) -> tuple[str, list[Any]]:
     return "m.tags ?| %s::text[]", [list(tags)]
 
@@ -196,29 +192,22 @@ def _time(value: datetime | None) -> datetime | None:
     return value
 
 
-DIALECT = sql.Dialect(mark="%s", tags_any=_tags_any, time=_time, flag=bool)
+def _read_json(value: Any) -> Any:
+    return value  # psycopg decodes jsonb
 
 
-def visible(viewer: Scope) -> tuple[str, list[Any]]:
-    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
-    return sql.visible(DIALECT, viewer)
+def _read_time(value: datetime) -> datetime:
+    return value.astimezone(UTC)
 
 
-def filtered(filters: Filters) -> tuple[str, list[Any]]:
-    """The WHERE fragment (on alias m) for ``filters``; starts with AND."""
-    return sql.filtered(DIALECT, filters)
+def _in_ids(column: str) -> str:
+    return f"{column} = ANY(%s)"
 
-TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
-INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join(['%s'] * 9)})"
 
-VERSION_COLUMNS = (
-    "id, memory_id, level, kind, content, derived_from, created_at, tokens, quality, body"
+DIALECT = sql.Dialect(
+    mark="%s", tags_any=_tags_any, time=_time, flag=bool, read_time=_read_time,
+    json=Jsonb, read_json=_read_json, in_ids=_in_ids, ids=list,
+    new_token="replace(gen_random_uuid()::text, '-', '')", for_update="FOR UPDATE",
+    skip_locked="FOR UPDATE SKIP LOCKED",
 )
-INSERT_VERSION = (
-    f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join(['%s'] * 10)})"
-)
-RESTORE_VERSION = INSERT_VERSION + " ON CONFLICT (id) DO NOTHING RETURNING id"
-VERSIONS_OF = (
-    f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE memory_id = %s ORDER BY rowid"
-)
-VERSIONS_BY_ID = f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE id = ANY(%s)"
+

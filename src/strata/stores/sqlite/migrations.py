@@ -10,7 +10,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from strata.errors import StoreError
-from strata.stores.migrating import Migration, available_in, not_applied
+from strata.stores.migrating import Migration, Migrations
 
 __all__ = ["Migration", "applied", "available", "current_version", "migrate", "pending"]
 
@@ -24,18 +24,16 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 """
 
 
-def available() -> list[Migration]:
-    return available_in("strata.stores.sqlite")
-
-
 def applied(conn: sqlite3.Connection) -> dict[int, str]:
     conn.execute(CREATE_TABLE)
     rows = conn.execute("SELECT version, checksum FROM schema_migrations")
     return {row[0]: row[1] for row in rows}
 
 
-def pending(conn: sqlite3.Connection) -> list[Migration]:
-    return not_applied(available(), applied(conn))
+_MIGRATIONS = Migrations("strata.stores.sqlite", applied)
+available = _MIGRATIONS.available
+pending = _MIGRATIONS.pending
+current_version = _MIGRATIONS.current_version
 
 
 def migrate(conn: sqlite3.Connection) -> list[Migration]:
@@ -62,7 +60,3 @@ def migrate(conn: sqlite3.Connection) -> list[Migration]:
 def _already_applied_by_peer(conn: sqlite3.Connection, migration: Migration) -> bool:
     """Two processes opening a fresh store race to migrate; the loser sees the winner's row."""
     return migration.version in applied(conn)
-
-
-def current_version(conn: sqlite3.Connection) -> int:
-    return max(applied(conn), default=0)

@@ -1,29 +1,21 @@
-"""SQL for the SQLite adapter, as named constants and fragment builders.
+"""SQL only the SQLite adapter runs, as named constants, and its ``Dialect``.
 
-Fragments are assembled only from constants in this module; every value is a bound parameter.
-The visibility and filter fragments come from ``strata.stores.sql``, shared with Postgres.
+The statements both adapters run live in ``strata.stores.sql_store`` (and ``sql_jobs``,
+``sql_graph``, ``sql_retention``); here are the embeddings table, FTS5, the ``rev`` change
+counter the in-process vector index catches up by, and the dialect: ISO text times, integer
+flags, JSON text, id lists bound as one JSON array.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from strata.domain.models import Filters, Scope
 from strata.stores import sql
 from strata.stores.sql import NOT_LIVE_SQL
-
-MEMORY_COLUMNS = (
-    "id, team, user_id, agent_id, run_id, type, content, content_hash, subject, "
-    "conversation_id, tags, importance, confidence, pinned, lifecycle, tier, version, "
-    "provenance, valid_from, valid_to, created_at, updated_at, deleted_at, access_count, "
-    "last_accessed, meta, active_version_id, pinned_min_level, active_lock_until, "
-    "active_lock_reason"
-)
-
-#: The same columns on alias m, for queries that join.
-M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
+from strata.stores.sql_store import M_COLUMNS, MEMORY_COLUMNS
 
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev, search_text)
@@ -40,39 +32,18 @@ UPDATE memories SET
     search_text = COALESCE(?, search_text)
 WHERE id = ? AND version = ?
 """
+CAS_MEMORY = "SELECT rowid, version, content_hash FROM memories WHERE id = ?"
 
 INSERT_EMBEDDING = "INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?, ?, ?, ?)"
 UPDATE_EMBEDDING = "UPDATE embeddings SET model = ?, dim = ?, vector = ? WHERE memory_rowid = ?"
-
-INSERT_EVENT = """
-INSERT INTO events (id, team, user_id, agent_id, run_id, conversation_id, seq, parent_id, ts,
-                    author, role, text, content_hash, meta)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
-EVENT_COLUMNS = (
-    "id, team, user_id, agent_id, run_id, conversation_id, seq, parent_id, ts, author, role, "
-    "text, content_hash, meta"
-)
-LAST_EVENT = """
-SELECT id, seq FROM events WHERE team = ? AND conversation_id = ? ORDER BY seq DESC LIMIT 1
-"""
-
-TOKEN_COLUMNS = "id, token_hash, role, team, user_id, agent_id, label, created_at, revoked_at"
-INSERT_TOKEN = f"INSERT INTO api_tokens ({TOKEN_COLUMNS}) VALUES ({', '.join('?' * 9)})"
-
-INSERT_HISTORY = """
-INSERT INTO history (id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id,
-                     provider, model, prompt_version, confidence)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
-HISTORY_COLUMNS = (
-    "id, memory_id, kind, ts, actor, reason, before, after, request_id, event_id, provider, "
-    "model, prompt_version, confidence"
+DELETE_EMBEDDING = (
+    "DELETE FROM embeddings WHERE memory_rowid = (SELECT rowid FROM memories WHERE id = ?)"
 )
 
-LIVE_HOLDER = f"""
-SELECT id FROM memories
-WHERE scope_key = ? AND content_hash = ? AND lifecycle NOT IN {NOT_LIVE_SQL}
+#: The time column is NOT NULL here; a write without events records an empty one.
+PUT_IDEMPOTENCY = """
+INSERT INTO idempotency_keys (key, request_hash, outcome, created_at)
+VALUES (?, ?, ?, COALESCE(?, ''))
 """
 
 MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"
@@ -90,6 +61,11 @@ SELECT {M_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m ON m.id = w
 WHERE m.lifecycle != 'deleted' AND
 """
 
+EXPORT_MEMORIES = f"""
+SELECT {M_COLUMNS}, m.search_text, e.model, e.vector FROM memories m
+JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid
+"""
+
 # Rank in FTS alone first (cheap), then join and filter only the best rows. Exact whenever at
 # least k visible rows are among the global top ``pool``; the caller falls back otherwise.
 TEXT_SEARCH_POOLED = """
@@ -104,11 +80,21 @@ SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts
 JOIN memories m ON m.rowid = memories_fts.rowid
 WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
 """
+IDS_MATCHING = "SELECT m.id FROM memories m WHERE {where}{extra}"
 
-GET_IDEMPOTENCY = "SELECT request_hash, outcome FROM idempotency_keys WHERE key = ?"
-PUT_IDEMPOTENCY = """
-INSERT INTO idempotency_keys (key, request_hash, outcome, created_at) VALUES (?, ?, ?, ?)
+STATS = f"""
+SELECT COUNT(*), SUM(lifecycle NOT IN {NOT_LIVE_SQL}), SUM(lifecycle = 'deleted'),
+       (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM history)
+FROM memories
 """
+
+RESTORE_EXISTS = {
+    "event": "SELECT 1 FROM events WHERE id = ?",
+    "memory": "SELECT 1 FROM memories WHERE id = ?",
+    "history": "SELECT 1 FROM history WHERE id = ?",
+    "version": "SELECT 1 FROM memory_versions WHERE id = ?",
+}
+
 
 def _tags_any(tags: Sequence[str]) -> tuple[str, list[Any]]:
     marks = ", ".join("?" * len(tags))
@@ -122,23 +108,20 @@ def ts(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-DIALECT = sql.Dialect(mark="?", tags_any=_tags_any, time=ts, flag=int)
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def visible(viewer: Scope) -> tuple[str, list[Any]]:
-    """The visibility rule of ``strata.domain.visibility`` as a WHERE fragment on alias m."""
-    return sql.visible(DIALECT, viewer)
+def _in_ids(column: str) -> str:
+    return f"{column} IN (SELECT value FROM json_each(?))"
 
 
-def filtered(filters: Filters) -> tuple[str, list[Any]]:
-    """The WHERE fragment (on alias m) for ``filters``; starts with AND when not empty."""
-    return sql.filtered(DIALECT, filters)
+def _ids(ids: Sequence[str]) -> str:
+    return json.dumps(list(ids))
 
-VERSION_COLUMNS = (
-    "id, memory_id, level, kind, content, derived_from, created_at, tokens, quality, body"
-)
-INSERT_VERSION = f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join('?' * 10)})"
-VERSIONS_OF = f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE memory_id = ? ORDER BY rowid"
-VERSIONS_BY_ID = (
-    f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE id IN (SELECT value FROM json_each(?))"
+
+DIALECT = sql.Dialect(
+    mark="?", tags_any=_tags_any, time=ts, flag=int, read_time=datetime.fromisoformat,
+    json=_json, read_json=json.loads, in_ids=_in_ids, ids=_ids,
+    new_token="lower(hex(randomblob(16)))",
 )
