@@ -5,7 +5,8 @@ the rules of ``strata.policy`` applied before each call, in this order:
 
 1. the role allows the operation (``PermissionDenied``; before any lookup, so a refusal says
    nothing about the target);
-2. the requested scope is narrowed to the principal's (pinned dimensions replaced);
+2. the requested scope is narrowed to the principal's (pinned dimensions filled in; naming
+   another value for one is ``ScopeDenied``);
 3. the target is looked up in that scope (``NotFound`` for anything outside it, exactly like
    a missing id);
 4. changes need the target owned within the principal's scope (``ScopeDenied``);
@@ -67,8 +68,9 @@ class GuardedStrata:
     # -- helpers ----------------------------------------------------------------------------
 
     def scope(self, requested: ScopeLike = None) -> Scope:
-        """The scope this principal acts in when it asks for ``requested``."""
-        return narrow(self.principal, Scope.parse(requested))
+        """The scope this principal acts in when it asks for ``requested`` (``ScopeDenied``
+        when it names a team, user or agent outside the principal's)."""
+        return narrow(self.principal, requested)
 
     def require(self, operation: Operation) -> None:
         """Refuse unless this principal's role allows ``operation`` (``PermissionDenied``)."""

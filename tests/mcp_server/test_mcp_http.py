@@ -149,8 +149,10 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
     seen: dict[str, Any] = {}
 
     async def sessions(base_url: str) -> None:
-        # The header asks for team b: the writer's token pins team a.
+        # The header asks for team b: the writer's token pins team a, so it is refused.
         async with connect(base_url, **bearer(writer_secret), **{"X-Strata-Team": "b"}) as w:
+            seen["named_b"] = await w.call_tool("memory_store", {"content": "Beta code."})
+        async with connect(base_url, **bearer(writer_secret)) as w:
             stored = payload(await w.call_tool("memory_store",
                                                {"content": "Alpha launch code is 1234."}))
             memory_id = stored["memory_ids"][0]
@@ -165,8 +167,7 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
                 "memory_id": seen["memory_id"], "reason": "no"})
             seen["capture"] = await r.call_tool("session_end", {
                 "session_id": "s1", "messages": [{"content": "Reader was here."}]})
-        async with connect(base_url, **bearer(other_team_secret),
-                           **{"X-Strata-Team": "a"}) as b:
+        async with connect(base_url, **bearer(other_team_secret)) as b:
             seen["get"] = await b.call_tool("memory_get", {"memory_id": seen["memory_id"]})
             seen["b_search"] = payload(await b.call_tool("memory_search", {"query": "launch"}))
 
@@ -174,6 +175,7 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
         anyio.run(sessions, base_url)
 
     memory_id = seen["memory_id"]
+    assert refusal(seen["named_b"])["code"] == "scope_denied"
     assert facade.get(memory_id, scope={"team": "a"}).scope.team == "a"
     assert [h["id"] for h in seen["search"]["hits"]] == [memory_id]
     for refused in ("store", "forget", "capture"):

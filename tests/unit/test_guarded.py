@@ -49,7 +49,9 @@ def test_a_token_stands_for_its_role_and_scope_until_revoked(strata: Strata) -> 
 
 def test_writes_land_in_the_callers_team_and_name_it_in_history(strata: Strata) -> None:
     writer = caller(strata, "writer", team="a")
-    result = writer.remember("roadmap", scope={"team": "b"})
+    with pytest.raises(ScopeDenied):  # naming another team is refused, never rewritten
+        writer.remember("roadmap", scope={"team": "b"})
+    result = writer.remember("roadmap")
     memory = strata.get(result.memory_ids[0], scope=A)
     assert memory.scope == A
     with pytest.raises(NotFound):
@@ -90,7 +92,7 @@ def test_another_teams_ids_are_not_found_for_every_operation(strata: Strata) -> 
         lambda: other.evidence(memory_id),
         lambda: other.modify(memory_id, reason="r", content="mine"),
         lambda: other.forget(memory_id, reason="r", force=True),
-        lambda: other.recover(memory_id, reason="r", scope={"team": "a"}),
+        lambda: other.recover(memory_id, reason="r"),
     ):
         with pytest.raises(NotFound):
             call()
@@ -249,7 +251,9 @@ def test_import_refuses_records_outside_the_callers_scope(strata: Strata) -> Non
     with pytest.raises(InvalidInput, match="outside yours"):
         admin.import_records(list(source.export()))
     assert strata.stats().memories == 0
-    report = admin.import_records([{"text": "plain text"}], scope={"team": "b"})
+    with pytest.raises(ScopeDenied):
+        admin.import_records([{"text": "plain text"}], scope={"team": "b"})
+    report = admin.import_records([{"text": "plain text"}])
     assert report.inserted == 1 and strata.list(scope=A).items[0].content == "plain text"
 
 
@@ -295,7 +299,9 @@ def test_graph_and_shield_follow_roles_scopes_and_ownership(strata: Strata) -> N
     assert [e.canonical_name for e in reader.graph_entities()] == ["oslo", "zed"]
     assert reader.graph_neighbors(zed.id).entity.id == zed.id
     with pytest.raises(NotFound):
-        caller(strata, "admin", team="b").graph_neighbors(zed.id, scope=A)
-    shielded = user_writer.shield([{"content": "My badge number is 4411."}], scope=B)
+        caller(strata, "admin", team="b").graph_neighbors(zed.id)
+    with pytest.raises(ScopeDenied):
+        user_writer.shield([{"content": "My badge number is 4411."}], scope=B)
+    shielded = user_writer.shield([{"content": "My badge number is 4411."}])
     stored = strata.get(shielded.facts[0].memory_id, scope=Scope(team="a", user="u"))
-    assert stored.scope == Scope(team="a", user="u")  # narrowed to the token's scope
+    assert stored.scope == Scope(team="a", user="u")  # the token's scope

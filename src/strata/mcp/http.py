@@ -65,11 +65,12 @@ def principal_of(request: Request | None) -> Principal:
 
 def header_caller(request: Request | None) -> Caller:
     """The request's principal, asking for the scope its ``X-Strata-*`` headers name (team
-    ``default`` if none; narrowed to the principal's own by the guarded view)."""
+    ``default`` if none in local mode; a token's own dimensions if left out, refused if
+    different: the guarded view's ``strata.policy.narrow``)."""
     principal = principal_of(request)
     named = {name: request.headers.get(header) for name, header in SCOPE_HEADERS.items()} if (
         request is not None) else {}
-    return Caller(scope=Scope.parse(named), principal=principal)
+    return Caller(scope={k: v for k, v in named.items() if v is not None}, principal=principal)
 
 
 class StreamableHTTPEndpoint:
