@@ -190,3 +190,23 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
     history = facade.history(memory_id, scope={"team": "a"})
     assert [(h.kind.value, h.actor) for h in history] == [
         ("ADD", writer.id), ("UPDATE", writer.id)]
+
+
+def test_mcp_sessions_are_bound_to_the_principal_that_opened_them(facade: Strata) -> None:
+    _, team_a = facade.create_token("admin", team="a")
+    _, team_b = facade.create_token("writer", team="b")
+    accept = {"Accept": "application/json, text/event-stream"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "memory_store", "arguments": {"content": "A writes into B's session."}}}
+    with TestClient(create_app(facade, auth_mode="token")) as http:
+        opened = initialize(http, **bearer(team_b))
+        session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        for answer in (
+            http.post("/mcp", json=call, headers={**accept, **session, **bearer(team_a)}),
+            http.delete("/mcp", headers={**accept, **session, **bearer(team_a)}),
+        ):
+            assert answer.status_code == 404, answer.text
+            assert answer.json()["error"]["code"] == "not_found"
+        assert facade.stats().memories == 0
+        closed = http.delete("/mcp", headers={**accept, **session, **bearer(team_b)})
+        assert closed.status_code == 200, closed.text
