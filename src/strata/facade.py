@@ -933,8 +933,9 @@ class Strata:
         memory = self.get(memory_id, scope=scope, include_deleted=True)
         return self._ladders.evidence(memory, witness)
 
-    def stats(self) -> StoreStats:
-        return self.store.stats()
+    def stats(self, *, team: str | None = None) -> StoreStats:
+        """Counts over the store, or over one team (``Store.stats``)."""
+        return self.store.stats(team)
 
     # -- representation levels ([001]) --------------------------------------------------------
 

@@ -312,8 +312,9 @@ class GuardedStrata:
         return self.strata.job(job_id, scope=self.scope())
 
     def stats(self) -> StoreStats:
+        """The counts this principal may see: its team's (a token), the store's (local)."""
         self._authorize(Operation.READ)
-        return self.strata.stats()
+        return self.strata.stats(team=self._team())
 
     # -- moving data ------------------------------------------------------------------------
 

@@ -364,3 +364,16 @@ def test_silent_scope_substitution_in_remember_recall_and_list_is_refused(
     assert [m.content for m in facade.list(scope={"team": "a", "user": "alice"}).items] == [
         "alice's note"]
     assert facade.stats().memories == 1
+
+
+def test_aggregates_healthz_and_metrics_count_only_the_callers_team(
+    api: TestClient, facade: Strata, bearer: Bearer
+) -> None:
+    for text in ("alpha one", "alpha two", "alpha three"):
+        facade.remember(text, scope=A)
+    facade.remember("beta one", scope=B)
+    health = api.get("/healthz", headers=bearer("reader", "b")).json()["stats"]
+    assert (health["memories"], health["events"]) == (1, 1)
+    metrics = api.get("/metrics", headers=bearer("operator", "b")).text
+    assert 'strata_memories{state="live"} 1' in metrics
+    assert api.get("/healthz", headers=bearer("reader", "a")).json()["stats"]["memories"] == 3

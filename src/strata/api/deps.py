@@ -19,7 +19,7 @@ from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from strata.api.schemas import MAX_NAME_CHARS, NOT_BLANK, SCOPE_NAME, Time
-from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput, PermissionDenied
 from strata.facade import Strata
 from strata.guarded import GuardedStrata

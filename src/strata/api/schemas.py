@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
-from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
+from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType
 from strata.ports import Page, StoreStats
 from strata.recall import MAX_QUERY_CHARS
 from strata.results import ImportReport, RememberResult

@@ -36,7 +36,6 @@ from starlette.types import Scope as ASGIScope
 
 from strata.api.app import _error_headers, error_response
 from strata.api.deps import bearer, get_principal
-from strata.domain.models import Scope
 from strata.errors import StrataError, Unauthenticated
 from strata.facade import Strata
 from strata.mcp.server import Caller, CallerResolver, build_server

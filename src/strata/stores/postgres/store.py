@@ -555,9 +555,10 @@ class PostgresStore(PostgresJobQueue):
         found = {e.id: e for e in map(_event_from_row, rows)}
         return [found[i] for i in event_ids if i in found]
 
-    def stats(self) -> StoreStats:
+    def stats(self, team: str | None = None) -> StoreStats:
         with self._conn() as conn:
-            row = conn.execute(q.STATS).fetchone()
+            row = (conn.execute(q.STATS) if team is None
+                   else conn.execute(q.TEAM_STATS, {"team": team})).fetchone()
             assert row is not None
             version = migrations.current_version(conn)
             server = conn.info.parameter_status("server_version")

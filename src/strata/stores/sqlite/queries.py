@@ -142,3 +142,14 @@ VERSIONS_OF = f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE memory_id = 
 VERSIONS_BY_ID = (
     f"SELECT {VERSION_COLUMNS} FROM memory_versions WHERE id IN (SELECT value FROM json_each(?))"
 )
+
+
+# -- stats: (memories, events, history), store-wide or for one team --
+_MEMORY_COUNTS = (f"SELECT COUNT(*), SUM(lifecycle NOT IN {NOT_LIVE_SQL}), "
+                  "SUM(lifecycle = 'deleted') FROM memories")
+STATS = (_MEMORY_COUNTS, "SELECT COUNT(*) FROM events", "SELECT COUNT(*) FROM history")
+TEAM_STATS = (
+    _MEMORY_COUNTS + " WHERE team = ?",
+    "SELECT COUNT(*) FROM events WHERE team = ?",
+    "SELECT COUNT(*) FROM history h JOIN memories m ON m.id = h.memory_id WHERE m.team = ?",
+)

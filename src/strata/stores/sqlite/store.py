@@ -72,7 +72,6 @@ from strata.stores.common import (
     system_now,
     vector_bytes,
 )
-from strata.stores.sql import NOT_LIVE_SQL
 from strata.stores.sql_graph import GraphDialect, GraphSQL
 from strata.stores.sql_retention import RetentionSQL
 from strata.stores.sqlite import jobs as jq
@@ -479,16 +478,14 @@ class SQLiteStore(SQLiteJobQueue):
         found = {e.id: e for e in map(_event_from_row, rows)}
         return [found[i] for i in event_ids if i in found]
 
-    def stats(self) -> StoreStats:
+    def stats(self, team: str | None = None) -> StoreStats:
         conn = self._reader()
+        queries = q.STATS if team is None else q.TEAM_STATS
+        args = () if team is None else (team,)
         with _translated():
-            count = conn.execute(
-                "SELECT COUNT(*), "
-                f"SUM(lifecycle NOT IN {NOT_LIVE_SQL}), SUM(lifecycle = 'deleted') "
-                "FROM memories"
-            ).fetchone()
-            events = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-            history = conn.execute("SELECT COUNT(*) FROM history").fetchone()[0]
+            count = conn.execute(queries[0], args).fetchone()
+            events = conn.execute(queries[1], args).fetchone()[0]
+            history = conn.execute(queries[2], args).fetchone()[0]
             version = migrations.current_version(conn)
         return StoreStats(
             events=events, memories=count[0], live_memories=count[1] or 0,
