@@ -1208,13 +1208,21 @@ class Strata:
         """Purge tombstones, history and finished jobs past their configured windows."""
         return self._retention().run(dry_run=dry_run, progress=progress)
 
-    def schedule_maintenance(self, kind: JobKind | str) -> str:
-        """Enqueue a ``tiers``, ``decay`` or ``retention`` job (one active job per kind)."""
+    def schedule_maintenance(self, kind: JobKind | str, *, team: str | None = None,
+                             dry_run: bool = False) -> str:
+        """Enqueue a ``tiers``, ``decay`` or ``retention`` job: over ``team`` (None: every
+        team), a dry run if asked. One active job per kind, team and dry-run flag; the job
+        belongs to ``team``'s scope, so its creator can read it."""
         chosen = _enum(JobKind, kind, "kind")
         if chosen not in MAINTENANCE_KINDS:
             raise InvalidInput(f"kind must be one of {sorted(k.value for k in MAINTENANCE_KINDS)}")
+        if not isinstance(dry_run, bool):
+            raise InvalidInput("dry_run must be true or false")
         now = self._clock.now()
-        job = NewJob(chosen, {}, Scope(), dedup_key=f"maintenance:{chosen.value}",
+        mode = "dry" if dry_run else "run"
+        job = NewJob(chosen, {"team": team, "dry_run": dry_run},
+                     Scope(team=team) if team is not None else Scope(),
+                     dedup_key=f"maintenance:{chosen.value}:{team or '*'}:{mode}",
                      created_at=now)
         return self.store.enqueue([job], now)[0]
 

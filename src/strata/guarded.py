@@ -409,9 +409,10 @@ class GuardedStrata:
     def _team(self) -> str | None:
         return self.principal.scope.team if self.principal.scope is not None else None
 
-    def schedule_maintenance(self, kind: str) -> str:
+    def schedule_maintenance(self, kind: str, *, dry_run: bool = False) -> str:
+        """A job over this principal's team (a token's), readable by it (``job``)."""
         self._authorize(Operation.MAINTAIN)
-        return self.strata.schedule_maintenance(kind)
+        return self.strata.schedule_maintenance(kind, team=self._team(), dry_run=dry_run)
     # -- review --------------------------------------------------------------------------------
 
     def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
