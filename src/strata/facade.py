@@ -683,6 +683,7 @@ class Strata:
         preview_token = self._signer.sign({
             "kind": "forget_preview", "actor": (actor or Actor()).id, "scope": where.key,
             "ids": [c.memory.id for c in candidates], "exp": expires.timestamp(),
+            "versions": [c.memory.version for c in candidates],
         })
         threshold = self.settings.forget_confirm_threshold
         confirm = None
@@ -726,10 +727,14 @@ class Strata:
             raise InvalidInput("ids must be chosen from the preview's candidates", ids=outside)
         if len(chosen) > self.settings.forget_confirm_threshold:
             self._check_confirm(confirm_token, preview_token, now, len(chosen))
+        # Single use: each id is forgotten only at the version the preview showed, so a
+        # second execute of the same token finds every item changed (version_conflict).
+        versions = dict(zip(shown.get("ids", ()), shown.get("versions", ()), strict=False))
         apply = forget or self.forget
         return BatchResult(tuple(
             _one_item({"id": memory_id}, lambda fields: apply(
-                fields["id"], reason=reason, scope=where, force=force, actor=actor))
+                fields["id"], reason=reason, scope=where, force=force, actor=actor,
+                if_version=versions.get(fields["id"])))
             for memory_id in chosen
         ))
 

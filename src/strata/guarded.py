@@ -179,10 +179,10 @@ class GuardedStrata:
         return where
 
     def _forget_unmetered(self, memory_id: str, *, reason: str, scope: Scope, force: bool,
-                          actor: Actor) -> Memory:
+                          actor: Actor, if_version: int | None = None) -> Memory:
         self._owned(memory_id, scope)
         return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
-                                  actor=actor)
+                                  actor=actor, if_version=if_version)
 
     def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
                conversation_id: str | None = None,

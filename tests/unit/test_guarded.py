@@ -149,6 +149,29 @@ def test_preview_then_execute_deletes_only_chosen_candidates(strata: Strata) -> 
     assert strata.history(ids[0], scope=A)[-1].kind is HistoryKind.DELETE
 
 
+def test_a_forget_preview_token_can_be_used_again_until_it_expires(strata: Strata) -> None:
+    """Single use: the token binds each candidate's version, so a second execute (here after
+    a recover) finds every item changed and forgets nothing."""
+    memory_id = strata.remember("tea note", scope=A).memory_ids[0]
+    writer = caller(strata, "writer", user="u")
+    owned = writer.remember("tea with milk").memory_ids[0]
+    for view, target, where in ((strata, memory_id, A), (writer, owned, None)):
+        preview = view.forget_preview("tea", scope=where or {"user": "u"})
+        token = preview.preview_token
+        first = view.forget_execute([target], preview_token=token, reason="once", scope=where
+                                    or {"user": "u"})
+        assert first.items[0].ok
+        strata.recover(target, reason="back", scope=Scope(team="a", user="u")
+                       if where is None else A)
+        again = view.forget_execute([target], preview_token=token, reason="twice",
+                                    scope=where or {"user": "u"})
+        assert not again.items[0].ok
+        assert again.items[0].error is not None
+        assert again.items[0].error["code"] == "version_conflict"
+        assert not strata.get(target, scope=Scope(team="a", user="u") if where is None
+                              else A).is_deleted
+
+
 def test_execute_refuses_ids_tokens_and_callers_not_from_the_preview(strata: Strata) -> None:
     chosen = strata.remember("tea", scope=A).memory_ids[0]
     other = strata.remember("coffee beans", scope=A).memory_ids[0]
