@@ -16,7 +16,8 @@ def _printable(text: str) -> str:
 def mem(i: int, content: str, type: MemoryType = MemoryType.SEMANTIC, **kw: object) -> Memory:
     scope = Scope("t", agent="kyra")
     return Memory(id=f"m{i}", scope=scope, type=type, content=content,
-                  content_hash=content_hash(_printable(content)), created_at=T0, updated_at=T0, **kw)  # type: ignore[arg-type]
+                  content_hash=content_hash(_printable(content)), created_at=T0,
+                  updated_at=T0, **kw)  # type: ignore[arg-type]
 
 
 def test_sections_group_by_type_and_mark_disputed() -> None:
