@@ -674,7 +674,7 @@ class Strata:
             raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
         where = Scope.parse(scope)
         found = self._retriever.recall(
-            query, where, min(limit, self.settings.max_k), 1, filters or Filters(),
+            query, where, min(limit, self.settings.max_k), 1, Filters.parse(filters),
             self._config(None),
         )
         candidates = tuple(ForgetCandidate(h.memory, h.score) for h in found.hits
@@ -852,7 +852,7 @@ class Strata:
         scope: ScopeLike = None,
         k: int = 10,
         budget_tokens: int | None = None,
-        filters: Filters | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
         preset_name: str | None = None,
         config: RecallConfig | None = None,
         reroll: int = 0,
@@ -869,7 +869,7 @@ class Strata:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidInput("budget_tokens must be a positive integer")
         chosen = config or self._config(preset_name)
-        where, narrowing = Scope.parse(scope), filters or Filters()
+        where, narrowing = Scope.parse(scope), Filters.parse(filters)
         result = escalated_recall(
             lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
                                                    attempt),
@@ -916,13 +916,13 @@ class Strata:
         self,
         *,
         scope: ScopeLike = None,
-        filters: Filters | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        return self.store.list(Scope.parse(scope), filters or Filters(), limit=limit,
+        return self.store.list(Scope.parse(scope), Filters.parse(filters), limit=limit,
                                cursor=cursor)
 
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
