@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
 from strata.domain.models import Filters
-from strata.embedders.hashing import HashingEmbedder
 from strata.errors import InvalidInput
 from strata.facade import Strata
 
@@ -33,24 +30,6 @@ BAD_STRINGS = (f'"x{SURROGATE}"', f'"{SURROGATE}"', json.dumps("x" * 2_000_000),
 BAD_OBJECTS = ('{"a": NaN}', '{"a": Infinity}', '{"a": [1, -Infinity]}',
                f'{{"k{SURROGATE}": 1}}', f'{{"k": "v{SURROGATE}"}}', f'{{"a": {DEEP}}}',
                '{"a": ' + "{\"b\": " * 60 + "1" + "}" * 60 + "}", '{"n": 1e999}')
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path
-
-
-@pytest.fixture
-def facade(home: Path) -> Iterator[Strata]:
-    strata = Strata.open(home, embedder=HashingEmbedder())
-    yield strata
-    strata.close()
-
-
-@pytest.fixture
-def api(facade: Strata) -> Iterator[TestClient]:
-    with TestClient(create_app(facade)) as http:
-        yield http
 
 
 def send(api: TestClient, method: str, path: str, template: str, value: str,
@@ -121,8 +100,9 @@ def check_every_read_answers(api: TestClient, facade: Strata) -> int:
 
 
 def test_bad_input_sweep_answers_4xx_with_a_code_and_breaks_no_later_read(
-    api: TestClient, facade: Strata
+    client: TestClient, facade: Strata
 ) -> None:
+    api = client
     memory_id = api.post("/v1/remember", json={"text": "a good note", "scope": A}
                          ).json()["memory_ids"][0]
     sent = 0
@@ -142,11 +122,12 @@ def test_bad_input_sweep_answers_4xx_with_a_code_and_breaks_no_later_read(
 
 
 def test_a_poison_row_with_nan_in_meta_breaks_no_read_and_no_export(
-    api: TestClient, facade: Strata, home: Path
+    client: TestClient, facade: Strata, tmp_path: Path
 ) -> None:
+    api = client
     memory_id = api.post("/v1/remember", json={"messages": [{"content": "Poisoned note."}],
                                                "scope": A}).json()["memory_ids"][0]
-    with sqlite3.connect(home / "strata.db") as raw:  # as a row written before the checks
+    with sqlite3.connect(tmp_path / "strata.db") as raw:  # as a row written before the checks
         trigger = raw.execute("SELECT sql FROM sqlite_master WHERE name = "
                               "'events_are_immutable'").fetchone()[0]
         raw.execute("DROP TRIGGER events_are_immutable")
