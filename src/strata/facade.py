@@ -487,7 +487,7 @@ class Strata:
             raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
         where = Scope.parse(scope)
         found = self._retriever.recall(
-            query, where, min(limit, self.settings.max_k), 1, filters or Filters(),
+            query, where, min(limit, self.settings.max_k), 1, Filters.parse(filters),
             self._config(None),
         )
         candidates = tuple(ForgetCandidate(h.memory, h.score) for h in found.hits
@@ -496,6 +496,7 @@ class Strata:
         preview_token = self._signer.sign({
             "kind": "forget_preview", "actor": (actor or Actor()).id, "scope": where.key,
             "ids": [c.memory.id for c in candidates], "exp": expires.timestamp(),
+            "versions": [c.memory.version for c in candidates],
         })
         threshold = self.settings.forget_confirm_threshold
         confirm = None
@@ -539,10 +540,14 @@ class Strata:
             raise InvalidInput("ids must be chosen from the preview's candidates", ids=outside)
         if len(chosen) > self.settings.forget_confirm_threshold:
             self._check_confirm(confirm_token, preview_token, now, len(chosen))
+        # Single use: each id is forgotten only at the version the preview showed, so a
+        # second execute of the same token finds every item changed (version_conflict).
+        versions = dict(zip(shown.get("ids", ()), shown.get("versions", ()), strict=False))
         apply = forget or self.forget
         return BatchResult(tuple(
             _one_item({"id": memory_id}, lambda fields: apply(
-                fields["id"], reason=reason, scope=where, force=force, actor=actor))
+                fields["id"], reason=reason, scope=where, force=force, actor=actor,
+                if_version=versions.get(fields["id"])))
             for memory_id in chosen
         ))
 
@@ -660,7 +665,7 @@ class Strata:
         scope: ScopeLike = None,
         k: int = 10,
         budget_tokens: int | None = None,
-        filters: Filters | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
         preset_name: str | None = None,
         config: RecallConfig | None = None,
         reroll: int = 0,
@@ -677,7 +682,7 @@ class Strata:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidInput("budget_tokens must be a positive integer")
         chosen = config or self._config(preset_name)
-        where, narrowing = Scope.parse(scope), filters or Filters()
+        where, narrowing = Scope.parse(scope), Filters.parse(filters)
         result = escalated_recall(
             lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
                                                    attempt),
@@ -724,13 +729,13 @@ class Strata:
         self,
         *,
         scope: ScopeLike = None,
-        filters: Filters | None = None,
+        filters: Filters | Mapping[str, Any] | None = None,
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        return self.store.list(Scope.parse(scope), filters or Filters(), limit=limit,
+        return self.store.list(Scope.parse(scope), Filters.parse(filters), limit=limit,
                                cursor=cursor)
 
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
@@ -746,8 +751,9 @@ class Strata:
         memory = self.get(memory_id, scope=scope, include_deleted=True)
         return self._ladders.evidence(memory, witness)
 
-    def stats(self) -> StoreStats:
-        return self.store.stats()
+    def stats(self, *, team: str | None = None) -> StoreStats:
+        """Counts over the store, or over one team (``Store.stats``)."""
+        return self.store.stats(team)
 
     # -- representation levels ([001]) --------------------------------------------------------
 
@@ -1020,13 +1026,21 @@ class Strata:
         """Purge tombstones, history and finished jobs past their configured windows."""
         return self._retention().run(dry_run=dry_run, progress=progress)
 
-    def schedule_maintenance(self, kind: JobKind | str) -> str:
-        """Enqueue a ``tiers``, ``decay`` or ``retention`` job (one active job per kind)."""
+    def schedule_maintenance(self, kind: JobKind | str, *, team: str | None = None,
+                             dry_run: bool = False) -> str:
+        """Enqueue a ``tiers``, ``decay`` or ``retention`` job: over ``team`` (None: every
+        team), a dry run if asked. One active job per kind, team and dry-run flag; the job
+        belongs to ``team``'s scope, so its creator can read it."""
         chosen = _enum(JobKind, kind, "kind")
         if chosen not in MAINTENANCE_KINDS:
             raise InvalidInput(f"kind must be one of {sorted(k.value for k in MAINTENANCE_KINDS)}")
+        if not isinstance(dry_run, bool):
+            raise InvalidInput("dry_run must be true or false")
         now = self._clock.now()
-        job = NewJob(chosen, {}, Scope(), dedup_key=f"maintenance:{chosen.value}",
+        mode = "dry" if dry_run else "run"
+        job = NewJob(chosen, {"team": team, "dry_run": dry_run},
+                     Scope(team=team) if team is not None else Scope(),
+                     dedup_key=f"maintenance:{chosen.value}:{team or '*'}:{mode}",
                      created_at=now)
         return self.store.enqueue([job], now)[0]
 

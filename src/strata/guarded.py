@@ -5,7 +5,8 @@ the rules of ``strata.policy`` applied before each call, in this order:
 
 1. the role allows the operation (``PermissionDenied``; before any lookup, so a refusal says
    nothing about the target);
-2. the requested scope is narrowed to the principal's (pinned dimensions replaced);
+2. the requested scope is narrowed to the principal's (pinned dimensions filled in; naming
+   another value for one is ``ScopeDenied``);
 3. the target is looked up in that scope (``NotFound`` for anything outside it, exactly like
    a missing id);
 4. changes need the target owned within the principal's scope (``ScopeDenied``);
@@ -67,8 +68,9 @@ class GuardedStrata:
     # -- helpers ----------------------------------------------------------------------------
 
     def scope(self, requested: ScopeLike = None) -> Scope:
-        """The scope this principal acts in when it asks for ``requested``."""
-        return narrow(self.principal, Scope.parse(requested))
+        """The scope this principal acts in when it asks for ``requested`` (``ScopeDenied``
+        when it names a team, user or agent outside the principal's)."""
+        return narrow(self.principal, requested)
 
     def require(self, operation: Operation) -> None:
         """Refuse unless this principal's role allows ``operation`` (``PermissionDenied``)."""
@@ -177,10 +179,10 @@ class GuardedStrata:
         return where
 
     def _forget_unmetered(self, memory_id: str, *, reason: str, scope: Scope, force: bool,
-                          actor: Actor) -> Memory:
+                          actor: Actor, if_version: int | None = None) -> Memory:
         self._owned(memory_id, scope)
         return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
-                                  actor=actor)
+                                  actor=actor, if_version=if_version)
 
     def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
                conversation_id: str | None = None,
@@ -310,8 +312,9 @@ class GuardedStrata:
         return self.strata.job(job_id, scope=self.scope())
 
     def stats(self) -> StoreStats:
+        """The counts this principal may see: its team's (a token), the store's (local)."""
         self._authorize(Operation.READ)
-        return self.strata.stats()
+        return self.strata.stats(team=self._team())
 
     # -- moving data ------------------------------------------------------------------------
 
@@ -406,9 +409,10 @@ class GuardedStrata:
     def _team(self) -> str | None:
         return self.principal.scope.team if self.principal.scope is not None else None
 
-    def schedule_maintenance(self, kind: str) -> str:
+    def schedule_maintenance(self, kind: str, *, dry_run: bool = False) -> str:
+        """A job over this principal's team (a token's), readable by it (``job``)."""
         self._authorize(Operation.MAINTAIN)
-        return self.strata.schedule_maintenance(kind)
+        return self.strata.schedule_maintenance(kind, team=self._team(), dry_run=dry_run)
     # -- review --------------------------------------------------------------------------------
 
     def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,

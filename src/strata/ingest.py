@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from strata.domain.ids import new_id
@@ -18,6 +18,7 @@ from strata.domain.lifecycle import check_importance, check_tags, check_text, ch
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
 from strata.domain.tagging import kind_type
 from strata.domain.text import content_hash, search_text
+from strata.domain.validation import check_json, check_time, check_unicode
 from strata.errors import InvalidInput
 
 MAX_META_BYTES = 16_384
@@ -200,7 +201,7 @@ def _name(value: object, field: str) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_CHARS:
         raise InvalidInput(f"{field} must be a non-empty string of ≤ {MAX_NAME_CHARS} chars")
-    return value
+    return check_unicode(value, field)
 
 
 def _check_meta(meta: object) -> dict[str, Any]:
@@ -208,6 +209,7 @@ def _check_meta(meta: object) -> dict[str, Any]:
         return {}
     if not isinstance(meta, Mapping):
         raise InvalidInput("meta must be an object")
+    check_json(meta, "meta")  # before encoding: finite, valid Unicode, not too deep
     try:
         encoded = json.dumps(meta)
     except (TypeError, ValueError) as exc:
@@ -229,7 +231,7 @@ def _parse_ts(value: object, index: int) -> datetime | None:
             raise InvalidInput(f"messages[{index}].ts is not an ISO 8601 time") from exc
     else:
         raise InvalidInput(f"messages[{index}].ts must be an ISO 8601 string")
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return check_time(parsed, f"messages[{index}].ts")
 
 
 #: Memories summarising one ``remember(messages=...)`` call carry this tag (and meta kind).

@@ -12,8 +12,9 @@ API and the MCP server resolve a caller to a ``Principal`` and nothing more.
     admin      + import, manage tokens
 
 A principal's scope pins the dimensions it names (team always; user and agent if the token
-has them): whatever a request names for those is replaced by the principal's value, so a
-request can narrow its scope but never widen it. Reads then follow the visibility rule;
+has them): a request that leaves those out acts in the principal's values, and one that names
+other values is refused (``ScopeDenied``), never silently rewritten; a request can narrow its
+scope but never widen it. Reads then follow the visibility rule;
 changes additionally need the memory to be *owned* within the principal's scope (see
 ``owns``): a user's token may read the team-wide memories but not change them.
 """
@@ -127,15 +128,37 @@ def authorize(principal: Principal, operation: Operation) -> None:
         )
 
 
-def narrow(principal: Principal, requested: Scope) -> Scope:
-    """The scope a request acts in: the principal's pinned dimensions replace the request's."""
+def narrow(principal: Principal, requested: Scope | Mapping[str, Any] | str | None) -> Scope:
+    """The scope a request acts in. The dimensions the principal pins (team; user and agent
+    when its token names them) are the principal's: a request that leaves them out gets
+    them, a request that names another value is refused (``ScopeDenied``, with the allowed
+    scope in ``details``), never rewritten. The other dimensions are the request's."""
+    asked = Scope.parse(requested)
     own = principal.scope
     if own is None:
-        return requested
-    return replace(
-        requested, team=own.team, user=own.user or requested.user,
-        agent=own.agent or requested.agent,
-    )
+        return asked
+    named = _named_dimensions(requested)
+    for name in ("team", "user", "agent"):
+        pinned, wanted = getattr(own, name), getattr(asked, name)
+        if pinned is not None and name in named and wanted != pinned:
+            raise ScopeDenied(
+                f"scope.{name} {wanted!r} is outside this caller's scope ({name} "
+                f"{pinned!r}); leave it out or name your own",
+                dimension=name, allowed_scope=own.to_dict(),
+            )
+    return replace(asked, team=own.team, user=own.user or asked.user,
+                   agent=own.agent or asked.agent)
+
+
+def _named_dimensions(requested: Scope | Mapping[str, Any] | str | None) -> frozenset[str]:
+    """The scope dimensions a request names (a ``Scope`` names all of its set ones)."""
+    if requested is None:
+        return frozenset()
+    if isinstance(requested, str):
+        return frozenset({"team"})
+    if isinstance(requested, Scope):
+        return frozenset(k for k, v in requested.to_dict().items() if v is not None)
+    return frozenset(k for k, v in requested.items() if v is not None)
 
 
 def owns(scope: Scope, owner: Scope) -> bool:

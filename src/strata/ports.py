@@ -389,7 +389,10 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
         """Bump access counters; retrieval bookkeeping, not a versioned mutation."""
         ...
 
-    def stats(self) -> StoreStats: ...
+    def stats(self, team: str | None = None) -> StoreStats:
+        """Counts over the whole store, or over one team's events, memories and their
+        history (what a team-bound caller may be shown)."""
+        ...
 
     def export(self) -> Iterator[ExportRecord]:
         """Every event, memory (with its vector and search text), history row and

@@ -83,7 +83,7 @@ class RetentionWorker:
         return {JobKind.RETENTION: self._job}
 
     def _job(self, job: Job) -> JobOutput:
-        return JobOutput(_summary(self.run()))
+        return JobOutput(_summary(self.run(dry_run=job.payload.get("dry_run") is True)))
 
     def run(self, *, dry_run: bool = False, progress: Progress | None = None
             ) -> RetentionReport:

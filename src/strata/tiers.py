@@ -78,8 +78,8 @@ class Sweeper:
                            dry_run, lambda p: p.after.lifecycle.value, team)
 
     def handlers(self) -> dict[JobKind, Handler]:
-        return {JobKind.TIERS: lambda job: _output(job, self.run_tiers()),
-                JobKind.DECAY: lambda job: _output(job, self.run_decay())}
+        return {JobKind.TIERS: lambda job: _output(job, self.run_tiers(**_options(job))),
+                JobKind.DECAY: lambda job: _output(job, self.run_decay(**_options(job)))}
 
     def _sweep(self, kind: str, plan: Plan, dry_run: bool,
                label: Callable[[Planned], str], team: str | None) -> SweepReport:
@@ -264,3 +264,10 @@ class CachedStore:
         self.inner.record_access(memory_ids, at)
         self.cache.touched(memory_ids, at)
 
+
+
+def _options(job: Job) -> dict[str, Any]:
+    """A maintenance job's team (None: every team) and dry-run flag, from its payload."""
+    team = job.payload.get("team")
+    return {"team": team if isinstance(team, str) else None,
+            "dry_run": job.payload.get("dry_run") is True}

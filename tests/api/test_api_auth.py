@@ -85,7 +85,10 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
     before = {r["id"]: r for r in facade.export()
               if r["record"] == "memory" and r["scope"]["team"] == "a"}
     preview = api.post("/v1/forget", headers=b_admin, json={
+        "mode": "preview", "query": "roadmap old plan"})
+    named_a = api.post("/v1/forget", headers=b_admin, json={
         "mode": "preview", "query": "roadmap old plan", "scope": A})
+    assert named_a.status_code == 403 and named_a.json()["error"]["code"] == "scope_denied"
     item = {"id": a_id, "reason": "steal", "content": "mine now"}
 
     calls: dict[str, Callable[[], httpx.Response]] = {
@@ -112,13 +115,13 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
             f"/v1/memories/{a_id}/history", headers=b_admin, params=A),
         "GET /v1/review": lambda: api.get("/v1/review", headers=b_admin, params=A),
         "POST /v1/forget": lambda: api.post("/v1/forget", headers=b_admin, json={
-            "mode": "execute", "ids": [a_id], "reason": "x", "scope": A,
+            "mode": "execute", "ids": [a_id], "reason": "x",
             "preview_token": preview.json()["preview_token"]}),
         "POST /v1/modify": lambda: api.post("/v1/modify", headers=b_admin,
-                                            json={"items": [item], "scope": A}),
+                                            json={"items": [item]}),
         "GET /v1/jobs/{job_id}": lambda: api.get(f"/v1/jobs/{a_job}", headers=b_admin),
         "GET /v1/export": lambda: api.get("/v1/export", headers=b_admin),
-        "POST /v1/import": lambda: api.post("/v1/import", headers=b_admin, params=A,
+        "POST /v1/import": lambda: api.post("/v1/import", headers=b_admin,
                                             content=a_export.encode()),
         "POST /v1/shield": lambda: api.post("/v1/shield", headers=b_admin, json={
             "messages": [{"content": "b shields"}], "scope": A}),
@@ -168,18 +171,21 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         leaked = {i for i in a_ids if i in response.text and i not in sent}
         assert SECRET not in response.text and not leaked, (operation, response.text)
         if "{memory_id}" in operation or "{job_id}" in operation or "{entity_id}" in operation:
-            assert response.status_code == 404, (operation, response.text)
+            assert response.status_code in (403, 404), (operation, response.text)
     assert [c["memory"]["scope"]["team"] for c in preview.json()["candidates"]] == ["b"]
     assert SECRET not in preview.text and not {i for i in a_ids if i in preview.text}
     modified = calls["POST /v1/modify"]().json()["items"][0]
     assert not modified["ok"] and modified["error"]["code"] == "not_found"
     assert calls["POST /v1/import"]().status_code == 422
-    assert calls["GET /v1/graph/entities"]().json()["items"] == []  # Zed and Oslo are team a's
+    assert calls["GET /v1/graph/entities"]().status_code == 403  # names team a
+    own = api.get("/v1/graph/entities", headers=b_admin)
+    assert own.json()["items"] == []  # Zed and Oslo are team a's
 
     after = {r["id"]: r for r in facade.export() if r["record"] == "memory"}
     assert {k: after[k] for k in before} == before  # team A's memories are untouched
     written = api.get("/v1/memories", headers=b_admin).json()["items"]
-    assert "b writes" in [m["content"] for m in written]
+    assert "b writes" not in [m["content"] for m in written]  # refused, not rewritten to b
+    assert calls["POST /v1/remember"]().json()["error"]["code"] == "scope_denied"
     assert all(m["scope"]["team"] == "b" for m in written)
 
 
@@ -319,17 +325,55 @@ def test_local_mode_serves_loopback_clients_only(facade: Strata) -> None:
     assert "securitySchemes" not in app.openapi().get("components", {})
 
 
-def test_body_fields_that_would_widen_scope_are_refused_or_ignored(
+def test_body_fields_that_would_widen_scope_are_refused(
     api: TestClient, facade: Strata, bearer: Bearer
 ) -> None:
     user = bearer("writer", "a", user="u")
-    memory_id = remember(api, user, "mine", scope={"team": "b", "user": "v"})
-    stored = facade.get(memory_id, scope={"team": "a", "user": "u"})
-    assert (stored.scope.team, stored.scope.user) == ("a", "u")  # narrowed, not obeyed
+    for named in ({"team": "b", "user": "v"}, {"user": "v"}, {"team": "b"}):
+        refused = api.post("/v1/remember", headers=user, json={"text": "x", "scope": named})
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["error"]["code"] == "scope_denied"
+    memory_id = remember(api, user, "mine", scope={"team": "a", "agent": "bot"})
+    stored = facade.get(memory_id, scope={"team": "a", "user": "u", "agent": "bot"})
+    assert (stored.scope.team, stored.scope.user, stored.scope.agent) == ("a", "u", "bot")
     for field in ({"role": "admin"}, {"owner": "v"}, {"version": 9}, {"team": "b"}):
         patched = api.patch(f"/v1/memories/{memory_id}", headers=user,
                             json={"reason": "r", "importance": 0.3, **field})
         assert patched.status_code == 422, (field, patched.text)
         written = api.post("/v1/remember", headers=user, json={"text": "x", **field})
         assert written.status_code == 422, (field, written.text)
-    assert facade.get(memory_id, scope={"team": "a", "user": "u"}).version == 1
+    assert facade.get(memory_id, scope={"team": "a", "user": "u", "agent": "bot"}).version == 1
+
+
+def test_silent_scope_substitution_in_remember_recall_and_list_is_refused(
+    api: TestClient, facade: Strata, bearer: Bearer
+) -> None:
+    alice = bearer("writer", "a", user="alice")
+    remember(api, alice, "alice's note")
+    for named in ({"team": "b"}, {"team": "b", "user": "carol"}, {"team": "a", "user": "carol"}):
+        answers = [
+            api.post("/v1/remember", headers=alice, json={"text": "x", "scope": named}),
+            api.post("/v1/recall", headers=alice, json={"query": "note", "scope": named}),
+            api.get("/v1/memories", headers=alice, params=named),
+        ]
+        for answer in answers:
+            assert answer.status_code == 403, answer.text
+            error = answer.json()["error"]
+            assert error["code"] == "scope_denied"
+            assert error["details"]["allowed_scope"]["user"] == "alice"
+    assert [m.content for m in facade.list(scope={"team": "a", "user": "alice"}).items] == [
+        "alice's note"]
+    assert facade.stats().memories == 1
+
+
+def test_aggregates_healthz_and_metrics_count_only_the_callers_team(
+    api: TestClient, facade: Strata, bearer: Bearer
+) -> None:
+    for text in ("alpha one", "alpha two", "alpha three"):
+        facade.remember(text, scope=A)
+    facade.remember("beta one", scope=B)
+    health = api.get("/healthz", headers=bearer("reader", "b")).json()["stats"]
+    assert (health["memories"], health["events"]) == (1, 1)
+    metrics = api.get("/metrics", headers=bearer("operator", "b")).text
+    assert 'strata_memories{state="live"} 1' in metrics
+    assert api.get("/healthz", headers=bearer("reader", "a")).json()["stats"]["memories"] == 3

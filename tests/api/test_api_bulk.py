@@ -159,3 +159,24 @@ def test_metrics_count_requests_per_route_template(client: TestClient,
     assert f'strata_http_request_duration_seconds_count{{method="GET",{route}}} 2' in text
     assert 'strata_memories{state="live"} 1' in text
     assert memory_id not in text
+
+
+def test_delete_reason_travels_in_the_body_or_a_header_not_only_the_query_string(
+    client: TestClient, remember: Remember
+) -> None:
+    ids = [remember(f"note {i}") for i in range(4)]
+    team = {"team": "a"}
+    by_body = client.request("DELETE", f"/v1/memories/{ids[0]}", params=team,
+                             json={"reason": "body"})
+    by_header = client.delete(f"/v1/memories/{ids[1]}", params=team,
+                              headers={"X-Strata-Reason": "header"})
+    by_query = client.delete(f"/v1/memories/{ids[2]}", params={**team, "reason": "query"})
+    for answer in (by_body, by_header, by_query):
+        assert answer.status_code == 200, answer.text
+    assert [client.get(f"/v1/memories/{i}/history", params=team).json()["items"][-1]["reason"]
+            for i in ids[:3]] == ["body", "header", "query"]
+    for missing_or_twice in ({"params": team},
+                             {"params": {**team, "reason": "a"}, "json": {"reason": "b"}}):
+        refused = client.request("DELETE", f"/v1/memories/{ids[3]}", **missing_or_twice)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["code"] == "invalid_input"

@@ -105,3 +105,45 @@ def test_export_into_a_missing_directory_exits_1(cli: Cli, tmp_path: Path) -> No
     result = cli("export", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert result.exit_code == 1 and "error:" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_export_over_the_live_database_and_other_unsafe_targets_is_refused(
+    cli: Cli, cli_json: CliJson, home: Path, tmp_path: Path
+) -> None:
+    populate(cli_json)
+    database = home / "strata.db"
+    before = database.read_bytes()[:16]
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(tmp_path / "elsewhere.jsonl")
+    (tmp_path / "a_dir").mkdir()
+    for target in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), link,
+                   Path("/dev/null"), tmp_path / "a_dir"):
+        for extra in ((), ("--force",)):
+            result = cli("export", str(target), *extra)
+            assert result.exit_code != 0, (target, extra, result.output)
+            assert "Traceback" not in result.output
+    assert database.read_bytes()[:16] == before == b"SQLite format 3\x00"
+    assert not (tmp_path / "elsewhere.jsonl").exists() and Path("/dev/null").is_char_device()
+    assert cli_json("stats")["memories"] > 0  # the store still opens
+
+
+def test_export_over_an_existing_file_needs_force(cli: Cli, cli_json: CliJson,
+                                                  tmp_path: Path) -> None:
+    populate(cli_json)
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text("keep me\n")
+    refused = cli("export", str(dump))
+    assert refused.exit_code == 2 and "--force" in refused.stderr  # invalid input
+    assert dump.read_text() == "keep me\n"
+    assert cli("export", str(dump), "--force").exit_code == 0
+    assert dump.read_text().startswith("{")
+
+
+def test_doctor_on_a_file_that_is_not_a_database_fails_a_check(cli: Cli,
+                                                                tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.db"
+    bogus.write_text('{"record": "event"}\n' * 100)
+    result = cli("doctor", "--url", f"sqlite:///{bogus}", "--json")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    checks = json.loads(result.stdout)
+    assert checks[0]["name"] == "database" and checks[0]["ok"] is False

@@ -417,3 +417,17 @@ def test_lexical_search_ranks_the_given_search_text_not_the_content(strata: Stra
     assert [i for i, _ in store.text_search(A, "yak", 5, Filters())] == [memory.id]
     exported = {r.data["id"]: r.data for r in store.export() if r.kind == "memory"}
     assert exported[memory.id]["search_text"] == "yak"
+
+
+def test_aggregates_across_teams_are_counted_per_team(strata: Strata) -> None:
+    strata.remember("alpha one", scope={"team": "a"})
+    gone = strata.remember("alpha two", scope={"team": "a"}).memory_ids[0]
+    strata.forget(gone, reason="test", scope={"team": "a"})
+    strata.remember("beta one", scope={"team": "b"})
+    team_a, team_b, everything = (strata.stats(team="a"), strata.stats(team="b"),
+                                  strata.stats())
+    assert (team_a.memories, team_a.live_memories, team_a.deleted_memories) == (2, 1, 1)
+    assert (team_b.memories, team_b.events) == (1, 1)
+    assert team_a.history_rows + team_b.history_rows == everything.history_rows
+    assert team_a.events + team_b.events == everything.events
+    assert strata.stats(team="nobody").memories == 0

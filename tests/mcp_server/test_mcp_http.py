@@ -149,8 +149,10 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
     seen: dict[str, Any] = {}
 
     async def sessions(base_url: str) -> None:
-        # The header asks for team b: the writer's token pins team a.
+        # The header asks for team b: the writer's token pins team a, so it is refused.
         async with connect(base_url, **bearer(writer_secret), **{"X-Strata-Team": "b"}) as w:
+            seen["named_b"] = await w.call_tool("memory_store", {"content": "Beta code."})
+        async with connect(base_url, **bearer(writer_secret)) as w:
             stored = payload(await w.call_tool("memory_store",
                                                {"content": "Alpha launch code is 1234."}))
             memory_id = stored["memory_ids"][0]
@@ -165,8 +167,7 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
                 "memory_id": seen["memory_id"], "reason": "no"})
             seen["capture"] = await r.call_tool("session_end", {
                 "session_id": "s1", "messages": [{"content": "Reader was here."}]})
-        async with connect(base_url, **bearer(other_team_secret),
-                           **{"X-Strata-Team": "a"}) as b:
+        async with connect(base_url, **bearer(other_team_secret)) as b:
             seen["get"] = await b.call_tool("memory_get", {"memory_id": seen["memory_id"]})
             seen["b_search"] = payload(await b.call_tool("memory_search", {"query": "launch"}))
 
@@ -174,6 +175,7 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
         anyio.run(sessions, base_url)
 
     memory_id = seen["memory_id"]
+    assert refusal(seen["named_b"])["code"] == "scope_denied"
     assert facade.get(memory_id, scope={"team": "a"}).scope.team == "a"
     assert [h["id"] for h in seen["search"]["hits"]] == [memory_id]
     for refused in ("store", "forget", "capture"):
@@ -188,3 +190,23 @@ def test_token_mode_tools_follow_the_roles_scopes_and_actor_of_the_http_api(
     history = facade.history(memory_id, scope={"team": "a"})
     assert [(h.kind.value, h.actor) for h in history] == [
         ("ADD", writer.id), ("UPDATE", writer.id)]
+
+
+def test_mcp_sessions_are_bound_to_the_principal_that_opened_them(facade: Strata) -> None:
+    _, team_a = facade.create_token("admin", team="a")
+    _, team_b = facade.create_token("writer", team="b")
+    accept = {"Accept": "application/json, text/event-stream"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "memory_store", "arguments": {"content": "A writes into B's session."}}}
+    with TestClient(create_app(facade, auth_mode="token")) as http:
+        opened = initialize(http, **bearer(team_b))
+        session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        for answer in (
+            http.post("/mcp", json=call, headers={**accept, **session, **bearer(team_a)}),
+            http.delete("/mcp", headers={**accept, **session, **bearer(team_a)}),
+        ):
+            assert answer.status_code == 404, answer.text
+            assert answer.json()["error"]["code"] == "not_found"
+        assert facade.stats().memories == 0
+        closed = http.delete("/mcp", headers={**accept, **session, **bearer(team_b)})
+        assert closed.status_code == 200, closed.text

@@ -173,7 +173,7 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
         for i in range(30):
             strata.remember(f"Even later fact {i}.", scope=ALICE)
         after = await client.call_tool("compaction_complete",
-                                       {"session_id": "s2", "budget_tokens": 40})
+                                       {"session_id": "s2", "budget_tokens": 100})
         return [prompt, after]
 
     prompt, after = drive(strata, session)

@@ -49,7 +49,9 @@ def test_a_token_stands_for_its_role_and_scope_until_revoked(strata: Strata) -> 
 
 def test_writes_land_in_the_callers_team_and_name_it_in_history(strata: Strata) -> None:
     writer = caller(strata, "writer", team="a")
-    result = writer.remember("roadmap", scope={"team": "b"})
+    with pytest.raises(ScopeDenied):  # naming another team is refused, never rewritten
+        writer.remember("roadmap", scope={"team": "b"})
+    result = writer.remember("roadmap")
     memory = strata.get(result.memory_ids[0], scope=A)
     assert memory.scope == A
     with pytest.raises(NotFound):
@@ -90,7 +92,7 @@ def test_another_teams_ids_are_not_found_for_every_operation(strata: Strata) -> 
         lambda: other.evidence(memory_id),
         lambda: other.modify(memory_id, reason="r", content="mine"),
         lambda: other.forget(memory_id, reason="r", force=True),
-        lambda: other.recover(memory_id, reason="r", scope={"team": "a"}),
+        lambda: other.recover(memory_id, reason="r"),
     ):
         with pytest.raises(NotFound):
             call()
@@ -145,6 +147,29 @@ def test_preview_then_execute_deletes_only_chosen_candidates(strata: Strata) -> 
     assert strata.get(ids[0], scope=A, include_deleted=True).is_deleted
     assert not strata.get(ids[1], scope=A).is_deleted
     assert strata.history(ids[0], scope=A)[-1].kind is HistoryKind.DELETE
+
+
+def test_a_forget_preview_token_can_be_used_again_until_it_expires(strata: Strata) -> None:
+    """Single use: the token binds each candidate's version, so a second execute (here after
+    a recover) finds every item changed and forgets nothing."""
+    memory_id = strata.remember("tea note", scope=A).memory_ids[0]
+    writer = caller(strata, "writer", user="u")
+    owned = writer.remember("tea with milk").memory_ids[0]
+    for view, target, where in ((strata, memory_id, A), (writer, owned, None)):
+        preview = view.forget_preview("tea", scope=where or {"user": "u"})
+        token = preview.preview_token
+        first = view.forget_execute([target], preview_token=token, reason="once", scope=where
+                                    or {"user": "u"})
+        assert first.items[0].ok
+        strata.recover(target, reason="back", scope=Scope(team="a", user="u")
+                       if where is None else A)
+        again = view.forget_execute([target], preview_token=token, reason="twice",
+                                    scope=where or {"user": "u"})
+        assert not again.items[0].ok
+        assert again.items[0].error is not None
+        assert again.items[0].error["code"] == "version_conflict"
+        assert not strata.get(target, scope=Scope(team="a", user="u") if where is None
+                              else A).is_deleted
 
 
 def test_execute_refuses_ids_tokens_and_callers_not_from_the_preview(strata: Strata) -> None:
@@ -249,7 +274,9 @@ def test_import_refuses_records_outside_the_callers_scope(strata: Strata) -> Non
     with pytest.raises(InvalidInput, match="outside yours"):
         admin.import_records(list(source.export()))
     assert strata.stats().memories == 0
-    report = admin.import_records([{"text": "plain text"}], scope={"team": "b"})
+    with pytest.raises(ScopeDenied):
+        admin.import_records([{"text": "plain text"}], scope={"team": "b"})
+    report = admin.import_records([{"text": "plain text"}])
     assert report.inserted == 1 and strata.list(scope=A).items[0].content == "plain text"
 
 
@@ -295,7 +322,9 @@ def test_graph_and_shield_follow_roles_scopes_and_ownership(strata: Strata) -> N
     assert [e.canonical_name for e in reader.graph_entities()] == ["oslo", "zed"]
     assert reader.graph_neighbors(zed.id).entity.id == zed.id
     with pytest.raises(NotFound):
-        caller(strata, "admin", team="b").graph_neighbors(zed.id, scope=A)
-    shielded = user_writer.shield([{"content": "My badge number is 4411."}], scope=B)
+        caller(strata, "admin", team="b").graph_neighbors(zed.id)
+    with pytest.raises(ScopeDenied):
+        user_writer.shield([{"content": "My badge number is 4411."}], scope=B)
+    shielded = user_writer.shield([{"content": "My badge number is 4411."}])
     stored = strata.get(shielded.facts[0].memory_id, scope=Scope(team="a", user="u"))
-    assert stored.scope == Scope(team="a", user="u")  # narrowed to the token's scope
+    assert stored.scope == Scope(team="a", user="u")  # the token's scope

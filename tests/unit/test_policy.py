@@ -51,11 +51,25 @@ def test_each_role_may_do_exactly_its_operations(role: Role, allowed: set[Operat
                 authorize(principal, operation)
 
 
-def test_narrowing_replaces_the_pinned_dimensions_and_keeps_the_rest() -> None:
-    asked = Scope(team="b", user="other", agent="bot", run="r1")
+def test_narrowing_fills_in_the_pinned_dimensions_and_keeps_the_rest() -> None:
+    asked = {"user": "other", "agent": "bot", "run": "r1"}
     assert narrow(TEAM_WRITER, asked) == Scope(team="a", user="other", agent="bot", run="r1")
-    assert narrow(USER_WRITER, asked) == Scope(team="a", user="u", agent="bot", run="r1")
-    assert narrow(Principal.local(), asked) == asked
+    assert narrow(USER_WRITER, {"agent": "bot"}) == Scope(team="a", user="u", agent="bot")
+    assert narrow(USER_WRITER, Scope(team="a", user="u")) == Scope(team="a", user="u")
+    assert narrow(USER_WRITER, None) == Scope(team="a", user="u")
+    everything = Scope(team="b", user="other", agent="bot", run="r1")
+    assert narrow(Principal.local(), everything) == everything
+
+
+def test_silent_scope_substitution_is_refused_naming_the_allowed_scope() -> None:
+    for principal, asked in ((TEAM_WRITER, {"team": "b"}), (TEAM_WRITER, "b"),
+                             (USER_WRITER, {"user": "carol"}),
+                             (USER_WRITER, Scope(team="a", user="carol")),
+                             (USER_WRITER, Scope(team="default"))):
+        with pytest.raises(ScopeDenied) as refused:
+            narrow(principal, asked)
+        assert refused.value.code == "scope_denied"
+        assert refused.value.details["allowed_scope"] == principal.scope.to_dict()
 
 
 def test_ownership_needs_every_named_dimension() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
@@ -57,7 +57,7 @@ from strata.api.schemas import (
 )
 from strata.api.timetravel import timetravel_router
 from strata.domain.lifecycle import MAX_REASON_CHARS
-from strata.errors import PayloadTooLarge, RateLimited, StrataError, Unauthenticated
+from strata.errors import InvalidInput, PayloadTooLarge, RateLimited, StrataError, Unauthenticated
 from strata.facade import Strata
 from strata.settings import AuthMode
 
@@ -241,7 +241,6 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 # -- routes -------------------------------------------------------------------------------
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)]
-ReasonQuery = Annotated[str, Query(min_length=1, max_length=MAX_REASON_CHARS)]
 _READ = error_responses(*COMMON_ERRORS)
 _WRITE = error_responses(*COMMON_ERRORS, 409, 429)
 
@@ -323,14 +322,25 @@ def modify_memory(
 @memories_router.delete("/{memory_id}", response_model=MemoryOut, responses=_WRITE)
 def forget_memory(
     memory_id: MemoryId,
-    reason: ReasonQuery,
     guarded: GuardedDep,
     scope: ScopeDep,
+    body: Annotated[RecoverRequest | None, Body()] = None,
+    x_strata_reason: Annotated[str | None, Header(min_length=1,
+                                                  max_length=MAX_REASON_CHARS)] = None,
+    reason: Annotated[str | None, Query(min_length=1, max_length=MAX_REASON_CHARS,
+                                        description="Kept for old clients; lands in access "
+                                        "logs: prefer the body or X-Strata-Reason")] = None,
     force: bool = False,
     if_version: Annotated[int | None, Query(ge=1)] = None,
 ) -> JSONResponse:
-    """Soft-delete (recoverable); a pinned memory needs ``force=true`` (operators only)."""
-    memory = guarded.forget(memory_id, reason=reason, scope=scope, force=force,
+    """Soft-delete (recoverable); a pinned memory needs ``force=true`` (operators only). The
+    reason: a JSON body ``{"reason": ...}`` (preferred), the ``X-Strata-Reason`` header, or
+    the ``reason`` query parameter; exactly one of them."""
+    given = [r for r in (body.reason if body else None, x_strata_reason, reason) if r]
+    if len(given) != 1:
+        raise InvalidInput("give the reason once: in the body, X-Strata-Reason or ?reason=",
+                           given=len(given))
+    memory = guarded.forget(memory_id, reason=given[0], scope=scope, force=force,
                             if_version=if_version)
     return JSONResponse(memory.to_dict())
 

@@ -132,5 +132,5 @@ def metrics(request: Request, guarded: GuardedDep) -> PlainTextResponse:
     """Prometheus text format: requests and latency per route and status, memory counts
     (operators and admins)."""
     guarded.require(Operation.METRICS)
-    text = request.app.state.metrics.render(guarded.strata.stats())
+    text = request.app.state.metrics.render(guarded.stats())
     return PlainTextResponse(text, media_type=CONTENT_TYPE)

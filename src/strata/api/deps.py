@@ -19,7 +19,7 @@ from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from strata.api.schemas import MAX_NAME_CHARS, NOT_BLANK, SCOPE_NAME, Time
-from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata.domain.models import Filters, Lifecycle, MemoryType
 from strata.errors import InvalidInput, PermissionDenied
 from strata.facade import Strata
 from strata.guarded import GuardedStrata
@@ -106,14 +106,17 @@ async def single_values(request: Request) -> None:
 
 
 async def query_scope(
-    team: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS,
-                               pattern=SCOPE_NAME)] = "default",
+    team: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS,
+                                      pattern=SCOPE_NAME, description="Default: the "
+                                      "token's team (local mode: default)")] = None,
     user: ScopeName = None,
     agent: ScopeName = None,
     run: ScopeName = None,
-) -> Scope:
-    """The scope a request names as query parameters (narrowed to the caller's below)."""
-    return Scope(team=team, user=user, agent=agent, run=run)
+) -> dict[str, str]:
+    """The scope dimensions a request names as query parameters (checked against the
+    caller's below: ``strata.policy.narrow``)."""
+    named = {"team": team, "user": user, "agent": agent, "run": run}
+    return {name: value for name, value in named.items() if value is not None}
 
 
 async def query_filters(
@@ -142,7 +145,7 @@ async def query_filters(
     )
 
 
-ScopeDep = Annotated[Scope, Depends(query_scope)]
+ScopeDep = Annotated[dict[str, str], Depends(query_scope)]
 FiltersDep = Annotated[Filters, Depends(query_filters)]
 
 

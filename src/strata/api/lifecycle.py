@@ -73,7 +73,8 @@ def unarchive_memory(memory_id: MemoryId, body: ArchiveRequest, guarded: Guarded
 
 def _run(guarded: GuardedStrata, kind: str, body: MaintenanceRequest) -> JSONResponse:
     if body.background:
-        return JSONResponse({"job_id": guarded.schedule_maintenance(kind)}, status_code=202)
+        job_id = guarded.schedule_maintenance(kind, dry_run=body.dry_run)
+        return JSONResponse({"job_id": job_id}, status_code=202)
     if kind == "retention":
         return JSONResponse(guarded.run_retention(dry_run=body.dry_run).to_dict())
     run = guarded.run_tiers if kind == "tiers" else guarded.run_decay

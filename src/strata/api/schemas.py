@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
-from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
+from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType
 from strata.ports import Page, StoreStats
 from strata.recall import MAX_QUERY_CHARS
 from strata.results import ImportReport, RememberResult
@@ -80,8 +80,11 @@ class ScopeIn(RequestModel):
     agent: ScopeName | None = None
     run: ScopeName | None = None
 
-    def to_scope(self) -> Scope:
-        return Scope(team=self.team, user=self.user, agent=self.agent, run=self.run)
+    def to_scope(self) -> dict[str, str]:
+        """The dimensions the body names (a token's pinned ones are filled in, or a different
+        value refused, by the guard: ``strata.policy.narrow``)."""
+        named = self.model_dump(exclude_unset=True)
+        return {name: value for name, value in named.items() if value is not None}
 
 
 class MessageIn(RequestModel):

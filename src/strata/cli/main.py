@@ -513,15 +513,19 @@ def export(
         typer.Argument(dir_okay=False, show_default=False,
                        help="Where to write; stdout if left out."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Write every event, memory (with its vector) and history row as JSONL."""
-    from strata.cli.transfer import export_to_file, progress_bar, write_jsonl
+    """Write every event, memory (with its vector) and history row as JSONL. Refuses the
+    store's own files, symlinks, anything but a regular file, and an existing FILE unless
+    --force."""
+    from strata.cli.transfer import check_export_target, export_to_file, progress_bar, write_jsonl
 
     with open_strata(_options(ctx), as_json=as_json) as strata:
         if file is None:
             write_jsonl(strata.export(), sys.stdout, lambda _: None)
             return
+        check_export_target(file, _store_file(strata), force=force)
         counts = strata.stats()
         total = counts.events + counts.memories + counts.history_rows
         with progress_bar("exporting", total, in_bytes=False) as step:
@@ -530,6 +534,12 @@ def export(
         render.emit_json({"path": str(file), "records": written})
     else:
         render.stdout().print(f"Exported {written} records to {file}", markup=False)
+
+
+def _store_file(strata: Any) -> Path | None:
+    """The SQLite database file behind ``strata`` (None for other stores)."""
+    path = strata.stats().details.get("path")
+    return Path(path) if isinstance(path, str) else None
 
 
 # -- serving ------------------------------------------------------------------------------

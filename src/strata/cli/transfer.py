@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -99,11 +100,36 @@ def write_jsonl(records: Iterable[Mapping[str, Any]], out: IO[str], advance: Adv
     return count
 
 
+STORE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def check_export_target(path: Path, store_file: Path | None, *, force: bool) -> None:
+    """Refuse (``InvalidInput``) a target that is the store's own database file (or its
+    -wal/-shm/-journal), a symlink, anything but a regular file, or an existing file
+    unless ``force``: an export replaces its target whole."""
+    if path.is_symlink():
+        raise InvalidInput(f"{path} is a symlink; give the path it points to", path=str(path))
+    if store_file is not None:
+        target = path.resolve()
+        own = {Path(str(store_file.resolve()) + suffix) for suffix in STORE_FILE_SUFFIXES}
+        if target in own or target.with_name(target.name.removesuffix(".partial")) in own:
+            raise InvalidInput(f"{path} is one of the store's own files", path=str(path))
+    if path.exists() or path.is_symlink():
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InvalidInput(f"{path} is not a regular file", path=str(path))
+        if not force:
+            raise InvalidInput(f"{path} exists; pass --force to replace it", path=str(path))
+
+
 def export_to_file(records: Iterable[Mapping[str, Any]], path: Path, advance: Advance) -> int:
-    """Write via a ``.partial`` file renamed at the end: never a truncated export."""
+    """Write via a ``.partial`` file renamed at the end: never a truncated export. The
+    partial file is created afresh (never through a symlink or over another file)."""
     partial = path.with_name(path.name + ".partial")
+    if partial.is_symlink() or (partial.exists() and not partial.is_file()):
+        raise InvalidInput(f"{partial} is in the way (not a regular file)", path=str(partial))
+    partial.unlink(missing_ok=True)  # a leftover of an interrupted export
     try:
-        with partial.open("w", encoding="utf-8") as out:
+        with partial.open("x", encoding="utf-8") as out:
             count = write_jsonl(records, out, advance)
         partial.replace(path)
     except BaseException:

@@ -202,11 +202,12 @@ def modify(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
 
 
 def forget(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
-    params = [*_scope_params(options.get("scope")), ("reason", reason)]
+    params = [*_scope_params(options.get("scope"))]
     params += _flag("force", bool(options.get("force", False)))
     if options.get("if_version") is not None:
         params.append(("if_version", str(options["if_version"])))
-    return Call("DELETE", _memory_path(memory_id), Memory.from_dict, params=params)
+    return Call("DELETE", _memory_path(memory_id), Memory.from_dict, params=params,
+                body={"reason": reason})  # not the query string: it lands in access logs
 
 
 def recover(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:

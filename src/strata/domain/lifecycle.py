@@ -27,6 +27,7 @@ from strata.domain.tagging import MAX_TAG_CHARS as MAX_TAG_CHARS
 from strata.domain.tagging import MAX_TAGS as MAX_TAGS
 from strata.domain.tagging import kind_type, normalize_tags
 from strata.domain.text import content_hash
+from strata.domain.validation import check_unicode
 from strata.errors import InvalidInput, NotFound, PinnedMemory, VersionConflict
 
 MAX_REASON_CHARS = 2_000
@@ -59,7 +60,7 @@ def check_importance(value: float | None) -> float | None:
 
 def check_tags(tags: Sequence[str]) -> tuple[str, ...]:
     """Tags as every write stores them: the typed tag contract of ``strata.domain.tagging``."""
-    return normalize_tags(tags)
+    return tuple(check_unicode(tag, "tags") for tag in normalize_tags(tags))
 
 
 def check_text(text: object, *, max_chars: int, field: str = "text") -> str:
@@ -69,7 +70,7 @@ def check_text(text: object, *, max_chars: int, field: str = "text") -> str:
         raise InvalidInput(f"{field} is longer than {max_chars} characters", length=len(text))
     if "\x00" in text:
         raise InvalidInput(f"{field} must not contain NUL characters")
-    return text
+    return check_unicode(text, field)
 
 
 def check_reason(reason: object) -> str:
@@ -77,7 +78,7 @@ def check_reason(reason: object) -> str:
         raise InvalidInput("a non-empty reason is required")
     if len(reason) > MAX_REASON_CHARS:
         raise InvalidInput(f"reason is longer than {MAX_REASON_CHARS} characters")
-    return reason
+    return check_unicode(reason, "reason")
 
 
 def check_type(value: MemoryType | str, scope: Scope) -> MemoryType:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from strata.domain.validation import check_time, check_unicode, safe_json
 from strata.errors import InvalidInput
 
 
@@ -97,6 +98,7 @@ class Scope:
                 raise InvalidInput(f"scope.{name} must be a non-empty string of ≤ 200 chars")
             if "|" in value:
                 raise InvalidInput(f"scope.{name} must not contain '|'")
+            check_unicode(value, f"scope.{name}")
 
     @property
     def key(self) -> str:
@@ -178,7 +180,7 @@ class Event:
             "author": self.author,
             "role": self.role,
             "parent_id": self.parent_id,
-            "meta": dict(self.meta),
+            "meta": safe_json(self.meta),
         }
 
     @classmethod
@@ -263,7 +265,7 @@ class Memory:
             "deleted_at": _iso(self.deleted_at),
             "access_count": self.access_count,
             "last_accessed": _iso(self.last_accessed),
-            "meta": dict(self.meta),
+            "meta": safe_json(self.meta),
             "active_version_id": self.active_version_id,
             "pinned_min_level": self.pinned_min_level,
             "active_lock_until": _iso(self.active_lock_until),
@@ -379,11 +381,29 @@ class Filters:
     max_importance: float | None = None  # inclusive
 
     def __post_init__(self) -> None:
-        # A time without a zone is read as UTC, the same by every store.
+        # A time without a zone is read as UTC, the same by every store; all in range.
         for name in ("created_after", "created_before"):
             value = getattr(self, name)
-            if value is not None and value.tzinfo is None:
-                object.__setattr__(self, name, value.replace(tzinfo=UTC))
+            if value is not None:
+                object.__setattr__(self, name, check_time(value, f"filters.{name}"))
+
+    @classmethod
+    def parse(cls, value: Filters | Mapping[str, Any] | None) -> Filters:
+        """``value`` as ``Filters``: a mapping of the same field names is accepted (enum
+        values as their strings, times as ISO 8601 strings); anything else is refused."""
+        if value is None:
+            return cls()
+        if isinstance(value, Filters):
+            return value
+        if not isinstance(value, Mapping):
+            raise InvalidInput("filters must be a Filters or a mapping of its fields")
+        unknown = set(value) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise InvalidInput(f"unknown filters: {sorted(map(str, unknown))}")
+        try:
+            return cls(**{name: _filter_value(name, raw) for name, raw in value.items()})
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"malformed filters: {exc}") from exc
 
     @property
     def is_empty(self) -> bool:
@@ -394,6 +414,30 @@ class Filters:
         if self.include_deleted:
             chosen = chosen | {Lifecycle.DELETED}
         return chosen
+
+
+_FILTER_ENUMS: Mapping[str, type[enum.Enum]] = {
+    "types": MemoryType, "types_not": MemoryType, "lifecycles": Lifecycle}
+_FILTER_TAGS = frozenset({"tags_any", "tags_all", "tags_none"})
+_FILTER_SCALARS: Mapping[str, tuple[type, ...]] = {
+    "min_importance": (int, float), "max_importance": (int, float), "pinned": (bool,),
+    "conversation_id": (str,), "include_deleted": (bool,)}
+
+
+def _filter_value(name: str, raw: Any) -> Any:
+    """One field of ``Filters.parse``, checked and converted (ValueError/TypeError if not)."""
+    if name in _FILTER_ENUMS or name in _FILTER_TAGS:
+        if isinstance(raw, str) or not isinstance(raw, list | tuple):
+            raise TypeError(f"{name} must be a list")
+        kind = _FILTER_ENUMS.get(name)
+        return tuple(kind(item) if kind else check_unicode(str(item), name) for item in raw)
+    if name in ("created_after", "created_before"):
+        return _parse(raw) if isinstance(raw, str) else raw
+    wanted = _FILTER_SCALARS[name]
+    if raw is not None and (not isinstance(raw, wanted) or (
+            bool not in wanted and isinstance(raw, bool))):
+        raise TypeError(f"{name} must be {' or '.join(t.__name__ for t in wanted)}")
+    return raw
 
 
 def _iso(value: datetime | None) -> str | None:

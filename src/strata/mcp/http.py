@@ -9,7 +9,9 @@ Auth is the HTTP API's, applied to every HTTP request at ``/mcp`` before the SDK
 (``authenticate``: ``strata.api.deps.get_principal`` itself): in token mode a request without
 a live bearer token is refused with the API's 401 ``unauthenticated`` error; in local mode a
 client that is not loopback gets the API's 403. Each request is checked, so a token revoked
-mid-session stops working at its next call. The principal is kept on the request, and the
+mid-session stops working at its next call. A session belongs to the principal that opened
+it: a request naming another principal's session id (a call, a stream, a ``DELETE``) gets
+404, as an unknown id would. The principal is kept on the request, and the
 default ``CallerResolver``, ``header_caller``, pairs it with the scope the
 ``X-Strata-Team/User/Agent/Run`` headers name; the tools' guarded view then narrows that scope
 to the principal's, as the HTTP API narrows the scope a request names.
@@ -29,12 +31,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Send
+from starlette.types import Message, Receive, Send
 from starlette.types import Scope as ASGIScope
 
 from strata.api.app import _error_headers, error_response
 from strata.api.deps import bearer, get_principal
-from strata.domain.models import Scope
 from strata.errors import StrataError, Unauthenticated
 from strata.facade import Strata
 from strata.mcp.server import Caller, CallerResolver, build_server
@@ -45,6 +46,7 @@ SCOPE_HEADERS = {"team": "x-strata-team", "user": "x-strata-user", "agent": "x-s
                  "run": "x-strata-run"}
 HTTP_ACTOR = "mcp-http"  # the actor on history rows in local mode (the API's is "api")
 PRINCIPAL_STATE = "strata_principal"
+SESSION_HEADER = "mcp-session-id"
 
 
 async def authenticate(strata: Strata, request: Request) -> Principal:
@@ -65,11 +67,12 @@ def principal_of(request: Request | None) -> Principal:
 
 def header_caller(request: Request | None) -> Caller:
     """The request's principal, asking for the scope its ``X-Strata-*`` headers name (team
-    ``default`` if none; narrowed to the principal's own by the guarded view)."""
+    ``default`` if none in local mode; a token's own dimensions if left out, refused if
+    different: the guarded view's ``strata.policy.narrow``)."""
     principal = principal_of(request)
     named = {name: request.headers.get(header) for name, header in SCOPE_HEADERS.items()} if (
         request is not None) else {}
-    return Caller(scope=Scope.parse(named), principal=principal)
+    return Caller(scope={k: v for k, v in named.items() if v is not None}, principal=principal)
 
 
 class StreamableHTTPEndpoint:
@@ -85,6 +88,7 @@ class StreamableHTTPEndpoint:
         self.security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if (
             auth_mode == "token") else None
         self.running = False
+        self.owners: dict[str, str] = {}  # session id -> id of the principal that opened it
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
@@ -112,9 +116,31 @@ class StreamableHTTPEndpoint:
                               "message": "the MCP endpoint runs only inside the app's lifespan"}}
             await JSONResponse(body, status_code=503)(scope, receive, send)
             return
+        session_id = Request(scope).headers.get(SESSION_HEADER)
+        if session_id is not None and self.owners.get(session_id) != principal.id:
+            # Someone else's session (or none): the same answer, so an id proves nothing.
+            body = {"error": {"code": "not_found", "details": {},
+                              "message": "no such MCP session"}}
+            await JSONResponse(body, status_code=404)(scope, receive, send)
+            return
         # The SDK builds its own Request over this ASGI scope: the tools find it there.
         scope.setdefault("state", {})[PRINCIPAL_STATE] = principal
-        await self.server.session_manager.handle_request(scope, receive, send)
+        await self.server.session_manager.handle_request(
+            scope, receive, self._recording_owner(send, principal.id))
+        if session_id is not None and scope.get("method") == "DELETE":
+            self.owners.pop(session_id, None)
+
+    def _recording_owner(self, send: Send, owner: str) -> Send:
+        """``send``, noting the principal that opened a session (the SDK names a new session
+        in its answer's ``mcp-session-id`` header)."""
+        async def recording(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                for name, value in message.get("headers", ()):
+                    if name.decode("latin-1").lower() == SESSION_HEADER:
+                        self.owners.setdefault(value.decode("latin-1"), owner)
+            await send(message)
+
+        return recording
 
 
 def mount(app: FastAPI, strata: Strata, resolve: CallerResolver = header_caller) -> None:

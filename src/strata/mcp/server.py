@@ -30,7 +30,7 @@ from strata.domain.escalation import event_payload, witness_ref
 from strata.domain.lifecycle import MAX_REASON_CHARS
 from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.errors import StrataError
-from strata.facade import Strata
+from strata.facade import ScopeLike, Strata
 from strata.guarded import GuardedStrata
 from strata.hooks import CaptureHook, SessionHooks
 from strata.policy import Principal
@@ -64,7 +64,7 @@ class Caller:
     """Who is calling (``principal``: role, pinned scope, the actor on history rows) and the
     scope they ask to act in, narrowed to the principal's by the guarded view."""
 
-    scope: Scope = field(default_factory=Scope)
+    scope: ScopeLike = None  # the dimensions asked for; a token's own when left out
     principal: Principal = field(default_factory=local_principal)
 
 
@@ -212,7 +212,7 @@ class StrataTools:
         self.strata = strata
         self.resolve = resolve
 
-    def _view(self, ctx: Context | None) -> tuple[GuardedStrata, Scope]:
+    def _view(self, ctx: Context | None) -> tuple[GuardedStrata, ScopeLike]:
         """The facade as this call's principal sees it, and the scope the call asks for."""
         caller = self.resolve(_http_request(ctx))
         view = self.strata.as_principal(caller.principal, request_id=_request_id(ctx))
@@ -220,7 +220,7 @@ class StrataTools:
 
     def _hooks(self, ctx: Context | None) -> tuple[SessionHooks, Scope]:
         view, scope = self._view(ctx)
-        return SessionHooks(view), scope
+        return SessionHooks(view), view.scope(scope)
 
     def memory_search(
         self,

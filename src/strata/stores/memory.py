@@ -336,15 +336,17 @@ class InMemoryStore(InMemoryJobQueue):
         with self._lock:
             return [self._events[i] for i in event_ids if i in self._events]
 
-    def stats(self) -> StoreStats:
+    def stats(self, team: str | None = None) -> StoreStats:
         with self._lock:
-            deleted = sum(1 for m in self._memories.values() if m.is_deleted)
+            memories = [m for m in self._memories.values() if team in (None, m.scope.team)]
+            events = [e for e in self._events.values() if team in (None, e.scope.team)]
+            deleted = sum(1 for m in memories if m.is_deleted)
             return StoreStats(
-                events=len(self._events),
-                memories=len(self._memories),
-                live_memories=sum(1 for m in self._memories.values() if m.lifecycle in LIVE),
+                events=len(events),
+                memories=len(memories),
+                live_memories=sum(1 for m in memories if m.lifecycle in LIVE),
                 deleted_memories=deleted,
-                history_rows=sum(len(rows) for rows in self._history.values()),
+                history_rows=sum(len(self._history.get(m.id, ())) for m in memories),
                 schema_version=0,
                 backend=self.backend,
             )

@@ -90,6 +90,14 @@ def doctor(url: str) -> list[Check]:
 
 
 def _sqlite_checks(url: str) -> list[Check]:
+    try:
+        return _sqlite_store_checks(url)
+    except sqlite3.DatabaseError as exc:  # "file is not a database", a torn header, ...
+        return [Check("database", False, f"{sqlite_path(url)} is not a readable SQLite "
+                                         f"database: {exc}")]
+
+
+def _sqlite_store_checks(url: str) -> list[Check]:
     from strata.stores.sqlite import migrations as lite
 
     with _sqlite(url) as conn:

@@ -177,6 +177,15 @@ SELECT COUNT(*), COUNT(*) FILTER (WHERE lifecycle NOT IN {sql.NOT_LIVE_SQL}),
 FROM memories
 """
 
+TEAM_STATS = f"""
+SELECT COUNT(*), COUNT(*) FILTER (WHERE lifecycle NOT IN {sql.NOT_LIVE_SQL}),
+       COUNT(*) FILTER (WHERE lifecycle = 'deleted'),
+       (SELECT COUNT(*) FROM events WHERE team = %(team)s),
+       (SELECT COUNT(*) FROM history h JOIN memories m ON m.id = h.memory_id
+        WHERE m.team = %(team)s)
+FROM memories WHERE team = %(team)s
+"""
+
 
 RESTORE_VERSION = (
     f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({', '.join(['%s'] * 10)})"

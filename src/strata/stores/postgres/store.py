@@ -399,9 +399,10 @@ class PostgresStore(SQLStore):
         hits = [(row[1], float(row[2])) for row in (every or rows) if row[2] > 0]
         return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
 
-    def stats(self) -> StoreStats:
+    def stats(self, team: str | None = None) -> StoreStats:
         with self._conn() as conn:
-            row = conn.execute(q.STATS).fetchone()
+            row = (conn.execute(q.STATS) if team is None
+                   else conn.execute(q.TEAM_STATS, {"team": team})).fetchone()
             assert row is not None
             version = migrations.current_version(conn)
             server = conn.info.parameter_status("server_version")

@@ -82,12 +82,6 @@ WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
 """
 IDS_MATCHING = "SELECT m.id FROM memories m WHERE {where}{extra}"
 
-STATS = f"""
-SELECT COUNT(*), SUM(lifecycle NOT IN {NOT_LIVE_SQL}), SUM(lifecycle = 'deleted'),
-       (SELECT COUNT(*) FROM events), (SELECT COUNT(*) FROM history)
-FROM memories
-"""
-
 RESTORE_EXISTS = {
     "event": "SELECT 1 FROM events WHERE id = ?",
     "memory": "SELECT 1 FROM memories WHERE id = ?",
@@ -124,4 +118,15 @@ DIALECT = sql.Dialect(
     mark="?", tags_any=_tags_any, time=ts, flag=int, read_time=datetime.fromisoformat,
     json=_json, read_json=json.loads, in_ids=_in_ids, ids=_ids,
     new_token="lower(hex(randomblob(16)))",
+)
+
+
+# -- stats: (memories, events, history), store-wide or for one team --
+_MEMORY_COUNTS = (f"SELECT COUNT(*), SUM(lifecycle NOT IN {NOT_LIVE_SQL}), "
+                  "SUM(lifecycle = 'deleted') FROM memories")
+STATS = (_MEMORY_COUNTS, "SELECT COUNT(*) FROM events", "SELECT COUNT(*) FROM history")
+TEAM_STATS = (
+    _MEMORY_COUNTS + " WHERE team = ?",
+    "SELECT COUNT(*) FROM events WHERE team = ?",
+    "SELECT COUNT(*) FROM history h JOIN memories m ON m.id = h.memory_id WHERE m.team = ?",
 )

@@ -349,13 +349,17 @@ class SQLiteStore(SQLStore):
                 ).fetchall()
         return [(row[0], float(row[1])) for row in rows if row[1] > 0]
 
-    def stats(self) -> StoreStats:
+    def stats(self, team: str | None = None) -> StoreStats:
+        queries = q.STATS if team is None else q.TEAM_STATS
+        args = () if team is None else (team,)
         with self._conn() as conn:
-            count = conn.execute(q.STATS).fetchone()
+            count = conn.execute(queries[0], args).fetchone()
+            events = conn.execute(queries[1], args).fetchone()[0]
+            history = conn.execute(queries[2], args).fetchone()[0]
             version = migrations.current_version(conn)
         return StoreStats(
-            events=count[3], memories=count[0], live_memories=count[1] or 0,
-            deleted_memories=count[2] or 0, history_rows=count[4], schema_version=version,
+            events=events, memories=count[0], live_memories=count[1] or 0,
+            deleted_memories=count[2] or 0, history_rows=history, schema_version=version,
             backend=self.backend,
             details={"path": str(self.path), "embedder": self.embedder_name,
                      "indexed_vectors": len(self._index)},
