@@ -304,10 +304,11 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.graph_neighbors(entity_id, depth=depth, scope=self.scope(scope))
 
-    def job(self, job_id: str) -> Job:
-        """Visible only to a principal whose scope holds the scope that created it."""
+    def job(self, job_id: str, *, scope: ScopeLike = None) -> Job:
+        """Visible only within ``scope`` (within the principal's), if it holds the scope
+        that created the job."""
         self._authorize(Operation.READ)
-        return self.strata.job(job_id, scope=self.scope())
+        return self.strata.job(job_id, scope=self.scope(scope))
 
     def stats(self) -> StoreStats:
         self._authorize(Operation.READ)

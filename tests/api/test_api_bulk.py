@@ -159,3 +159,16 @@ def test_metrics_count_requests_per_route_template(client: TestClient,
     assert f'strata_http_request_duration_seconds_count{{method="GET",{route}}} 2' in text
     assert 'strata_memories{state="live"} 1' in text
     assert memory_id not in text
+
+
+def test_a_job_outside_team_default_answers_404_in_local_mode(client: TestClient) -> None:
+    from strata.client import StrataClient
+
+    queued = client.post("/v1/remember", json={"text": "I live in Berlin", "mode": "async",
+                                               "scope": {"team": "acme"}}).json()
+    job_id = queued["job_id"]
+    answer = client.get(f"/v1/jobs/{job_id}", params={"team": "acme"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["id"] == job_id
+    assert client.get(f"/v1/jobs/{job_id}", params={"team": "other"}).status_code == 404
+    assert StrataClient(http=client).job(job_id, scope={"team": "acme"})["id"] == job_id
