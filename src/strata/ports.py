@@ -168,7 +168,7 @@ class StoreStats:
         return asdict(self)
 
 
-ExportKind = Literal["event", "memory", "history", "version"]
+ExportKind = Literal["event", "memory", "history", "version", "graph"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from datetime import datetime
 import numpy as np
 
 from strata.domain.filtering import matches
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.graph import Edge, Entity, GraphFacts, facts_from_dict, facts_to_dict
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
@@ -360,6 +360,8 @@ class InMemoryStore(InMemoryJobQueue):
             vectors = dict(self._vectors)
             search_texts = dict(self._search_texts)
             versions = list(self._versions.values())
+            graph = [facts_to_dict(m.id, facts) for m in memories
+                     if (facts := self._graph.facts_of(m.id))]
         for event in events:
             yield ExportRecord("event", event.to_dict())
         for memory in memories:
@@ -372,6 +374,8 @@ class InMemoryStore(InMemoryJobQueue):
             yield ExportRecord("history", row.to_dict())
         for version in versions:
             yield ExportRecord("version", version.to_dict())
+        for links in graph:
+            yield ExportRecord("graph", links)
 
     def restore(self, records: Iterable[ExportRecord]) -> int:
         inserted = 0
@@ -396,6 +400,12 @@ class InMemoryStore(InMemoryJobQueue):
                 return 0
             self._put(memory, decode_vector(record.data["embedding"]),
                       record.data.get("search_text"))
+            return 1
+        if record.kind == "graph":
+            linked = self._memories.get(record.data["memory_id"])
+            if linked is None or self._graph.facts_of(linked.id):
+                return 0
+            self._graph.relink(linked, facts_from_dict(record.data), linked.updated_at)
             return 1
         if record.kind == "version":
             version = MemoryVersion.from_dict(record.data)

@@ -574,6 +574,7 @@ class PostgresStore(PostgresJobQueue):
 
     def export(self) -> Iterator[ExportRecord]:
         """One REPEATABLE READ snapshot for the whole run, streamed by server-side cursors."""
+        exported: builtins.list[str] = []
         with self._conn() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             for row in _stream(conn, f"SELECT {q.EVENT_COLUMNS} FROM events ORDER BY rowid"):
@@ -584,12 +585,15 @@ class PostgresStore(PostgresJobQueue):
                 data["search_text"] = row[-3]
                 data["embedding_model"] = row[-2]
                 data["embedding"] = encode_blob(vector_bytes(row[-1]))
+                exported.append(data["id"])
                 yield ExportRecord("memory", data)
             for row in _stream(conn, f"SELECT {q.HISTORY_COLUMNS} FROM history ORDER BY rowid"):
                 yield ExportRecord("history", _history_from_row(row).to_dict())
             for row in _stream(conn, f"SELECT {q.VERSION_COLUMNS} FROM memory_versions "
                                      "ORDER BY rowid"):
                 yield ExportRecord("version", _version_from_row(row).to_dict())
+            for links in GRAPH.records(conn, exported):
+                yield ExportRecord("graph", links)
 
     def restore(self, records: Iterable[ExportRecord]) -> int:
         """One transaction; existing ids are skipped (``ON CONFLICT (id) DO NOTHING``), so a
@@ -605,6 +609,9 @@ class PostgresStore(PostgresJobQueue):
     def _restore(self, conn: Conn, records: Sequence[ExportRecord]) -> int:
         inserted = docs = tokens = 0
         for kind, group in _runs(records):
+            if kind == "graph":
+                inserted += sum(GRAPH.restore_links(conn, r.data) for r in group)
+                continue
             if kind == "event":
                 sql, rows = q.RESTORE_EVENT, [_event_row(Event.from_dict(r.data)) for r in group]
             elif kind == "history":

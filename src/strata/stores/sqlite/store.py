@@ -502,6 +502,7 @@ class SQLiteStore(SQLiteJobQueue):
 
     def export(self) -> Iterator[ExportRecord]:
         conn = self._connect()  # its own connection: a consistent snapshot for the whole run
+        exported: builtins.list[str] = []
         try:
             conn.execute("BEGIN")
             for row in conn.execute(f"SELECT {q.EVENT_COLUMNS} FROM events ORDER BY rowid"):
@@ -514,6 +515,7 @@ class SQLiteStore(SQLiteJobQueue):
                 data["search_text"] = row[-3]
                 data["embedding_model"] = row[-2]
                 data["embedding"] = encode_blob(row[-1])  # stored bytes, as they are
+                exported.append(data["id"])
                 yield ExportRecord("memory", data)
             for row in conn.execute(f"SELECT {q.HISTORY_COLUMNS} FROM history ORDER BY rowid"):
                 yield ExportRecord("history", _history_from_row(row).to_dict())
@@ -521,6 +523,8 @@ class SQLiteStore(SQLiteJobQueue):
                 f"SELECT {q.VERSION_COLUMNS} FROM memory_versions ORDER BY rowid"
             ):
                 yield ExportRecord("version", _version_from_row(row).to_dict())
+            for links in GRAPH.records(conn, exported):
+                yield ExportRecord("graph", links)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -536,6 +540,8 @@ class SQLiteStore(SQLiteJobQueue):
         return inserted
 
     def _restore_one(self, conn: sqlite3.Connection, record: ExportRecord, rev: int) -> int:
+        if record.kind == "graph":
+            return GRAPH.restore_links(conn, record.data)
         table = {"event": "events", "memory": "memories", "history": "history",
                  "version": "memory_versions"}[record.kind]
         record_id = record.data["id"]
