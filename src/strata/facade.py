@@ -39,6 +39,7 @@ from strata.domain.lifecycle import (
     plan_recover,
 )
 from strata.domain.models import (
+    LIVE,
     Event,
     Filters,
     HistoryEvent,
@@ -121,6 +122,8 @@ REMEMBER_MODES = ("sync", "async", "auto", "raw")
 PIPELINE_THREADS = 4
 #: Job kinds ``schedule_maintenance`` enqueues.
 MAINTENANCE_KINDS = frozenset({JobKind.TIERS, JobKind.DECAY, JobKind.RETENTION})
+#: Memories searched (per signal) for the derived copies of a forgotten memory.
+DERIVED_SEARCH = 50
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
                            "subject", "if_version"})
 
@@ -212,6 +215,9 @@ class Strata:
         store = open_store(config.database_url, dim=chosen.dim, embedder_name=chosen.name,
                            settings=config)
         strata = cls(store, chosen, settings=config, clock=clock)
+        from strata.retention import record_policy
+
+        record_policy(store, config, strata._clock.now())  # -- retention: before any worker
         if config.embedded_worker:
             strata.start_worker()
         return strata
@@ -573,13 +579,39 @@ class Strata:
         if_version: int | None = None,
         actor: Actor | None = None,
     ) -> Memory:
-        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``."""
+        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``. The
+        memories derived from the same raw events (extracted facts, the episode) are
+        forgotten with it: they carry what it said."""
         current = self.get(memory_id, scope=scope)
         check_version(current, if_version)
         planned = plan_forget(
             current, now=self._clock.now(), actor=actor or Actor(), reason=reason, force=force
         )
-        return self._apply(planned, current.version)
+        forgotten = self._apply(planned, current.version)
+        for copy in self._derived_copies(current, Scope.parse(scope)):
+            if force or not copy.pinned:
+                self._apply(plan_forget(copy, now=self._clock.now(), actor=actor or Actor(),
+                                        reason=f"derived from {memory_id}: {reason}",
+                                        force=force), copy.version)
+        return forgotten
+
+    def _derived_copies(self, memory: Memory, where: Scope) -> builtins.list[Memory]:
+        """Live memories in ``where`` derived from ``memory``'s raw events (searched by its
+        text and vector, kept only when they share an event and were derived)."""
+        from strata.ingest import EPISODE_TAG
+
+        if not memory.provenance.event_ids:
+            return []
+        wanted = Filters(lifecycles=tuple(sorted(LIVE)))
+        found = [i for i, _ in self.store.text_search(
+            where, search_text(memory.content), DERIVED_SEARCH, wanted)]
+        vector = self.embedder.embed([memory.content])[0]
+        found += [i for i, _ in self.store.vector_search(where, vector, DERIVED_SEARCH, wanted)]
+        events = set(memory.provenance.event_ids)
+        return [m for m in self.store.get_many(list(dict.fromkeys(found)), where)
+                if m.id != memory.id and m.lifecycle in LIVE and owns(where, m.scope)
+                and events & set(m.provenance.event_ids)
+                and (m.provenance.source == "extract" or m.meta.get("kind") == EPISODE_TAG)]
 
     def recover(
         self, memory_id: str, *, reason: str, scope: ScopeLike = None, actor: Actor | None = None
@@ -1108,10 +1140,10 @@ class Strata:
         return Sweeper(self.store, self._clock, TierRules(), decay)
 
     def _retention(self) -> RetentionWorker:
-        from strata.retention import RetentionWindows, RetentionWorker
+        from strata.retention import RetentionWorker, windows_of
 
         return RetentionWorker(self.store, self._clock,
-                               RetentionWindows.from_settings(self.settings),
+                               lambda: windows_of(self.store, self.settings),
                                self.settings.retention_batch)
 
     def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,

@@ -191,11 +191,13 @@ class Settings(BaseSettings):
     archive_after_days: float = Field(
         default=90.0, gt=0, description="Idle (not accessed) this long: the decay job archives."
     )
-    retention_tombstone_days: float = Field(
-        default=30.0, gt=0, description="Soft-deleted memories are purged this long after."
+    retention_tombstone_days: float | None = Field(
+        default=None, gt=0, description="Soft-deleted memories are purged this long after "
+        "(unset: kept forever). Recorded in the store's retention policy at open."
     )
-    retention_history_days: float = Field(
-        default=180.0, gt=0, description="History rows older than this are purged."
+    retention_history_days: float | None = Field(
+        default=None, gt=0, description="History rows older than this are purged (unset: "
+        "kept forever). Recorded in the store's retention policy at open."
     )
     retention_done_job_days: float = Field(
         default=14.0, gt=0, description="Done jobs are purged this long after finishing."

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -86,6 +87,7 @@ class InMemoryStore(InMemoryJobQueue):
         self._graph = InMemoryGraph(self._memories)
         self._versions: dict[str, MemoryVersion] = {}  # insertion order = write order
         self._horizon: datetime | None = None
+        self._retention_policy: dict[str, Any] | None = None
 
     def close(self) -> None:
         """Nothing to release."""
@@ -540,6 +542,14 @@ class InMemoryStore(InMemoryJobQueue):
     def history_horizon(self) -> datetime | None:
         with self._lock:
             return self._horizon
+
+    def retention_policy(self) -> dict[str, Any] | None:
+        with self._lock:
+            return dict(self._retention_policy) if self._retention_policy else None
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        with self._lock:
+            self._retention_policy = dict(policy)
 
 
 def _purgeable(memory: Memory, before: datetime) -> bool:

@@ -80,13 +80,52 @@ class Check:
 
 
 def doctor(url: str) -> list[Check]:
-    """Health checks of the store at ``url``; each says what it found."""
+    """Health checks of the store at ``url``; each says what it found, the last one its
+    recorded retention policy."""
     if backend_of(url) == "postgres":
         from strata.stores.postgres.health import checks
 
         with _pg_errors():
-            return [Check(*c) for c in checks(url)]
-    return _sqlite_checks(url)
+            found = [Check(*c) for c in checks(url)]
+    else:
+        found = _sqlite_checks(url)
+    return [*found, retention_check(_meta_value(url, "retention_policy"))]
+
+
+def retention_check(recorded: str | None) -> Check:
+    """The store's retention policy, in words (a store without one keeps everything)."""
+    if recorded is None:
+        return Check("retention", True, "no policy recorded: nothing is purged")
+    policy = json.loads(recorded)
+
+    def kept(key: str) -> str:
+        days = policy.get(key)
+        return "kept forever" if days is None else f"purged after {days:g} days"
+
+    return Check("retention", True, (
+        f"deleted memories {kept('tombstone_days')}, history {kept('history_days')}, done jobs "
+        f"{kept('done_job_days')}, dead jobs {kept('dead_job_days')} (recorded "
+        f"{policy.get('recorded_at', '?')})"))
+
+
+def _meta_value(url: str, key: str) -> str | None:
+    """A ``store_meta`` value; None also without the table (the migrations check says why)."""
+    query = "SELECT value FROM store_meta WHERE key = "
+    if backend_of(url) == "postgres":
+        import psycopg
+
+        try:
+            with psycopg.connect(url) as pg:
+                row = pg.execute(query + "%s", (key,)).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return None
+    else:
+        try:
+            with _sqlite(url) as conn:
+                row = conn.execute(query + "?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+    return str(row[0]) if row else None
 
 
 def _sqlite_checks(url: str) -> list[Check]:

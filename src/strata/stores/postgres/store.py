@@ -761,6 +761,13 @@ class PostgresStore(PostgresJobQueue):
         with self._conn() as conn:
             return RETENTION.horizon(conn)
 
+    def retention_policy(self) -> dict[str, Any] | None:
+        with self._conn() as conn:
+            return RETENTION.policy(conn)
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        self._in_transaction(lambda conn: RETENTION.put_policy(conn, policy))
+
 HISTORY_AT = sql.history_at("%s", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} = ANY(%s)", ids=lambda ids: list(ids),

@@ -674,6 +674,14 @@ class SQLiteStore(SQLiteJobQueue):
         with _translated():
             return RETENTION.horizon(self._reader())
 
+    def retention_policy(self) -> dict[str, Any] | None:
+        with _translated():
+            return RETENTION.policy(self._reader())
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        with self._transaction() as conn:
+            RETENTION.put_policy(conn, policy)
+
 HISTORY_AT = sql.history_at("?", q.HISTORY_COLUMNS)
 GRAPH = GraphSQL(GraphDialect(
     base=q.DIALECT, in_ids=lambda column: f"{column} IN (SELECT value FROM json_each(?))",
