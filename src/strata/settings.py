@@ -92,7 +92,8 @@ class Settings(BaseSettings):
     fallback_provider: ProviderKind | None = Field(
         default=None, description="Tried when the preferred provider fails.")
     local_only: bool = Field(
-        default=False, description="Refuse any provider that sends text off this machine.")
+        default=True, description="Refuse any provider that sends text off this machine "
+        "(on by default, [003] §27.3: set it to false to use a remote provider).")
     ollama_url: str = Field(default="http://127.0.0.1:11434", description="Ollama base URL.")
     ollama_model: str = Field(default="llama3.1:8b", description="Ollama model.")
     openai_url: str = Field(default="https://api.openai.com",

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from strata.domain.models import Filters, Lifecycle, Scope
 from strata.facade import Strata
 from strata.ports import Store

@@ -138,3 +138,13 @@ def test_archived_candidate_and_private_turns_leak_into_recall_through_episodes(
     private = strata.recall("Lisbon coffee", scope=VIEWER, config=CONFIG,
                             filters=Filters(tags_none=("private",)))
     assert "9931" not in private.context
+
+
+def test_the_episode_row_ignores_review_mode_all() -> None:
+    strata = _store("all", [])
+    said = strata.remember(messages=[{"role": "user", "content": "We talked about Lisbon."},
+                                     {"role": "user", "content": "And about coffee."}],
+                           scope=VIEWER, mode="raw")
+    assert said.episode_id is not None
+    episode = strata.get(said.episode_id, scope=VIEWER)
+    assert episode.lifecycle is Lifecycle.CANDIDATE
