@@ -267,7 +267,8 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
                                                "checksum"}
     listed = next(r for r in reversed(got) if isinstance(r, Page))
     bulk = [m for m in listed.items if m.scope.run == "bulk"]
-    assert len(bulk) == 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
+    # the three notes, and the facts derived from them (forgotten with them)
+    assert len(bulk) >= 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
 
 
 class Blocking:
