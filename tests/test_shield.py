@@ -110,3 +110,18 @@ def test_relations_from_the_extraction_reach_the_graph(strata: Strata) -> None:
     alice = next(e for e in strata.graph_entities(scope=A) if e.canonical_name == "alice")
     edges = strata.graph_neighbors(alice.id, scope=A).edges
     assert [e.relation for e in edges] == ["works_at"]
+
+
+@pytest.mark.parametrize("review", ["capture_only", "all"])
+def test_the_shield_facts_and_summary_ignore_review_mode(strata: Strata, review: str) -> None:
+    from pathlib import Path
+
+    from strata.domain.models import Lifecycle
+    from strata.settings import load_settings
+
+    held = Strata(strata.store, strata.embedder, clock=strata._clock, settings=load_settings(
+        home=Path("/nonexistent"), review_mode=review))
+    result = held.shield(TURNS, scope=A, conversation_id="c1")
+    written = [*(f.memory_id for f in result.facts), result.summary_id or ""]
+    assert {held.get(i, scope=A).lifecycle for i in written} == {Lifecycle.CANDIDATE}
+    assert not held.recall("Postgres Mia school", scope=A).hits

@@ -33,6 +33,7 @@ from strata.domain.lifecycle import (
     plan_recover,
 )
 from strata.domain.models import (
+    LIVE,
     Event,
     Filters,
     HistoryEvent,
@@ -43,6 +44,7 @@ from strata.domain.models import (
 )
 from strata.domain.representations import MemoryVersion, Witness
 from strata.domain.review import approved, rejected, review_edits
+from strata.domain.text import search_text
 from strata.errors import (
     ConfirmationRequired,
     InvalidInput,
@@ -63,7 +65,6 @@ from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new
 from strata.ports import (
     Clock,
     Embedder,
-    ExportRecord,
     MemoryChange,
     Page,
     Store,
@@ -85,8 +86,7 @@ from strata.results import (
     ShieldResult,
 )
 from strata.settings import Settings, load_settings
-from strata.stores.common import encode_vector
-from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
+from strata.timetravel import StateSnapshot, TimeTravel
 from strata.worker import Runner, Worker
 from strata.writer import Writer
 
@@ -102,6 +102,8 @@ E = TypeVar("E", bound=enum.Enum)
 MAX_PAGE = 500
 #: Job kinds ``schedule_maintenance`` enqueues.
 MAINTENANCE_KINDS = frozenset({JobKind.TIERS, JobKind.DECAY, JobKind.RETENTION})
+#: Memories searched (per signal) for the derived copies of a forgotten memory.
+DERIVED_SEARCH = 50
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
                            "subject", "if_version"})
 
@@ -193,6 +195,9 @@ class Strata:
         store = open_store(config.database_url, dim=chosen.dim, embedder_name=chosen.name,
                            settings=config)
         strata = cls(store, chosen, settings=config, clock=clock)
+        from strata.retention import record_policy
+
+        record_policy(store, config, strata._clock.now())  # -- retention: before any worker
         if config.embedded_worker:
             strata.start_worker()
         return strata
@@ -388,13 +393,39 @@ class Strata:
         if_version: int | None = None,
         actor: Actor | None = None,
     ) -> Memory:
-        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``."""
+        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``. The
+        memories derived from the same raw events (extracted facts, the episode) are
+        forgotten with it: they carry what it said."""
         current = self.get(memory_id, scope=scope)
         check_version(current, if_version)
         planned = plan_forget(
             current, now=self._clock.now(), actor=actor or Actor(), reason=reason, force=force
         )
-        return self._apply(planned, current.version)
+        forgotten = self._apply(planned, current.version)
+        for copy in self._derived_copies(current, Scope.parse(scope)):
+            if force or not copy.pinned:
+                self._apply(plan_forget(copy, now=self._clock.now(), actor=actor or Actor(),
+                                        reason=f"derived from {memory_id}: {reason}",
+                                        force=force), copy.version)
+        return forgotten
+
+    def _derived_copies(self, memory: Memory, where: Scope) -> builtins.list[Memory]:
+        """Live memories in ``where`` derived from ``memory``'s raw events (searched by its
+        text and vector, kept only when they share an event and were derived)."""
+        from strata.ingest import EPISODE_TAG
+
+        if not memory.provenance.event_ids:
+            return []
+        wanted = Filters(lifecycles=tuple(sorted(LIVE)))
+        found = [i for i, _ in self.store.text_search(
+            where, search_text(memory.content), DERIVED_SEARCH, wanted)]
+        vector = self.embedder.embed([memory.content])[0]
+        found += [i for i, _ in self.store.vector_search(where, vector, DERIVED_SEARCH, wanted)]
+        events = set(memory.provenance.event_ids)
+        return [m for m in self.store.get_many(list(dict.fromkeys(found)), where)
+                if m.id != memory.id and m.lifecycle in LIVE and owns(where, m.scope)
+                and events & set(m.provenance.event_ids)
+                and (m.provenance.source == "extract" or m.meta.get("kind") == EPISODE_TAG)]
 
     def recover(
         self, memory_id: str, *, reason: str, scope: ScopeLike = None, actor: Actor | None = None
@@ -828,13 +859,11 @@ class Strata:
     # -- moving data ------------------------------------------------------------------------
 
     def export(self, *, scope: Scope | None = None) -> Iterator[dict[str, Any]]:
-        """Every event, memory (with its vector) and history row, as JSON-ready dicts; with
-        ``scope``, only those owned within it (history: of the memories exported)."""
-        kept: set[str] = set()
-        for record in self.store.export():
-            if scope is not None and not _exported_within(record, scope, kept):
-                continue
-            yield {"record": record.kind, **record.data}
+        """The store in the export format (``strata.transfer``); with ``scope``, only what is
+        owned within it."""
+        from strata.transfer import export_lines
+
+        return export_lines(self.store, scope)
 
     def import_records(
         self,
@@ -845,67 +874,16 @@ class Strata:
         on_progress: Callable[[int], None] | None = None,
         actor: Actor | None = None,
     ) -> ImportReport:
-        """Load JSON objects: exported records (``record`` = event/memory/history) are restored
-        with their ids and history; plain ``{"text": ...}`` objects are remembered."""
-        read = inserted = 0
-        pending: builtins.list[ExportRecord] = []
-        watched = ImportedHistory()  # -- time travel --: memories without their history row
+        """Load JSON objects: exported records are restored with their ids and history; plain
+        ``{"text": ...}`` objects are remembered (``strata.transfer``)."""
+        from strata.transfer import Importer
 
-        def flush() -> None:
-            nonlocal inserted
-            inserted += self.store.restore(self._with_vectors(pending))
-            pending.clear()
+        def remember(fields: dict[str, Any], by: Actor | None) -> int:
+            result = self.remember(**{"scope": scope, **fields}, actor=by)
+            return 0 if all(result.deduplicated) or result.replayed else 1
 
-        try:
-            for line_no, record in enumerate(watched.watch(records), start=1):
-                if not isinstance(record, Mapping):
-                    raise InvalidInput(f"record {line_no} is not a JSON object")
-                if "record" in record:
-                    pending.append(_export_record(record, line_no))
-                    if len(pending) >= batch_size:
-                        flush()
-                else:
-                    inserted += self._remember_record(record, scope, line_no, actor)
-                read += 1
-                if on_progress is not None:
-                    on_progress(read)
-        except InvalidInput as exc:
-            flush()  # what was valid before the bad record is kept, and said so
-            watched.backfill(self.store, actor or Actor())
-            exc.details.update(records_before_error=read, inserted_before_error=inserted)
-            raise
-        flush()
-        watched.backfill(self.store, actor or Actor())
-        return ImportReport(read=read, inserted=inserted, skipped=read - inserted)
-
-    def _remember_record(
-        self, record: Mapping[str, Any], scope: ScopeLike, line_no: int, actor: Actor | None
-    ) -> int:
-        allowed = {"text", "scope", "type", "importance", "pinned", "tags", "conversation_id",
-                   "author", "meta", "idempotency_key"}
-        unknown = set(record) - allowed
-        if unknown:
-            raise InvalidInput(f"record {line_no}: unknown fields {sorted(unknown)}")
-        fields = dict(record)
-        fields.setdefault("scope", scope)
-        result = self.remember(**fields, actor=actor)
-        return 0 if all(result.deduplicated) or result.replayed else 1
-
-    def _with_vectors(self, records: builtins.list[ExportRecord]) -> builtins.list[ExportRecord]:
-        """Embed exported memories that come without a vector (or from another model), and
-        analyse those without a search text."""
-        for record in records:
-            if record.kind == "memory" and not isinstance(record.data.get("search_text"), str):
-                record.data["search_text"] = memory_search_text(record.data["content"], None)
-        missing = [r for r in records if r.kind == "memory"
-                   and (not r.data.get("embedding")
-                        or r.data.get("embedding_model", self.embedder.name) != self.embedder.name)]
-        if missing:
-            vectors = self.embedder.embed([r.data["content"] for r in missing])
-            for record, vector in zip(missing, vectors, strict=True):
-                record.data["embedding"] = encode_vector(vector)
-                record.data["embedding_model"] = self.embedder.name
-        return list(records)
+        return Importer(self.store, self.embedder, remember, batch_size=batch_size,
+                        actor=actor).run(records, on_progress)
 
     # -- callers ----------------------------------------------------------------------------
 
@@ -982,10 +960,10 @@ class Strata:
         return Sweeper(self.store, self._clock, TierRules(), decay)
 
     def _retention(self) -> RetentionWorker:
-        from strata.retention import RetentionWindows, RetentionWorker
+        from strata.retention import RetentionWorker, windows_of
 
         return RetentionWorker(self.store, self._clock,
-                               RetentionWindows.from_settings(self.settings),
+                               lambda: windows_of(self.store, self.settings),
                                self.settings.retention_batch)
 
     def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
@@ -1139,17 +1117,6 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
-def _exported_within(record: ExportRecord, scope: Scope, kept: set[str]) -> bool:
-    """Export order is events, memories, history: a history row goes with its memory."""
-    if record.kind == "history":
-        return str(record.data.get("memory_id")) in kept
-    if not owns(scope, Scope.parse(record.data["scope"])):
-        return False
-    if record.kind == "memory":
-        kept.add(str(record.data["id"]))
-    return True
-
-
 def _limit_blas_threads(threads: int | None) -> None:
     """Cap BLAS threads process-wide. Measured at 100k memories: OpenBLAS workers spinning
     after each matmul took the second core from SQLite and the model (recall p95 48 → 24 ms
@@ -1158,27 +1125,3 @@ def _limit_blas_threads(threads: int | None) -> None:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=threads, user_api="blas")
-
-
-_REQUIRED = {
-    "event": ("id", "scope", "conversation_id", "seq", "ts", "text", "content_hash"),
-    "memory": ("id", "scope", "type", "content", "content_hash", "created_at", "updated_at"),
-    "history": ("id", "memory_id", "kind", "ts", "actor", "reason"),
-}
-
-
-def _export_record(record: Mapping[str, Any], line_no: int) -> ExportRecord:
-    """Check an exported record's shape; a bad one is refused before anything is written."""
-    kind = record["record"]
-    if kind not in _REQUIRED:
-        raise InvalidInput(f"record {line_no}: unknown record type {kind!r}")
-    data = {k: v for k, v in record.items() if k != "record"}
-    missing = [name for name in _REQUIRED[kind] if name not in data]
-    if missing:
-        raise InvalidInput(f"record {line_no}: {kind} without {missing}")
-    try:
-        {"event": Event.from_dict, "memory": Memory.from_dict,
-         "history": HistoryEvent.from_dict}[kind](data)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InvalidInput(f"record {line_no}: malformed {kind}: {exc}") from exc
-    return ExportRecord(kind, data)

@@ -26,7 +26,6 @@ from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata.domain.representations import MemoryVersion
-from strata.errors import InvalidInput, NotFound
 from strata.facade import check_batch
 from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.policy import (
@@ -36,7 +35,6 @@ from strata.policy import (
     check_owns,
     is_broad,
     narrow,
-    owns,
 )
 from strata.ports import Page, StoreStats
 from strata.results import (
@@ -306,10 +304,11 @@ class GuardedStrata:
         self._authorize(Operation.READ)
         return self.strata.graph_neighbors(entity_id, depth=depth, scope=self.scope(scope))
 
-    def job(self, job_id: str) -> Job:
-        """Visible only to a principal whose scope holds the scope that created it."""
+    def job(self, job_id: str, *, scope: ScopeLike = None) -> Job:
+        """Visible only within ``scope`` (within the principal's), if it holds the scope
+        that created the job."""
         self._authorize(Operation.READ)
-        return self.strata.job(job_id, scope=self.scope())
+        return self.strata.job(job_id, scope=self.scope(scope))
 
     def stats(self) -> StoreStats:
         """The counts this principal may see: its team's (a token), the store's (local)."""
@@ -335,36 +334,9 @@ class GuardedStrata:
 
     def _within_scope(self, records: Iterable[Mapping[str, Any]]
                       ) -> Iterator[Mapping[str, Any]]:
-        own = self.principal.scope
-        imported: set[str] = set()
-        for line_no, record in enumerate(records, start=1):
-            if own is not None and isinstance(record, Mapping) and "record" in record:
-                self._check_record(record, own, imported, line_no)
-            yield record
+        from strata.transfer import within_scope
 
-    def _check_record(self, record: Mapping[str, Any], own: Scope, imported: set[str],
-                      line_no: int) -> None:
-        if record.get("record") == "history":
-            memory_id = str(record.get("memory_id"))
-            if memory_id not in imported and not self._owns_stored(memory_id, own):
-                raise InvalidInput(f"record {line_no}: history of a memory outside your scope")
-            return
-        try:
-            owner = Scope.parse(record.get("scope"))
-        except (InvalidInput, TypeError) as exc:
-            raise InvalidInput(f"record {line_no}: malformed scope") from exc
-        if not owns(own, owner):
-            raise InvalidInput(f"record {line_no}: scope {owner.key!r} is outside yours")
-        if record.get("record") == "memory":
-            imported.add(str(record.get("id")))
-
-    def _owns_stored(self, memory_id: str, own: Scope) -> bool:
-        try:
-            memory = self.strata.get(memory_id, scope=own, include_deleted=True)
-        except (NotFound, InvalidInput):
-            return False
-        return owns(own, memory.scope)
-
+        return within_scope(records, self.principal.scope, self.strata.store)
 
     # -- tiers, decay and retention --
 

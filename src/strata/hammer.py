@@ -38,7 +38,7 @@ from strata.domain.hammer import (
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind
 from strata.domain.lifecycle import change_row
-from strata.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
+from strata.domain.models import Event, Filters, HistoryKind, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.errors import InvalidInput, VersionConflict
 from strata.escalation import active_versions
@@ -133,7 +133,7 @@ class CompressionHammer:
         return derived, derived
 
     def _rules(self, memory: Memory) -> tuple[MemoryVersion, ...]:
-        events = self.store.events(memory.provenance.event_ids)
+        events = evidence_of_content(self.store, memory)
         return derive_levels(memory, events, now=self._now(), new_id=new_id)
 
     def _change(self, memory: Memory, choice: Choice, decision: Decision, now: datetime,
@@ -303,3 +303,13 @@ def _names(reasons: tuple[Reason, ...] | None) -> tuple[str, ...]:
     return tuple(r.value for r in reasons or ())
 
 
+def evidence_of_content(store: Store, memory: Memory) -> list[Event]:
+    """The raw events the memory's levels are derived from: its provenance, unless its
+    content is no longer what it was when written (a modify; a rollback to the original
+    brings them back): then the events say what the memory no longer says ("I live in
+    Lisbon" corrected to Porto), and the content is its own evidence (bullets without
+    witnesses)."""
+    first = next((row.after for row in store.history(memory.id) if row.after is not None), None)
+    if first is not None and first.get("content") != memory.content:
+        return []
+    return store.events(memory.provenance.event_ids)

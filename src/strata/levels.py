@@ -35,7 +35,7 @@ from strata.domain.models import Filters, Memory, Scope
 from strata.domain.representations import MemoryVersion
 from strata.domain.tagging import normalize_tag
 from strata.errors import InvalidInput, NotFound
-from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress
+from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress, evidence_of_content
 from strata.ports import Embedder, MemoryChange, Store
 from strata.providers.chain import ProviderChain
 from strata.providers.summarize import derive_with
@@ -74,7 +74,7 @@ class Levels:
 
     def derive(self, memory: Memory) -> tuple[MemoryVersion, ...]:
         """R4, R3 and R1 of ``memory`` (not stored): the rules', R3 by a model if any."""
-        events = self.store.events(memory.provenance.event_ids)
+        events = evidence_of_content(self.store, memory)
         return derive_with(self._providers, memory, events, now=self._now(), new_id=new_id)
 
     def compress(self, memory: Memory, *, actor: Actor, reason: str) -> Compressed:

@@ -168,7 +168,7 @@ class StoreStats:
         return asdict(self)
 
 
-ExportKind = Literal["event", "memory", "history", "version"]
+ExportKind = Literal["event", "memory", "history", "version", "graph"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,4 +429,13 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
     def history_horizon(self) -> datetime | None:
         """The latest ``before`` a history purge ran with: history older than it may be gone,
         so a point-in-time reconstruction before it is refused. None: never purged."""
+        ...
+
+    def retention_policy(self) -> dict[str, Any] | None:
+        """The retention policy recorded for this store (``strata.retention``); None: none
+        recorded yet."""
+        ...
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        """Record (replace) the store's retention policy."""
         ...

@@ -20,12 +20,12 @@ from strata.domain.boosts import (
     neighbour_bonus,
 )
 from strata.domain.context import build_context
-from strata.domain.filtering import matches
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.graph import favour_linked
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
+from strata.domain.visibility import recallable
 from strata.errors import InvalidInput
 from strata.escalation import Ladders, level_of_attempt
 from strata.graph import linked_memories
@@ -34,6 +34,8 @@ from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
 
 MAX_QUERY_CHARS = 4_000
+#: Identity memories, and pinned ones, that every recall includes at most (each).
+ALWAYS_LIMIT = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +132,10 @@ class Retriever:
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)[:k]
-        identity = self._identity(viewer, config)
+        ranked = self._with_pinned(
+            self._rank(vector_hits, lexical_hits, query, viewer, config, filters), k,
+            viewer, filters)
+        identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
         shown = _with_identity(ranked, identity)
@@ -154,12 +158,13 @@ class Retriever:
         viewer: Scope, config: RecallConfig, filters: Filters,
     ) -> list[Hit]:
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
-        memories = {m.id: m for m in self._store.get_many(ids, viewer)}
+        memories = self._fetch(ids, viewer, filters)
         episodes = {i: m for i, m in memories.items()
                     if config.episode_weight > 0 and m.meta.get("kind") == EPISODE_TAG}
         episode_scores = {i: lexical_hits[i] for i in episodes if i in lexical_hits}
         turns = {i: m for i, m in memories.items() if i not in episodes}
-        turns.update(self._episode_parts(episodes, episode_scores, turns, viewer, config))
+        turns.update(self._episode_parts(episodes, episode_scores, turns, viewer, config,
+                                         filters))
         linked = (linked_memories(self._store, viewer, query, config.graph_hop)
                   if config.graph_weight > 0 else {})
         turns.update(self._graph_expansion(linked, turns, viewer, config, filters))
@@ -180,7 +185,7 @@ class Retriever:
         if linked:
             signals["graph"] = {i: s for i, s in linked.items() if i in turns}
             fused = favour_linked(fused, linked, config.graph_weight)
-        fused = self._with_neighbours(fused, turns, viewer, config)
+        fused = self._with_neighbours(fused, turns, viewer, config, filters)
         hits = []
         for memory_id, score in fused.items():
             memory = turns[memory_id]
@@ -194,12 +199,12 @@ class Retriever:
 
     def _episode_parts(
         self, episodes: dict[str, Memory], episode_scores: dict[str, float],
-        turns: dict[str, Memory], viewer: Scope, config: RecallConfig,
+        turns: dict[str, Memory], viewer: Scope, config: RecallConfig, filters: Filters,
     ) -> dict[str, Memory]:
-        """Turns of the best-matching episodes that no signal returned."""
+        """Turns of the best-matching episodes that no signal returned (the filters apply)."""
         best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
         wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
-        return {m.id: m for m in self._store.get_many(wanted, viewer)} if wanted else {}
+        return self._fetch(wanted, viewer, filters)
 
     def _graph_expansion(
         self, linked: dict[str, float], turns: dict[str, Memory], viewer: Scope,
@@ -208,22 +213,22 @@ class Retriever:
         """The best-linked memories that no signal returned (the filters still apply)."""
         best = sorted((i for i in linked if i not in turns), key=lambda i: (-linked[i], i))
         wanted = best[:config.graph_expand]
-        found = self._store.get_many(wanted, viewer) if wanted else []
-        return {m.id: m for m in found
-                if matches(m, filters) and m.meta.get("kind") != EPISODE_TAG}
+        found = self._fetch(wanted, viewer, filters)
+        return {i: m for i, m in found.items() if m.meta.get("kind") != EPISODE_TAG}
 
     def _with_neighbours(
         self, fused: dict[str, float], turns: dict[str, Memory], viewer: Scope,
-        config: RecallConfig,
+        config: RecallConfig, filters: Filters,
     ) -> dict[str, float]:
-        """Bring the context of the best hits along: the turns next to them."""
+        """Bring the context of the best hits along: the turns next to them that pass the
+        filters."""
         if config.neighbour_weight <= 0 or not fused:
             return fused
         best = sorted(fused, key=lambda i: (-fused[i], i))[:config.neighbour_top]
         near = {i: _near(turns[i]) for i in best}
         missing = [n for ids in near.values() for n in ids if n not in turns]
         if missing:
-            turns.update({m.id: m for m in self._store.get_many(missing, viewer)})
+            turns.update(self._fetch(missing, viewer, filters))
         lowest = min(fused.values())
         return neighbour_bonus(
             {**dict.fromkeys((n for n in missing if n in turns), lowest), **fused},
@@ -255,12 +260,34 @@ class Retriever:
                 )
         return fused
 
-    def _identity(self, viewer: Scope, config: RecallConfig) -> list[Memory]:
+    def _fetch(self, ids: list[str], viewer: Scope, filters: Filters) -> dict[str, Memory]:
+        """The memories of ``ids`` that pass the visibility predicate (and only those)."""
+        found = self._store.get_many(ids, viewer) if ids else []
+        return {m.id: m for m in found if recallable(m, viewer, filters)}
+
+    def _identity(self, viewer: Scope, config: RecallConfig, filters: Filters) -> list[Memory]:
         """The viewer agent's identity memories: always in the context ([002] layer 2)."""
         if not config.identity_always or viewer.agent is None:
             return []
-        only_identity = Filters(types=(MemoryType.IDENTITY,))
-        return list(self._store.list(viewer, only_identity, limit=20).items)
+        return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
+
+    def _with_pinned(self, hits: list[Hit], k: int, viewer: Scope, filters: Filters
+                     ) -> list[Hit]:
+        """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
+        memories are always in ([002]), wherever their score ranks them."""
+        top = hits[:k]
+        shown = {h.memory.id for h in top}
+        pinned = self._always(viewer, replace(filters, pinned=True), filters)
+        rest = {h.memory.id: h for h in hits[k:]}
+        extra = [rest.get(m.id) or Hit(m, 0.0, {}, m.provenance.event_ids)
+                 for m in pinned if m.id not in shown]
+        return [*top, *extra]
+
+    def _always(self, viewer: Scope, wanted: Filters, filters: Filters) -> list[Memory]:
+        """Memories recall includes whatever the query (at most ``ALWAYS_LIMIT``), if the
+        caller's filters let them through."""
+        found = self._store.list(viewer, wanted, limit=ALWAYS_LIMIT).items
+        return [m for m in found if recallable(m, viewer, filters)]
 
 
 def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:

@@ -1,6 +1,13 @@
 """The retention worker ([003] §27.4, §22.9, §32.5 D2): purge what is past its window, in the
 safe order links → tombstones → history, then finished jobs.
 
+Purging memories or history is never a default ([002] guarantees 1 and 7, [001] "never
+prune"): the first ``Strata.open`` of a new store records its retention policy in the store
+(``record_policy``), "keep everything" unless ``retention_tombstone_days`` /
+``retention_history_days`` are set; setting them later records the new windows. Every worker
+of the store applies the recorded policy (``strata doctor`` shows it), whatever its own
+settings say.
+
 - Tombstones (soft-deleted memories) ``retention_tombstone_days`` after ``deleted_at``; the
   store removes each one's graph links, vector and search rows first, in the same
   transaction. Pinned tombstones are never purged.
@@ -35,25 +42,63 @@ DRY_RUN_LIMIT = 100_000
 Progress = Callable[[str, int], None]
 
 
+#: The recorded policy's keys (days; None: kept forever), per category.
+POLICY_KEYS = {"tombstones": "tombstone_days", "history": "history_days",
+               "done_jobs": "done_job_days", "dead_jobs": "dead_job_days"}
+
+
 @dataclass(frozen=True, slots=True)
 class RetentionWindows:
-    tombstones: timedelta = timedelta(days=30)
-    history: timedelta = timedelta(days=180)
-    done_jobs: timedelta = timedelta(days=14)
-    dead_jobs: timedelta = timedelta(days=30)
+    """How long each category is kept; None: forever (the default for memories and
+    history)."""
+
+    tombstones: timedelta | None = None
+    history: timedelta | None = None
+    done_jobs: timedelta | None = timedelta(days=14)
+    dead_jobs: timedelta | None = timedelta(days=30)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RetentionWindows:
-        return cls(
-            tombstones=timedelta(days=settings.retention_tombstone_days),
-            history=timedelta(days=settings.retention_history_days),
-            done_jobs=timedelta(days=settings.retention_done_job_days),
-            dead_jobs=timedelta(days=settings.retention_dead_job_days),
-        )
+    def from_policy(cls, policy: dict[str, Any]) -> RetentionWindows:
+        def window(key: str) -> timedelta | None:
+            days = policy.get(key)
+            return timedelta(days=float(days)) if days is not None else None
+
+        return cls(**{name: window(key) for name, key in POLICY_KEYS.items()})
 
     def cutoffs(self, now: datetime) -> dict[str, datetime]:
-        """Rows older than these are past their window."""
-        return {name: now - getattr(self, name) for name in CATEGORIES}
+        """Rows older than these are past their window (categories kept forever: absent)."""
+        return {name: now - window for name in CATEGORIES
+                if (window := getattr(self, name)) is not None}
+
+
+def policy_of(settings: Settings) -> dict[str, Any]:
+    """The retention policy the settings ask for (days; None: keep forever)."""
+    return {"tombstone_days": settings.retention_tombstone_days,
+            "history_days": settings.retention_history_days,
+            "done_job_days": settings.retention_done_job_days,
+            "dead_job_days": settings.retention_dead_job_days}
+
+
+def record_policy(store: Store, settings: Settings, now: datetime) -> dict[str, Any]:
+    """The store's policy: recorded now on a store without one (keep everything unless the
+    settings set purge windows), replaced when the settings set purge windows that differ."""
+    recorded = store.retention_policy()
+    wanted = policy_of(settings)
+    explicit = (settings.retention_tombstone_days is not None
+                or settings.retention_history_days is not None)
+    if recorded is None or (explicit and _windows(recorded) != _windows(wanted)):
+        recorded = {**wanted, "recorded_at": now.isoformat()}
+        store.record_retention_policy(recorded)
+    return recorded
+
+
+def _windows(policy: dict[str, Any]) -> dict[str, Any]:
+    return {key: policy.get(key) for key in POLICY_KEYS.values()}
+
+
+def windows_of(store: Store, settings: Settings) -> RetentionWindows:
+    """What a worker applies: the store's recorded policy, else what the settings ask."""
+    return RetentionWindows.from_policy(store.retention_policy() or policy_of(settings))
 
 
 @dataclass(slots=True)
@@ -72,11 +117,11 @@ class RetentionReport:
 
 
 class RetentionWorker:
-    def __init__(self, store: Store, clock: Clock, windows: RetentionWindows, batch: int
-                 ) -> None:
+    def __init__(self, store: Store, clock: Clock, windows: Callable[[], RetentionWindows],
+                 batch: int) -> None:
         self.store = store
         self.clock = clock
-        self.windows = windows
+        self.windows = windows  # read at each run: the recorded policy may change
         self.batch = batch
 
     def handlers(self) -> dict[JobKind, Handler]:
@@ -87,15 +132,19 @@ class RetentionWorker:
 
     def run(self, *, dry_run: bool = False, progress: Progress | None = None
             ) -> RetentionReport:
-        report = RetentionReport(dry_run, self.windows.cutoffs(self.clock.now()))
+        report = RetentionReport(dry_run, self.windows().cutoffs(self.clock.now()))
         for category, purge in (("tombstones", self.store.purge_tombstones),
                                 ("history", self.store.purge_history)):
+            if category not in report.cutoffs:
+                continue  # kept forever
             for ids in self._batches(purge, report.cutoffs[category], dry_run):
                 report.purged[category] += len(ids)
                 report.ids[category].extend(ids)
                 if progress is not None:
                     progress(category, report.purged[category])
         for category, status in (("done_jobs", JobStatus.DONE), ("dead_jobs", JobStatus.DEAD)):
+            if category not in report.cutoffs:
+                continue
             report.purged[category] = self._jobs(status, report.cutoffs[category], dry_run)
             if progress is not None:
                 progress(category, report.purged[category])

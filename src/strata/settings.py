@@ -92,7 +92,8 @@ class Settings(BaseSettings):
     fallback_provider: ProviderKind | None = Field(
         default=None, description="Tried when the preferred provider fails.")
     local_only: bool = Field(
-        default=False, description="Refuse any provider that sends text off this machine.")
+        default=True, description="Refuse any provider that sends text off this machine "
+        "(on by default, [003] §27.3: set it to false to use a remote provider).")
     ollama_url: str = Field(default="http://127.0.0.1:11434", description="Ollama base URL.")
     ollama_model: str = Field(default="llama3.1:8b", description="Ollama model.")
     openai_url: str = Field(default="https://api.openai.com",
@@ -191,11 +192,13 @@ class Settings(BaseSettings):
     archive_after_days: float = Field(
         default=90.0, gt=0, description="Idle (not accessed) this long: the decay job archives."
     )
-    retention_tombstone_days: float = Field(
-        default=30.0, gt=0, description="Soft-deleted memories are purged this long after."
+    retention_tombstone_days: float | None = Field(
+        default=None, gt=0, description="Soft-deleted memories are purged this long after "
+        "(unset: kept forever). Recorded in the store's retention policy at open."
     )
-    retention_history_days: float = Field(
-        default=180.0, gt=0, description="History rows older than this are purged."
+    retention_history_days: float | None = Field(
+        default=None, gt=0, description="History rows older than this are purged (unset: "
+        "kept forever). Recorded in the store's retention policy at open."
     )
     retention_done_job_days: float = Field(
         default=14.0, gt=0, description="Done jobs are purged this long after finishing."

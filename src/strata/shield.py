@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from strata.domain.applying import ReviewMode
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_type
-from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Provenance, Scope
 from strata.domain.shield import as_statement, missed, summarize
 from strata.domain.text import content_hash, keywords, search_text
 from strata.errors import InvalidInput
@@ -83,9 +84,11 @@ class CompactionShield:
         found, warnings = self.extract(events)
         found = [*found, *verify(events, found)]
         found = unique(found)
-        memories = [fact_memory(f, events, request.scope, request.conversation_id, now)
-                    for f in found]
+        review = ReviewMode(self.strata.settings.review_mode)
+        memories = [held(fact_memory(f, events, request.scope, request.conversation_id, now),
+                         review) for f in found]
         summary = summary_memory(events, request.scope, request.conversation_id, now)
+        summary = held(summary, review) if summary is not None else None
         rows = self._rows(memories, [f.event_index for f in found], events, summary)
         key = idempotency_key or _digest(messages)
         outcome = self.strata.store.write(WriteBatch(
@@ -141,6 +144,14 @@ class CompactionShield:
         if summary is not None:
             rows.append(NewMemory(summary, vectors[-1], None, search_text(summary.content)))
         return rows
+
+
+def held(memory: Memory, review: ReviewMode) -> Memory:
+    """The shield's facts and summary are inferred: candidates (not recalled until approved)
+    whenever the review mode holds inferred memories ([000] chunk 8)."""
+    if review.holds_inferred():
+        return memory.evolve(lifecycle=Lifecycle.CANDIDATE)
+    return memory
 
 
 def verify(events: Sequence[Event], found: Sequence[Found]) -> list[Found]:

@@ -237,8 +237,10 @@ class Writer:
         self, request: RememberRequest, events: Sequence[Event], parts: Sequence[NewMemory],
         now: datetime,
     ) -> NewMemory:
-        """The whole exchange as one item; its vector is the mean of its turns' (no model call)."""
-        episode = build_episode(request, events, [p.memory for p in parts], now)
+        """The whole exchange as one item; its vector is the mean of its turns' (no model call).
+        Under review mode ``all`` it waits for approval like its turns."""
+        [episode] = self._reviewed([build_episode(request, events, [p.memory for p in parts],
+                                                  now)])
         centroid = np.mean([p.embedding for p in parts], axis=0)
         centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
         return NewMemory(episode, centroid, None, search_text(episode.content))

@@ -103,18 +103,20 @@ def test_export_streams_jsonl_that_import_loads_into_another_store(
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("application/x-ndjson")
     lines = exported.text.splitlines()
-    assert {json.loads(line)["record"] for line in lines} == {"event", "memory", "history"}
+    assert {json.loads(line)["record"] for line in lines} == {
+        "header", "event", "memory", "history", "checksum"}
 
     with Strata.open(tmp_path / "copy", embedder=HashingEmbedder()) as copy, \
             TestClient(create_app(copy)) as other:
         loaded = other.post("/v1/import", content=exported.content,
                             headers={"content-type": "application/x-ndjson"})
         assert loaded.status_code == 200, loaded.text
-        assert loaded.json() == {"read": len(lines), "inserted": len(lines), "skipped": 0}
+        data = len(lines) - 2  # the header and checksum lines are not data
+        assert loaded.json() == {"read": data, "inserted": data, "skipped": 0}
         copied = other.get("/v1/memories", params=A).json()["items"]
         assert {m["id"] for m in copied} == written
         again = other.post("/v1/import", content=exported.content).json()
-        assert again["inserted"] == 0 and again["skipped"] == len(lines)
+        assert again["inserted"] == 0 and again["skipped"] == data
         texts = b'{"text": "plain one"}\n\n{"text": "plain two"}\n'
         plain = other.post("/v1/import", params={"team": "c"}, content=texts).json()
         assert plain["inserted"] == 2
@@ -180,3 +182,16 @@ def test_delete_reason_travels_in_the_body_or_a_header_not_only_the_query_string
         refused = client.request("DELETE", f"/v1/memories/{ids[3]}", **missing_or_twice)
         assert refused.status_code == 422, refused.text
         assert refused.json()["error"]["code"] == "invalid_input"
+
+
+def test_a_job_outside_team_default_answers_404_in_local_mode(client: TestClient) -> None:
+    from strata.client import StrataClient
+
+    queued = client.post("/v1/remember", json={"text": "I live in Berlin", "mode": "async",
+                                               "scope": {"team": "acme"}}).json()
+    job_id = queued["job_id"]
+    answer = client.get(f"/v1/jobs/{job_id}", params={"team": "acme"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["id"] == job_id
+    assert client.get(f"/v1/jobs/{job_id}", params={"team": "other"}).status_code == 404
+    assert StrataClient(http=client).job(job_id, scope={"team": "acme"})["id"] == job_id

@@ -206,7 +206,9 @@ def normal(results: list[Any]) -> Any:
     return walk([plain(r) for r in results])
 
 
-ELIDED = frozenset({"timings_ms", "next_cursor", "actor", "preview_token", "confirm_token"})
+#: (an export's ``sha256`` covers the history's actor, so it differs with it)
+ELIDED = frozenset({"timings_ms", "next_cursor", "actor", "preview_token", "confirm_token",
+                    "sha256"})
 
 
 def run_on(strata: Strata, clock: FakeClock, api: Any | None = None) -> list[Any]:
@@ -221,8 +223,10 @@ def pair(tmp_path: Path) -> Iterator[tuple[tuple[Strata, FakeClock], tuple[Strat
     made = []
     for name in ("local", "served"):
         clock = FakeClock()
+        # no embedded worker: its background jobs (the graph's) would land at different
+        # moments on the two sides, and the export holds the graph
         made.append((Strata.open(tmp_path / name, embedder=HashingEmbedder(), clock=clock,
-                                 forget_confirm_threshold=2), clock))
+                                 forget_confirm_threshold=2, embedded_worker=False), clock))
     yield made[0], made[1]
     for strata, _ in made:
         strata.close()
@@ -259,10 +263,12 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
                    and isinstance(r[0], HistoryEvent))
     assert {row.actor for row in history} == {"api"}
     exported = next(r for r in got if isinstance(r, list) and r and isinstance(r[0], dict))
-    assert {r["record"] for r in exported} == {"event", "memory", "history"}
+    assert {r["record"] for r in exported} == {"header", "event", "memory", "history", "graph",
+                                               "checksum"}
     listed = next(r for r in reversed(got) if isinstance(r, Page))
     bulk = [m for m in listed.items if m.scope.run == "bulk"]
-    assert len(bulk) == 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
+    # the three notes, and the facts derived from them (forgotten with them)
+    assert len(bulk) >= 3 and {m.lifecycle.value for m in bulk} == {"deleted"}
 
 
 class Blocking:

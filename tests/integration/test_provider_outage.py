@@ -109,7 +109,8 @@ def test_every_remember_survives_a_provider_outage_and_is_processed_once(
     provider: Provider, tmp_path: Path
 ) -> None:
     settings = load_settings(
-        home=tmp_path, provider="openai", openai_url=provider.url, provider_timeout_s=0.1,
+        home=tmp_path, provider="openai", local_only=False, openai_url=provider.url,
+        provider_timeout_s=0.1,
         provider_max_retries=0, job_max_attempts=100, job_backoff_base_s=0.01,
         job_backoff_cap_s=0.05, review_mode="off", job_lease_s=30,
     )

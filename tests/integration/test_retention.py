@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from strata.domain.jobs import JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata.domain.models import HistoryKind, Scope
 from strata.facade import Strata
 from strata.ports import JobCompletion, Store, WriteBatch
+from strata.settings import load_settings
 from strata.testing import FakeClock
+from tests.conftest import EMBEDDER
 from tests.integration.test_graph_counts import (
     EXPECTED_ENTITIES,
     EXPECTED_RELATIONS,
@@ -26,8 +29,16 @@ DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
 
 
+def purging(strata: Strata, clock: FakeClock) -> Strata:
+    """The facade over the same store with purge windows chosen explicitly (the default
+    keeps everything)."""
+    return Strata(strata.store, EMBEDDER, clock=clock, settings=load_settings(
+        home=Path("/nonexistent"), retention_tombstone_days=30, retention_history_days=180))
+
+
 def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock: FakeClock
                                                            ) -> None:
+    strata = purging(strata, clock)
     start = clock.now()
     run_at = start + 400 * DAY  # windows: tombstones 30 d, history 180 d, jobs 14 d / 30 d
 
@@ -113,6 +124,7 @@ def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock:
 
 
 def test_dry_run_reports_and_changes_nothing(strata: Strata, clock: FakeClock) -> None:
+    strata = purging(strata, clock)
     gone = strata.remember("Hal sails", scope=A).memory_ids[0]
     strata.forget(gone, reason="x", scope=A)
     clock.advance(days=200)
@@ -127,8 +139,10 @@ def test_dry_run_reports_and_changes_nothing(strata: Strata, clock: FakeClock) -
 
 def test_a_purged_tombstone_takes_its_versions_and_no_other(strata: Strata,
                                                              clock: FakeClock) -> None:
-    gone = strata.remember("Ivy paints murals in Porto.", scope=A).memory_ids[0]
-    kept = strata.remember("Jon repairs old clocks.", scope=A).memory_ids[0]
+    strata = purging(strata, clock)
+    # raw: forgetting a memory also forgets the facts derived from it (a tombstone each)
+    gone = strata.remember("Ivy paints murals in Porto.", scope=A, raw=True).memory_ids[0]
+    kept = strata.remember("Jon repairs old clocks.", scope=A, raw=True).memory_ids[0]
     strata.compress(gone, scope=A, reason="t")
     strata.compress(kept, scope=A, reason="t")
     strata.forget(gone, reason="x", scope=A)
@@ -173,3 +187,30 @@ def _assert_graph_clean(store: Store) -> None:
 
 
 _ = sqlite3  # rows() opens SQLite files itself
+
+
+def test_any_running_worker_purges_deleted_memories_and_history_no_user_chose_to(
+    tmp_path: Path
+) -> None:
+    from strata.embedders.hashing import HashingEmbedder
+    from strata.stores.operations import doctor
+
+    clock = FakeClock()
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock,
+                     embedded_worker=False) as strata:
+        gone = strata.remember("Kim bakes bread", scope=A, raw=True).memory_ids[0]
+        strata.forget(gone, reason="x", scope=A)
+        clock.advance(days=1_000)
+        report = strata.run_retention()
+        assert report.purged["tombstones"] == report.purged["history"] == 0
+        assert strata.get(gone, scope=A, include_deleted=True).id == gone
+        assert strata.store.retention_policy()["tombstone_days"] is None  # type: ignore[index]
+    # a later open with other settings but no purge window keeps the recorded policy
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock,
+                     embedded_worker=False) as again:
+        assert again.run_retention().purged["tombstones"] == 0
+    [shown] = [c for c in doctor(f"sqlite:///{tmp_path / 'strata.db'}") if c.name == "retention"]
+    assert "deleted memories kept forever, history kept forever" in shown.detail
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock, embedded_worker=False,
+                     retention_tombstone_days=30) as chosen:
+        assert chosen.run_retention().purged["tombstones"] == 1

@@ -134,3 +134,19 @@ def test_hot_cache_keeps_visibility_and_identity_lists_fresh(cached: Strata) -> 
     second = add(cached, "I answer in French", scope=AGENT, type=MemoryType.IDENTITY)
     again = cached.recall("hello", scope=AGENT)
     assert set(again.context_memory_ids) == {identity, second}  # the write invalidated the list
+
+
+def test_decay_archives_and_colds_an_idle_memory_of_importance_0_8(strata: Strata,
+                                                                   clock: FakeClock) -> None:
+    important = add(strata, "The production database password rotates monthly",
+                    importance=0.85)
+    identity = add(strata, "I am Kyra, the release assistant", scope=AGENT,
+                   type=MemoryType.IDENTITY)
+    idle = add(strata, "We tried a standing desk once", importance=0.5)
+    clock.advance(days=400)
+    strata.run_decay()
+    strata.run_tiers()
+    assert strata.get(idle, scope=A).lifecycle is Lifecycle.ARCHIVED
+    for memory_id, scope in ((important, A), (identity, AGENT)):
+        kept = strata.get(memory_id, scope=scope)
+        assert kept.lifecycle is Lifecycle.ACTIVE and kept.tier is not Tier.COLD, memory_id

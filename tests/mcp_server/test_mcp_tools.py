@@ -170,6 +170,8 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
                                         {"session_id": "s2", "prompt": "cat named Miso"})
         await client.call_tool("pre_compaction", {"session_id": "s2", "messages": [
             {"role": "user", "content": "We agreed on the blue logo."}]})
+        for held in strata.review_queue(scope=ALICE).items:  # inferred: reviewed first
+            strata.approve(held.id, reason="reviewed", scope=ALICE)
         for i in range(30):
             strata.remember(f"Even later fact {i}.", scope=ALICE)
         after = await client.call_tool("compaction_complete",

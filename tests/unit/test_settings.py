@@ -30,3 +30,11 @@ def test_toml_then_environment_then_keywords(
 def test_invalid_settings_are_refused(bad: dict[str, object]) -> None:
     with pytest.raises(InvalidInput):
         load_settings(**bad)
+
+
+def test_local_only_defaults_to_false() -> None:
+    from strata.providers.chain import build_chain
+
+    assert load_settings(home=Path("/nonexistent")).local_only is True
+    with pytest.raises(InvalidInput, match="local_only"):
+        build_chain(load_settings(home=Path("/nonexistent"), provider="openai"))

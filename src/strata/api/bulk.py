@@ -72,11 +72,12 @@ def modify_batch(body: ModifyBatchRequest, guarded: GuardedDep) -> JSONResponse:
 
 @bulk_router.get("/jobs/{job_id}", responses=error_responses(*COMMON_ERRORS))
 def get_job(
-    job_id: Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)], guarded: GuardedDep
+    job_id: Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS)], guarded: GuardedDep,
+    scope: ScopeDep,
 ) -> dict[str, Any]:
     """A background job's state: status, attempts, next retry, last error, result. Visible
-    only within the scope that created it (404 otherwise)."""
-    return guarded.job(job_id).to_dict()
+    only within the scope that created it (404 otherwise): pass that scope (``team``, ...)."""
+    return guarded.job(job_id, scope=scope).to_dict()
 
 
 @transfer_router.get(

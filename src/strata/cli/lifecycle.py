@@ -91,7 +91,11 @@ def retention_run(ctx: typer.Context, dry_run: DryRunFlag = False, as_json: Json
         return
     verb = "would purge" if dry_run else "purged"
     for category, count in data["purged"].items():
-        typer.echo(f"{verb} {count} {category} (older than {data['cutoffs'][category]})")
+        cutoff = data["cutoffs"].get(category)
+        if cutoff is None:
+            typer.echo(f"kept {category}: the store's retention policy keeps them forever")
+        else:
+            typer.echo(f"{verb} {count} {category} (older than {cutoff})")
 
 
 def _bar(as_json: bool) -> Progress:

@@ -216,8 +216,9 @@ class StrataClient:
         return self._send(_core.forget_execute(ids, preview_token=preview_token,
                                                reason=reason, **options))
 
-    def job(self, job_id: str) -> dict[str, Any]:
-        return self._send(_core.job(job_id))
+    def job(self, job_id: str, *, scope: ScopeLike = None) -> dict[str, Any]:
+        """A job's state; ``scope``: the one that created it (a job is found only within it)."""
+        return self._send(_core.job(job_id, scope=scope))
 
     def export(self) -> Iterator[dict[str, Any]]:
         """What the caller may export, one record per line as it arrives. A refusal raises
@@ -419,8 +420,9 @@ class AsyncStrataClient:
         return await self._send(_core.forget_execute(ids, preview_token=preview_token,
                                                      reason=reason, **options))
 
-    async def job(self, job_id: str) -> dict[str, Any]:
-        return await self._send(_core.job(job_id))
+    async def job(self, job_id: str, *, scope: ScopeLike = None) -> dict[str, Any]:
+        """A job's state; ``scope``: the one that created it (a job is found only within it)."""
+        return await self._send(_core.job(job_id, scope=scope))
 
     async def export(self) -> AsyncIterator[dict[str, Any]]:
         """``async for record in await client.export()``: a refusal raises at the await."""

@@ -282,10 +282,10 @@ def forget_execute(ids: Sequence[str], *, preview_token: str, reason: str, **opt
     return Call("POST", "/v1/forget", parse_batch, body=_without_none(body))
 
 
-def job(job_id: str) -> Call[dict[str, Any]]:
+def job(job_id: str, *, scope: ScopeLike = None) -> Call[dict[str, Any]]:
     from urllib.parse import quote
 
-    return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", dict)
+    return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", dict, params=_scope_params(scope))
 
 
 def export() -> Call[dict[str, Any]]:

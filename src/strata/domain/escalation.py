@@ -188,9 +188,12 @@ def parse_level(value: object, name: str = "level") -> Level:
 
 def representatives(memory: Memory, versions: Iterable[MemoryVersion]
                     ) -> dict[Level, MemoryVersion]:
-    """One version per level: the active one at its level, else the newest of that level."""
+    """One version per level: the active one at its level, else the newest of that level.
+    Versions of an older content (a modify since) are never chosen."""
     chosen: dict[Level, MemoryVersion] = {}
     for version in sorted(versions, key=lambda v: v.created_at):
+        if version.meta.get("content_hash", memory.content_hash) != memory.content_hash:
+            continue
         current = chosen.get(version.level)
         if current is None or current.id != memory.active_version_id:
             chosen[version.level] = version

@@ -64,6 +64,28 @@ class GraphFacts:
         return bool(self.entities)
 
 
+def facts_to_dict(memory_id: str, facts: GraphFacts) -> dict[str, Any]:
+    """A memory's graph links as an export record: names, not ids (ids are the store's)."""
+    return {
+        "memory_id": memory_id,
+        "entities": [{"name": e.name, "canonical": e.canonical, "type": e.type}
+                     for e in sorted(facts.entities, key=lambda e: e.canonical)],
+        "relations": [{"source": r.source, "relation": r.relation, "target": r.target,
+                       "confidence": r.confidence}
+                      for r in sorted(facts.relations,
+                                      key=lambda r: (r.source, r.relation, r.target))],
+    }
+
+
+def facts_from_dict(data: Mapping[str, Any]) -> GraphFacts:
+    return GraphFacts(
+        entities=tuple(EntityRef(str(e["name"]), str(e["canonical"]), str(e["type"]))
+                       for e in data["entities"]),
+        relations=tuple(RelationRef(str(r["source"]), str(r["relation"]), str(r["target"]),
+                                    float(r["confidence"])) for r in data["relations"]),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Entity:
     """A stored entity; ``mentions`` counts the live memories (visible to the reader) that

@@ -19,12 +19,13 @@ Tiers (where a memory sits; visibility does not change):
   raised importance (``modify``) promotes on the next run through the importance rule.
 
 Decay (lifecycles): active / disputed → **archived** when idle (neither accessed nor created
-for ``archive_after``), never for pinned or identity memories; a memory whose ``valid_to`` has
-passed → **expired** (identity and pinned ones excepted: [002] "NEVER expired"). A moderator
-archives or unarchives explicitly. Superseded memories are not archived: ``superseded``
-already has every property of ``archived`` (out of default recall and list, searchable with a
-lifecycle filter, fetchable by id) and keeps the reason. Every move is a new version with a
-history row (kinds TIER, ARCHIVE, UNARCHIVE, EXPIRE) carrying before/after snapshots.
+for ``archive_after``), never for pinned, identity or important (≥ 0.8, [002]) memories; a
+memory whose ``valid_to`` has passed → **expired** (identity and pinned ones excepted: [002]
+"NEVER expired"). A moderator archives or unarchives explicitly. Superseded memories are not
+archived: ``superseded`` already has every property of ``archived`` (out of default recall and
+list, searchable with a lifecycle filter, fetchable by id) and keeps the reason. Every move is
+a new version with a history row (kinds TIER, ARCHIVE, UNARCHIVE, EXPIRE) carrying
+before/after snapshots.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class TierRules:
 @dataclass(frozen=True, slots=True)
 class DecayRules:
     archive_after: timedelta = timedelta(days=90)  # idle this long: archived
+    protect_importance: float = 0.8  # at or above: never archived for idleness ([002])
 
 
 def is_protected(memory: Memory, rules: TierRules) -> bool:
@@ -148,7 +150,8 @@ def plan_decay(memory: Memory, now: datetime, rules: DecayRules, actor: Actor
     if memory.valid_to is not None and memory.valid_to <= now:
         return _planned(memory, now, actor, HistoryKind.EXPIRE, "valid_to has passed",
                         lifecycle=Lifecycle.EXPIRED, tier=Tier.COLD)
-    if memory.lifecycle in DECAYABLE and is_idle(memory, now, rules):
+    important = memory.importance >= rules.protect_importance
+    if memory.lifecycle in DECAYABLE and not important and is_idle(memory, now, rules):
         days = rules.archive_after.total_seconds() / 86_400
         return _planned(memory, now, actor, HistoryKind.ARCHIVE,
                         f"not accessed in {days:g} days", lifecycle=Lifecycle.ARCHIVED,

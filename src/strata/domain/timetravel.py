@@ -89,10 +89,11 @@ def plan_rollback(
     if target.lifecycle is Lifecycle.DELETED:
         raise InvalidInput(f"version {to_version} of memory {current.id} was deleted; use "
                            "forget to delete it", id=current.id, reason_code="deleted_version")
-    after = current.evolve(
-        **{name: getattr(target, name) for name in RESTORED_FIELDS},
-        version=current.version + 1, updated_at=now, deleted_at=None,
-    )
+    restored = {name: getattr(target, name) for name in RESTORED_FIELDS}
+    if restored["content_hash"] != current.content_hash:
+        restored["active_version_id"] = None  # its versions summarise the replaced content
+    after = current.evolve(**restored, version=current.version + 1, updated_at=now,
+                           deleted_at=None)
     row = history_row(current, after, HistoryKind.ROLLBACK, now, actor,
                       f"rollback to version {to_version}: {reason}")
     return Planned(after, row, content_changed=current.content_hash != after.content_hash)

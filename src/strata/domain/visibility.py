@@ -14,7 +14,8 @@ inside its queries; this function is the reference the contract tests hold them 
 
 from __future__ import annotations
 
-from strata.domain.models import MemoryType, Scope
+from strata.domain.filtering import matches
+from strata.domain.models import Filters, Memory, MemoryType, Scope
 
 
 def can_see(viewer: Scope, owner: Scope, memory_type: MemoryType) -> bool:
@@ -29,3 +30,10 @@ def can_see(viewer: Scope, owner: Scope, memory_type: MemoryType) -> bool:
     if owner.run is not None and owner.run != viewer.run:
         return False
     return owner.agent is None or owner.agent == viewer.agent
+
+
+def recallable(memory: Memory, viewer: Scope, filters: Filters) -> bool:
+    """The one predicate every path that adds a memory to recall's hits or context passes
+    (signals, episode turns, neighbours, graph expansion, identity, pinned): exactly what a
+    direct ``list`` with ``filters`` would return to ``viewer``."""
+    return can_see(viewer, memory.scope, memory.type) and matches(memory, filters)

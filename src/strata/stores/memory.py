@@ -15,11 +15,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
 from strata.domain.filtering import matches
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.graph import Edge, Entity, GraphFacts, facts_from_dict, facts_to_dict
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
@@ -86,6 +87,7 @@ class InMemoryStore(InMemoryJobQueue):
         self._graph = InMemoryGraph(self._memories)
         self._versions: dict[str, MemoryVersion] = {}  # insertion order = write order
         self._horizon: datetime | None = None
+        self._retention_policy: dict[str, Any] | None = None
 
     def close(self) -> None:
         """Nothing to release."""
@@ -362,6 +364,8 @@ class InMemoryStore(InMemoryJobQueue):
             vectors = dict(self._vectors)
             search_texts = dict(self._search_texts)
             versions = list(self._versions.values())
+            graph = [facts_to_dict(m.id, facts) for m in memories
+                     if (facts := self._graph.facts_of(m.id))]
         for event in events:
             yield ExportRecord("event", event.to_dict())
         for memory in memories:
@@ -374,6 +378,8 @@ class InMemoryStore(InMemoryJobQueue):
             yield ExportRecord("history", row.to_dict())
         for version in versions:
             yield ExportRecord("version", version.to_dict())
+        for links in graph:
+            yield ExportRecord("graph", links)
 
     def restore(self, records: Iterable[ExportRecord]) -> int:
         inserted = 0
@@ -398,6 +404,12 @@ class InMemoryStore(InMemoryJobQueue):
                 return 0
             self._put(memory, decode_vector(record.data["embedding"]),
                       record.data.get("search_text"))
+            return 1
+        if record.kind == "graph":
+            linked = self._memories.get(record.data["memory_id"])
+            if linked is None or self._graph.facts_of(linked.id):
+                return 0
+            self._graph.relink(linked, facts_from_dict(record.data), linked.updated_at)
             return 1
         if record.kind == "version":
             version = MemoryVersion.from_dict(record.data)
@@ -532,6 +544,14 @@ class InMemoryStore(InMemoryJobQueue):
     def history_horizon(self) -> datetime | None:
         with self._lock:
             return self._horizon
+
+    def retention_policy(self) -> dict[str, Any] | None:
+        with self._lock:
+            return dict(self._retention_policy) if self._retention_policy else None
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        with self._lock:
+            self._retention_policy = dict(policy)
 
 
 def _purgeable(memory: Memory, before: datetime) -> bool:

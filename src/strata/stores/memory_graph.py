@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.graph import Edge, Entity, EntityRef, GraphFacts, RelationRef
 from strata.domain.ids import new_id
 from strata.domain.models import LIVE, Memory, Scope
 from strata.domain.visibility import can_see
@@ -127,6 +127,18 @@ class InMemoryGraph:
             row, entity=replace(row.entity, mentions=self._live(linked)))
 
     # -- reads --------------------------------------------------------------------------------
+
+    def facts_of(self, memory_id: str) -> GraphFacts:
+        """The memory's links as ``index_graph`` took them (for export)."""
+        entities = tuple(
+            EntityRef(text, self._entities[e].entity.canonical_name, self._entities[e].entity.type)
+            for e, text in self._mentions.get(memory_id, {}).items())
+        canonical = {row.entity.id: row.entity.canonical_name for row in self._entities.values()}
+        relations = tuple(
+            RelationRef(canonical[edge.source_id], edge.relation, canonical[edge.target_id],
+                        edge.confidence)
+            for edge in (self._relations[r].edge for r in self._stated.get(memory_id, set())))
+        return GraphFacts(entities, relations)
 
     def _visible(self, viewer: Scope, memory_ids: set[str]) -> list[Memory]:
         found = (self._memories.get(m) for m in memory_ids)

@@ -19,10 +19,10 @@ from strata.ports import ExportRecord, Store
 from strata.settings import Settings
 from strata.stores.factory import backend_of, open_store, sqlite_path
 from strata.stores.migrating import Migration
+from strata.transfer import KINDS, parse_record
 
 #: Records per ``restore`` call (one transaction each) when copying.
 COPY_BATCH = 2_000
-KINDS = ("event", "memory", "history")
 
 Advance = Callable[[int], None]
 
@@ -80,13 +80,52 @@ class Check:
 
 
 def doctor(url: str) -> list[Check]:
-    """Health checks of the store at ``url``; each says what it found."""
+    """Health checks of the store at ``url``; each says what it found, the last one its
+    recorded retention policy."""
     if backend_of(url) == "postgres":
         from strata.stores.postgres.health import checks
 
         with _pg_errors():
-            return [Check(*c) for c in checks(url)]
-    return _sqlite_checks(url)
+            found = [Check(*c) for c in checks(url)]
+    else:
+        found = _sqlite_checks(url)
+    return [*found, retention_check(_meta_value(url, "retention_policy"))]
+
+
+def retention_check(recorded: str | None) -> Check:
+    """The store's retention policy, in words (a store without one keeps everything)."""
+    if recorded is None:
+        return Check("retention", True, "no policy recorded: nothing is purged")
+    policy = json.loads(recorded)
+
+    def kept(key: str) -> str:
+        days = policy.get(key)
+        return "kept forever" if days is None else f"purged after {days:g} days"
+
+    return Check("retention", True, (
+        f"deleted memories {kept('tombstone_days')}, history {kept('history_days')}, done jobs "
+        f"{kept('done_job_days')}, dead jobs {kept('dead_job_days')} (recorded "
+        f"{policy.get('recorded_at', '?')})"))
+
+
+def _meta_value(url: str, key: str) -> str | None:
+    """A ``store_meta`` value; None also without the table (the migrations check says why)."""
+    query = "SELECT value FROM store_meta WHERE key = "
+    if backend_of(url) == "postgres":
+        import psycopg
+
+        try:
+            with psycopg.connect(url) as pg:
+                row = pg.execute(query + "%s", (key,)).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return None
+    else:
+        try:
+            with _sqlite(url) as conn:
+                row = conn.execute(query + "?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+    return str(row[0]) if row else None
 
 
 def _sqlite_checks(url: str) -> list[Check]:
@@ -149,9 +188,11 @@ def copy_store(
     source_url: str, target_url: str, settings: Settings, *, batch: int = COPY_BATCH,
     advance: Advance | None = None, total: Callable[[int], None] | None = None,
 ) -> CopyReport:
-    """Copy every event, memory (vector and search text as stored) and history row.
-    Resumable: records whose id the target already holds are skipped. Verified at the end:
-    per kind, the counts and an order-independent checksum of the exported records agree."""
+    """Copy every record kind the store holds (``strata.transfer.KINDS``: events, memories
+    with vector and search text as stored, history, versions). Every source record is
+    checked first, before anything is written. Resumable: records whose id the target
+    already holds are skipped. Verified at the end: per kind, the counts and an
+    order-independent checksum of the exported records agree."""
     if batch < 1:
         raise InvalidInput("batch must be at least 1", batch=batch)
     name, dim = recorded_embedder(source_url)
@@ -159,11 +200,11 @@ def copy_store(
     try:
         target = open_store(target_url, dim=dim, embedder_name=name, settings=settings)
         try:
-            stats = source.stats()
+            source_sums = checksums(source, check=True)
             if total is not None:
-                total(stats.events + stats.memories + stats.history_rows)
+                total(sum(n for n, _ in source_sums.values()))
             inserted = _copy_records(source, target, batch, advance)
-            source_sums, target_sums = checksums(source), checksums(target)
+            target_sums = checksums(target)
         finally:
             target.close()
     finally:
@@ -210,11 +251,14 @@ def record_digest(record: ExportRecord) -> int:
     return int.from_bytes(hashlib.sha256(canonical.encode()).digest(), "big")
 
 
-def checksums(store: Store) -> dict[str, tuple[int, str]]:
+def checksums(store: Store, *, check: bool = False) -> dict[str, tuple[int, str]]:
     """Per record kind: (count, sum of record digests mod 2**256 in hex). The sum does not
-    depend on export order, which differs between backends."""
+    depend on export order, which differs between backends. ``check``: refuse
+    (``InvalidInput``) a record the import format does not accept."""
     totals = {kind: [0, 0] for kind in KINDS}
-    for record in store.export():
+    for n, record in enumerate(store.export(), start=1):
+        if check:
+            parse_record({"record": record.kind, **record.data}, n)
         entry = totals[record.kind]
         entry[0] += 1
         entry[1] = (entry[1] + record_digest(record)) % (1 << 256)

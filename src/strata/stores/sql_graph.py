@@ -9,13 +9,21 @@ the rows a change touched, inside the caller's transaction, so they cannot drift
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from typing import Any, Protocol
 
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.graph import (
+    Edge,
+    Entity,
+    EntityRef,
+    GraphFacts,
+    RelationRef,
+    facts_from_dict,
+    facts_to_dict,
+)
 from strata.domain.ids import new_id
 from strata.domain.models import Scope
 from strata.stores import sql
@@ -101,6 +109,17 @@ class GraphSQL:
                 AND NOT EXISTS (SELECT 1 FROM mentions mm WHERE mm.entity_id = entities.id)
                 AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.source_entity_id = entities.id
                                 OR r.target_entity_id = entities.id)""",
+            "export_mentions": """
+                SELECT mm.memory_id, mm.mention_text, e.canonical_name, e.entity_type
+                FROM mentions mm JOIN entities e ON e.id = mm.entity_id""",
+            "export_relations": """
+                SELECT rm.memory_id, s.canonical_name, r.relationship, t.canonical_name,
+                       r.confidence
+                FROM relation_mentions rm JOIN relations r ON r.id = rm.relation_id
+                JOIN entities s ON s.id = r.source_entity_id
+                JOIN entities t ON t.id = r.target_entity_id""",
+            "has_links": f"SELECT 1 FROM mentions WHERE memory_id = {p} LIMIT 1",
+            "memory_team": f"SELECT team, updated_at FROM memories WHERE id = {p}",
             # An entity as a viewer sees it: through the live memories it may see, counted.
             "shown_entities": f"""
                 SELECT e.id, e.name, e.canonical_name, e.entity_type, e.created_at,
@@ -171,6 +190,38 @@ class GraphSQL:
         return set(ids.values()), relation_ids
 
     # -- reads ----------------------------------------------------------------------------------
+
+    def all_facts(self, conn: Connection) -> dict[str, GraphFacts]:
+        """Every memory's links as ``index_graph`` took them (for export), by memory id."""
+        entities: dict[str, list[EntityRef]] = {}
+        for memory_id, text, canonical, kind in conn.execute(
+                self.statements["export_mentions"]).fetchall():
+            entities.setdefault(memory_id, []).append(EntityRef(text, canonical, kind))
+        relations: dict[str, list[RelationRef]] = {}
+        for memory_id, source, relation, target, confidence in conn.execute(
+                self.statements["export_relations"]).fetchall():
+            relations.setdefault(memory_id, []).append(
+                RelationRef(source, relation, target, float(confidence)))
+        return {m: GraphFacts(tuple(refs), tuple(relations.get(m, ())))
+                for m, refs in entities.items()}
+
+    def records(self, conn: Connection, memory_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+        """The export records of the memories' links, in the order of ``memory_ids``."""
+        facts = self.all_facts(conn)
+        for memory_id in memory_ids:
+            if memory_id in facts:
+                yield facts_to_dict(memory_id, facts[memory_id])
+
+    def restore_links(self, conn: Connection, data: dict[str, Any]) -> int:
+        """An exported record of a memory's links: 1 if written, 0 if the memory is not
+        there or already has links (a restore run again)."""
+        memory_id = data["memory_id"]
+        row = conn.execute(self.statements["memory_team"], (memory_id,)).fetchone()
+        if row is None or conn.execute(self.statements["has_links"],
+                                       (memory_id,)).fetchone() is not None:
+            return 0
+        self.relink(conn, memory_id, row[0], facts_from_dict(data), self.d.read_time(row[1]))
+        return 1
 
     def entities(self, conn: Connection, viewer: Scope, *, names: Sequence[str] | None = None,
                  entity_id: str | None = None, prefix: str | None = None,

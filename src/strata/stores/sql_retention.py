@@ -7,6 +7,7 @@ Each adapter runs these inside its own transaction and adds what only it has (SQ
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -16,6 +17,7 @@ from strata.stores import sql
 from strata.stores.sql_graph import Connection
 
 HORIZON_KEY = "history_horizon"
+POLICY_KEY = "retention_policy"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ class RetentionSQL:
             "get_horizon": f"SELECT value FROM store_meta WHERE key = '{HORIZON_KEY}'",
             "put_horizon": f"""INSERT INTO store_meta (key, value) VALUES ('{HORIZON_KEY}', {p})
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
+            "get_policy": f"SELECT value FROM store_meta WHERE key = '{POLICY_KEY}'",
+            "put_policy": f"""INSERT INTO store_meta (key, value) VALUES ('{POLICY_KEY}', {p})
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
         }
 
     def scan(self, conn: Connection, after_id: str | None, limit: int) -> list[Any]:
@@ -79,6 +84,13 @@ class RetentionSQL:
             known = self.horizon(conn)
             conn.execute(self.statements["put_horizon"],
                          ((max(known, before) if known else before).isoformat(),))
+
+    def policy(self, conn: Connection) -> dict[str, Any] | None:
+        row = conn.execute(self.statements["get_policy"]).fetchone()
+        return dict(json.loads(row[0])) if row else None
+
+    def put_policy(self, conn: Connection, policy: dict[str, Any]) -> None:
+        conn.execute(self.statements["put_policy"], (json.dumps(policy, sort_keys=True),))
 
     def horizon(self, conn: Connection) -> datetime | None:
         row = conn.execute(self.statements["get_horizon"]).fetchone()

@@ -396,6 +396,7 @@ class SQLStore(SQLJobQueue):
     def export(self) -> Iterator[ExportRecord]:
         """Every row, from one consistent snapshot; vectors exported as stored."""
         d = self.dialect
+        exported: builtins.list[str] = []
         with self._snapshot() as rows:
             for row in rows(self._sql["export_events"]):
                 yield ExportRecord("event", event_from_row(d, row).to_dict())
@@ -404,11 +405,15 @@ class SQLStore(SQLJobQueue):
                 data["search_text"] = row[-3]
                 data["embedding_model"] = row[-2]
                 data["embedding"] = self._exported_vector(row[-1])
+                exported.append(data["id"])
                 yield ExportRecord("memory", data)
             for row in rows(self._sql["export_history"]):
                 yield ExportRecord("history", history_from_row(d, row).to_dict())
             for row in rows(self._sql["export_versions"]):
                 yield ExportRecord("version", version_from_row(d, row).to_dict())
+        with self._conn() as conn:
+            for links in self.graph.records(conn, exported):
+                yield ExportRecord("graph", links)
 
     # -- knowledge graph ----------------------------------------------------------------------
 
@@ -516,4 +521,11 @@ class SQLStore(SQLJobQueue):
     def history_horizon(self) -> datetime | None:
         with self._conn() as conn:
             return self.retention.horizon(conn)
+
+    def retention_policy(self) -> dict[str, Any] | None:
+        with self._conn() as conn:
+            return self.retention.policy(conn)
+
+    def record_retention_policy(self, policy: dict[str, Any]) -> None:
+        self._in_transaction(lambda conn: self.retention.put_policy(conn, policy))
 

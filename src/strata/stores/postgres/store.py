@@ -442,6 +442,9 @@ class PostgresStore(SQLStore):
         inserted = docs = tokens = 0
         d = self.dialect
         for kind, group in _runs(records):
+            if kind == "graph":
+                inserted += sum(self.graph.restore_links(conn, r.data) for r in group)
+                continue
             if kind == "event":
                 sql = q.RESTORE_EVENT
                 rows = [event_row(d, Event.from_dict(r.data)) for r in group]

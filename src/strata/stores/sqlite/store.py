@@ -383,6 +383,8 @@ class SQLiteStore(SQLStore):
         return self._in_transaction(work)
 
     def _restore_one(self, conn: sqlite3.Connection, record: ExportRecord, rev: int) -> int:
+        if record.kind == "graph":
+            return self.graph.restore_links(conn, record.data)
         record_id = record.data["id"]
         if conn.execute(q.RESTORE_EXISTS[record.kind], (record_id,)).fetchone():
             return 0
