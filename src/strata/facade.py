@@ -9,29 +9,19 @@ first, then handed to the store with the rows they belong to.
 from __future__ import annotations
 
 import builtins
-import enum
-import hashlib
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, overload
 
-from strata.domain.applying import ReviewMode, plan_approval, with_manual_override
-from strata.domain.graph import Entity, GraphFacts, Neighborhood, canonical_name, check_depth
+from strata.auth import Tokens
+from strata.domain.applying import ReviewMode
+from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.hammer import CompressReport
-from strata.domain.ids import new_id
-from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
-from strata.domain.lifecycle import (
-    Actor,
-    Planned,
-    check_reason,
-    check_version,
-    plan_forget,
-    plan_modify,
-    plan_recover,
-)
+from strata.domain.jobs import Backoff, Job, JobKind, JobStatus
+from strata.domain.lifecycle import Actor
 from strata.domain.models import (
     Event,
     Filters,
@@ -40,70 +30,45 @@ from strata.domain.models import (
     Memory,
     MemoryType,
     Scope,
+    ScopeLike,
 )
 from strata.domain.representations import MemoryVersion, Witness
-from strata.domain.review import approved, rejected, review_edits
-from strata.errors import (
-    ConfirmationRequired,
-    InvalidInput,
-    NotFound,
-    StrataError,
-    Unauthenticated,
-)
+from strata.editing import Editor, lookup
+from strata.errors import InvalidInput
 from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
+from strata.forgetting import Forgetting
+from strata.graph import Graph, StoreGraph
+from strata.guarded import GuardedStrata
 from strata.hammer import PROMOTE_LOCK_MINUTES
-from strata.ingest import (
-    Extractor,
-    memory_embedding_text,
-    memory_search_text,
-)
+from strata.ingest import Extractor, memory_search_text
 from strata.levels import Levels, hammer_policy
+from strata.maintenance import Jobs, Maintenance
 from strata.pipeline import GraphHook, WritePipeline
-from strata.policy import Principal, RateLimiter, Role, Signer, hash_secret, new_secret, owns
-from strata.ports import (
-    Clock,
-    Embedder,
-    ExportRecord,
-    MemoryChange,
-    Page,
-    Store,
-    StoreStats,
-    SystemClock,
-    TokenRecord,
-    WriteBatch,
-)
+from strata.policy import Principal, RateLimiter, Role, Signer, owns
+from strata.ports import Clock, Embedder, ExportRecord, Page, StoreStats, SystemClock, TokenRecord
 from strata.providers.chain import ProviderChain, build_chain
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
 from strata.results import (
     BatchResult,
-    ForgetCandidate,
     ForgetPreview,
     ImportReport,
-    ItemResult,
     Recall,
     RememberResult,
     ShieldResult,
 )
-from strata.settings import Settings, load_settings
+from strata.retention import RetentionReport, retention_for
+from strata.settings import MAX_PAGE, Settings, load_settings
 from strata.stores.common import encode_vector
+from strata.tiers import SweepReport, hot_cached, sweeper_for
 from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
 from strata.worker import Runner, Worker
 from strata.writer import Writer
 
 if TYPE_CHECKING:
-    from strata.guarded import GuardedStrata
+    from strata.ports import Store
     from strata.providers.base import Relation
-    from strata.retention import RetentionReport, RetentionWorker
-    from strata.tiers import Sweeper, SweepReport
-    from strata.worker import Handler
 
-ScopeLike = Scope | Mapping[str, Any] | str | None
-E = TypeVar("E", bound=enum.Enum)
-MAX_PAGE = 500
-#: Job kinds ``schedule_maintenance`` enqueues.
-MAINTENANCE_KINDS = frozenset({JobKind.TIERS, JobKind.DECAY, JobKind.RETENTION})
-MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
-                           "subject", "if_version"})
+__all__ = ["ScopeLike", "Strata"]
 
 
 class Strata:
@@ -121,42 +86,45 @@ class Strata:
         graph: GraphHook | None = None,
     ) -> None:
         self.settings = settings or load_settings()
-        self.store = store = self._hot_cached(store)  # -- tiers: the hot cache's choke point
+        self.store = store = hot_cached(store, self.settings)  # -- tiers: the cache's choke point
         self.embedder = embedder
         self._clock = clock or SystemClock()
-        chain = providers or build_chain(self.settings, now=self._clock.now)
+        now = self._clock.now
+        self.graph = Graph(store, now)
+        index = self.graph.index_memory if self.settings.graph else None
+        chain = providers or build_chain(self.settings, now=now)
         self.pipeline = WritePipeline(
             store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
-            graph=graph or self._default_graph(store),
+            graph=graph or (StoreGraph(store, now) if self.settings.graph else None),
         )
-        from strata.maintenance import Maintenance
-
-        self.levels = Levels(store, self._clock.now, chain, hammer_policy(self.settings),
-                             embedder)
+        self.levels = Levels(store, now, chain, hammer_policy(self.settings), embedder)
+        self._sweeper = sweeper_for(store, self._clock, self.settings)
+        self._retention = retention_for(store, self._clock, self.settings)
         handlers = {**self.pipeline.handlers(),
                     **Maintenance(store, embedder, self._clock).handlers(),
                     **self.levels.hammer().handlers(),
-                    **self._lifecycle_handlers()}
+                    **self._sweeper.handlers(), **self._retention.handlers()}
         self.runner = Runner(store, handlers, self._clock, Backoff(
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
-                             extractor=extractor,
-                             index_graph=self._index_graph_of if self.settings.graph else None)
-        self._retriever = Retriever(store, embedder, self._clock.now)
+                             extractor=extractor, index_graph=index)
+        self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
+        self._retriever = Retriever(store, embedder, now)
+        self.queue = Jobs(store, self._clock)
+        self.tokens_ = Tokens(store, self._clock)
         self.rate_limiter = RateLimiter(
             self.settings.mutation_rate_per_s, self.settings.mutation_burst
         )
         secret = self.settings.confirm_secret
-        self._signer = Signer(
+        signer = Signer(
             secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
         )
-
-    def _default_graph(self, store: Store) -> GraphHook | None:
-        """The store's own knowledge graph, unless ``STRATA_GRAPH`` is off."""
-        from strata.graph import StoreGraph
-
-        return StoreGraph(store, self._clock.now) if self.settings.graph else None
+        self.forgetting = Forgetting(self._retriever, self.settings, self._clock, signer,
+                                     self._config, self.editor.forget)
+        self._ladders = Ladders(store)
+        self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
+                                       self.settings.manual_override_s)
 
     @classmethod
     def open(
@@ -281,56 +249,24 @@ class Strata:
             pipeline_timeout_ms=pipeline_timeout_ms,
         )
 
-    def _index_graph_of(self, memory: Memory) -> None:
-        from strata.graph import ingest_memory
-        from strata.providers.rules import RuleBasedProvider
-
-        extraction = RuleBasedProvider(self._clock.now).extract(memory.content)
-        ingest_memory(self.store, memory, extraction, self._clock.now())
-
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),
         relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
     ) -> GraphFacts:
-        """Replace the knowledge-graph links of a memory with these entities and
-        ``(source, predicate, target)`` relations (plus the proper names in its text; "User"
-        is the memory's speaker): the write pipeline's graph job. Idempotent; counts stay
-        consistent. Returns what was indexed."""
-        from strata.graph import facts_for
-
-        memory = self.get(memory_id, scope=scope)
-        facts = facts_for(memory, _names(entities), _triples(relations))
-        self.store.index_graph(memory.id, facts, self._clock.now())
-        return facts
+        """Replace a memory's graph links with these entities and relations (``Graph``)."""
+        return self.graph.index_graph(memory_id, entities, relations, scope=scope)
 
     def graph_entities(
         self, *, scope: ScopeLike = None, limit: int = 50, prefix: str | None = None
     ) -> builtins.list[Entity]:
         """Entities the scope can see (through its live memories), most mentioned first."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        if prefix is not None and (not isinstance(prefix, str) or len(prefix) > 200):
-            raise InvalidInput("prefix must be a string of at most 200 characters")
-        key = canonical_name(prefix) if prefix else None
-        if prefix and not key:
-            return []  # nothing name-like: no entity's canonical name starts with it
-        return self.store.entities(Scope.parse(scope), limit=limit, prefix=key)
+        return self.graph.entities(scope=scope, limit=limit, prefix=prefix)
 
     def graph_neighbors(
         self, entity_id: str, *, depth: int = 1, scope: ScopeLike = None
     ) -> Neighborhood:
-        """An entity and what is reachable from it within ``depth`` (1-3) relations;
-        ``NotFound`` unless the scope sees it."""
-        from strata.graph import neighborhood
-
-        check_depth(depth)
-        if not isinstance(entity_id, str) or not entity_id or len(entity_id) > 100:
-            raise InvalidInput("entity id must be a non-empty string")
-        where = Scope.parse(scope)
-        root = self.store.entity(where, entity_id)
-        if root is None:
-            raise NotFound(f"entity {entity_id} not found", id=entity_id)
-        return neighborhood(self.store, where, root, depth)
+        """An entity and what is reachable from it within ``depth`` (1-3) relations."""
+        return self.graph.neighbors(entity_id, depth=depth, scope=scope)
 
     def shield(
         self,
@@ -367,16 +303,12 @@ class Strata:
         if_version: int | None = None,
         actor: Actor | None = None,
     ) -> Memory:
-        """Change a memory as a new version; re-embeds on a content change.
-        ``if_version`` guards against lost updates (``VersionConflict`` if it moved)."""
-        current = self.get(memory_id, scope=scope)
-        planned = plan_modify(
-            current, now=self._clock.now(), actor=actor or Actor(), reason=reason,
-            max_chars=self.settings.max_text_chars, content=content, importance=importance,
+        """Change a memory as a new version (``Editor.modify``)."""
+        return self.editor.modify(
+            memory_id, reason=reason, scope=scope, content=content, importance=importance,
             pinned=pinned, tags=tags, type=type, subject=subject, if_version=if_version,
+            actor=actor,
         )
-        planned = with_manual_override(planned, self._clock.now(), self.settings.manual_override_s)
-        return self._apply(planned, current.version)
 
     def forget(
         self,
@@ -389,68 +321,27 @@ class Strata:
         actor: Actor | None = None,
     ) -> Memory:
         """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``."""
-        current = self.get(memory_id, scope=scope)
-        check_version(current, if_version)
-        planned = plan_forget(
-            current, now=self._clock.now(), actor=actor or Actor(), reason=reason, force=force
-        )
-        return self._apply(planned, current.version)
+        return self.editor.forget(memory_id, reason=reason, scope=scope, force=force,
+                                  if_version=if_version, actor=actor)
 
     def recover(
         self, memory_id: str, *, reason: str, scope: ScopeLike = None, actor: Actor | None = None
     ) -> Memory:
-        current = self.get(memory_id, scope=scope, include_deleted=True)
-        planned = plan_recover(
-            current, self.store.history(memory_id), now=self._clock.now(),
-            actor=actor or Actor(), reason=reason,
-        )
-        return self._apply(planned, current.version)
+        return self.editor.recover(memory_id, reason=reason, scope=scope, actor=actor)
 
     def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                 actor: Actor | None = None, tags: Sequence[str] | None = None,
                 topic: str | None = None, importance: float | int | str | None = None,
                 note: str | None = None) -> Memory:
-        """Review mode: a candidate becomes active (disputed if it contradicts a memory), and
-        the update it proposed is applied now, unless its target is pinned, locked or gone.
-        The reviewer's edits (``tags`` added, ``topic`` as ``topic:<t>``, ``importance`` as a
-        tier 0..4 or 0.0..1.0, default 0.5, ``note``) go in the same version; one ``APPROVE``
-        history row records it (``strata.domain.review``)."""
-        edits = review_edits(tags=tags, topic=topic, importance=importance, note=note)
-        reason = check_reason(reason)
-        current = self._candidate(memory_id, scope)
-        proposed = current.meta.get("proposed") or {}
-        wanted = [str(i) for i in (proposed.get("target"), *proposed.get("contradicts", ()))
-                  if i]
-        targets = {m.id: m for m in self.store.get_many(wanted, current.scope)
-                   if m.scope == current.scope}
-        actor = actor or Actor()
-        now = self._clock.now()
-        changes = plan_approval(current, targets, now, actor.id, reason, actor.request_id)
-        changes[0] = (approved(changes[0][0], current, edits, reviewer=actor.id, now=now,
-                               reason=reason), changes[0][1])
-        self.store.write(WriteBatch(
-            events=(), memories=(), actor=actor.id, reason="approve", request_id=actor.request_id,
-            changes=[MemoryChange(p.after, version, p.history) for p, version in changes],
-        ))
-        return changes[0][0].after
+        """Review mode: a candidate becomes active, with the reviewer's edits
+        (``Editor.approve``)."""
+        return self.editor.approve(memory_id, reason=reason, scope=scope, actor=actor,
+                                   tags=tags, topic=topic, importance=importance, note=note)
 
     def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                actor: Actor | None = None) -> Memory:
-        """Review mode: a candidate becomes ``deprecated`` (kept for the audit, never
-        recalled, not live: the same content can be remembered again); one ``REJECT`` row."""
-        reason = check_reason(reason)
-        current = self._candidate(memory_id, scope)
-        actor = actor or Actor()
-        planned = rejected(current, reviewer=actor.id, now=self._clock.now(), reason=reason,
-                           request_id=actor.request_id)
-        return self._apply(planned, current.version)
-
-    def _candidate(self, memory_id: str, scope: ScopeLike) -> Memory:
-        current = self.get(memory_id, scope=scope)
-        if current.lifecycle is not Lifecycle.CANDIDATE:
-            raise InvalidInput(f"memory {memory_id} is {current.lifecycle.value}, not a "
-                               "candidate awaiting review", id=memory_id)
-        return current
+        """Review mode: a candidate becomes ``deprecated`` (``Editor.reject``)."""
+        return self.editor.reject(memory_id, reason=reason, scope=scope, actor=actor)
 
     def modify_many(
         self,
@@ -460,16 +351,8 @@ class Strata:
         actor: Actor | None = None,
         modify: Callable[..., Memory] | None = None,
     ) -> BatchResult:
-        """Apply each ``{id, reason, content?, importance?, pinned?, tags?, type?, subject?,
-        if_version?}`` as its own ``modify``: atomic per item, one result per item.
-        ``modify`` replaces the per-item call (a guarded view passes its own)."""
-        check_batch(items, self.settings.max_batch_items)
-        apply = modify or self.modify
-        return BatchResult(tuple(
-            _one_item(item, lambda fields: apply(
-                fields.pop("id"), scope=scope, actor=actor, **fields))
-            for item in items
-        ))
+        """Each item as its own ``modify``, one result per item (``Editor.modify_many``)."""
+        return self.editor.modify_many(items, scope=scope, actor=actor, modify=modify)
 
     def forget_preview(
         self,
@@ -480,35 +363,10 @@ class Strata:
         limit: int = 20,
         actor: Actor | None = None,
     ) -> ForgetPreview:
-        """What a forget by ``query`` would delete: memories owned within ``scope`` (not merely
-        visible to it) that match it lexically or closely by vector, best first. Changes
-        nothing; the tokens it returns are bound to ``actor``, ``scope`` and these candidates."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        where = Scope.parse(scope)
-        found = self._retriever.recall(
-            query, where, min(limit, self.settings.max_k), 1, filters or Filters(),
-            self._config(None),
-        )
-        candidates = tuple(ForgetCandidate(h.memory, h.score) for h in found.hits
-                           if owns(where, h.memory.scope) and self._matches(h.signals))
-        expires = self._clock.now() + timedelta(seconds=self.settings.forget_preview_ttl_s)
-        preview_token = self._signer.sign({
-            "kind": "forget_preview", "actor": (actor or Actor()).id, "scope": where.key,
-            "ids": [c.memory.id for c in candidates], "exp": expires.timestamp(),
-        })
-        threshold = self.settings.forget_confirm_threshold
-        confirm = None
-        if len(candidates) > threshold:
-            confirm = self._signer.sign({"kind": "forget_confirm", "exp": expires.timestamp(),
-                                         "preview": _digest(preview_token)})
-        return ForgetPreview(candidates, preview_token, confirm, threshold, expires)
-
-    def _matches(self, signals: Mapping[str, float]) -> bool:
-        """Recall always fills k; a forget candidate must actually match the query."""
-        return signals.get("lexical", 0.0) > 0.0 or (
-            signals.get("vector", 0.0) >= self.settings.forget_min_similarity
-        )
+        """What a forget by ``query`` would delete, with its signed tokens; changes nothing
+        (``Forgetting.forget_preview``)."""
+        return self.forgetting.forget_preview(query, scope=scope, filters=filters, limit=limit,
+                                              actor=actor)
 
     def forget_execute(
         self,
@@ -522,134 +380,39 @@ class Strata:
         actor: Actor | None = None,
         forget: Callable[..., Memory] | None = None,
     ) -> BatchResult:
-        """Soft-delete ``ids`` chosen from a preview, each on its own (one result per id).
-        ``forget`` replaces the per-item call (a guarded view passes its own)."""
-        reason = check_reason(reason)
-        actor = actor or Actor()
-        where = Scope.parse(scope)
-        chosen = self._check_forget_ids(ids)
-        now = self._clock.now().timestamp()
-        shown = self._signer.verify(preview_token, now, "preview_token")
-        if (shown.get("kind"), shown.get("actor"), shown.get("scope")) != (
-            "forget_preview", actor.id, where.key
-        ):
-            raise InvalidInput("preview_token was issued for another caller or scope")
-        outside = [i for i in chosen if i not in set(shown.get("ids", ()))]
-        if outside:
-            raise InvalidInput("ids must be chosen from the preview's candidates", ids=outside)
-        if len(chosen) > self.settings.forget_confirm_threshold:
-            self._check_confirm(confirm_token, preview_token, now, len(chosen))
-        apply = forget or self.forget
-        return BatchResult(tuple(
-            _one_item({"id": memory_id}, lambda fields: apply(
-                fields["id"], reason=reason, scope=where, force=force, actor=actor))
-            for memory_id in chosen
-        ))
-
-    def _check_forget_ids(self, ids: Sequence[str]) -> tuple[str, ...]:
-        if isinstance(ids, str) or not isinstance(ids, Sequence) or not ids:
-            raise InvalidInput("ids must be a non-empty list chosen from a preview")
-        if not all(isinstance(i, str) and i for i in ids):
-            raise InvalidInput("ids must be strings")
-        limit = self.settings.forget_max_ids
-        if len(ids) > limit:
-            raise InvalidInput(f"at most {limit} ids per forget", count=len(ids))
-        return tuple(dict.fromkeys(ids))
-
-    def _check_confirm(self, token: str | None, preview_token: str, now: float, count: int) -> None:
-        threshold = self.settings.forget_confirm_threshold
-        if token is None:
-            raise ConfirmationRequired(
-                f"forgetting {count} memories (more than {threshold}) needs the preview's "
-                "confirm_token", count=count, threshold=threshold,
-            )
-        confirmed = self._signer.verify(token, now, "confirm_token")
-        if (confirmed.get("kind"), confirmed.get("preview")) != (
-            "forget_confirm", _digest(preview_token)
-        ):
-            raise InvalidInput("confirm_token belongs to another preview")
+        """Soft-delete ``ids`` chosen from a preview (``Forgetting.forget_execute``)."""
+        return self.forgetting.forget_execute(
+            ids, preview_token=preview_token, reason=reason, scope=scope,
+            confirm_token=confirm_token, force=force, actor=actor, forget=forget,
+        )
 
     # -- jobs -------------------------------------------------------------------------------
 
     def job(self, job_id: str, *, scope: ScopeLike = None) -> Job:
-        """A background job's state; with ``scope``, only a job created within it (else
-        ``NotFound``, never a hint that it exists elsewhere)."""
-        if not isinstance(job_id, str) or not job_id or len(job_id) > 100:
-            raise InvalidInput("job id must be a non-empty string")
-        job = self.store.get_job(job_id)
-        if job is None or (scope is not None and not owns(Scope.parse(scope), job.scope)):
-            raise NotFound(f"job {job_id} not found", id=job_id)
-        return job
+        """A background job's state; with ``scope``, only a job created within it."""
+        return self.queue.job(job_id, scope=scope)
 
     def jobs(self, *, statuses: Sequence[JobStatus | str] = (),
              kinds: Sequence[JobKind | str] = (), limit: int = 50) -> builtins.list[Job]:
         """Jobs, newest first (an operator's view: every scope)."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        return self.store.jobs(statuses=[_enum(JobStatus, s, "status") for s in statuses],
-                               kinds=[_enum(JobKind, k, "kind") for k in kinds], limit=limit)
+        return self.queue.jobs(statuses=statuses, kinds=kinds, limit=limit)
 
     def retry_job(self, job_id: str) -> Job:
         """Send a dead (or scheduled) job back to pending with its attempts reset."""
-        return self.store.retry_job(job_id, self._clock.now())
+        return self.queue.retry_job(job_id)
 
     def purge_jobs(self, *, statuses: Sequence[JobStatus | str] = (),
                    older_than: timedelta = timedelta(0)) -> int:
         """Delete done / dead jobs last changed more than ``older_than`` ago."""
-        chosen = [_enum(JobStatus, s, "status") for s in statuses]
-        return self.store.purge_jobs(chosen, self._clock.now() - older_than)
+        return self.queue.purge_jobs(statuses=statuses, older_than=older_than)
 
     def job_counts(self) -> dict[str, int]:
-        return self.store.job_counts()
+        return self.queue.job_counts()
 
     def reembed(self, *, scope: ScopeLike = None,
                 memory_ids: Sequence[str] | None = None) -> builtins.list[str]:
-        """Enqueue ``reembed`` jobs recomputing the vectors of ``memory_ids`` (default: every
-        non-deleted memory ``scope`` sees) with the current embedder, in batches; returns
-        the job ids. A worker runs them (``strata worker``, or ``work()``)."""
-        from strata.maintenance import REEMBED_BATCH
-
-        where = Scope.parse(scope)
-        if memory_ids is None:
-            ids = self._all_ids(where)
-        else:
-            if isinstance(memory_ids, str) or not all(
-                    isinstance(i, str) and 0 < len(i) <= 100 for i in memory_ids):
-                raise InvalidInput("memory_ids must be a list of memory ids")
-            ids = [m.id for m in self.store.get_many(list(dict.fromkeys(memory_ids)), where)]
-        now = self._clock.now()
-        jobs = [NewJob(JobKind.REEMBED, {"memory_ids": ids[i:i + REEMBED_BATCH]}, where,
-                       created_at=now) for i in range(0, len(ids), REEMBED_BATCH)]
-        return self.store.enqueue(jobs, now) if jobs else []
-
-    def _all_ids(self, where: Scope) -> builtins.list[str]:
-        filters = Filters(lifecycles=tuple(x for x in Lifecycle if x is not Lifecycle.DELETED))
-        ids: builtins.list[str] = []
-        cursor: str | None = None
-        while True:
-            page = self.store.list(where, filters, limit=MAX_PAGE, cursor=cursor)
-            ids.extend(m.id for m in page.items)
-            if page.next_cursor is None:
-                return ids
-            cursor = page.next_cursor
-
-    def _apply(self, planned: Planned, expected_version: int) -> Memory:
-        vector = search = None
-        if planned.content_changed:
-            source = self._source_event(planned.after)
-            vector = self.embedder.embed([memory_embedding_text(planned.after.content, source)])[0]
-            search = memory_search_text(planned.after.content, source)
-        changed = self.store.apply(MemoryChange(
-            after=planned.after, expected_version=expected_version, history=planned.history,
-            embedding=vector, search_text=search,
-        ))
-        if planned.content_changed and self.settings.graph:
-            self._index_graph_of(changed)  # the store dropped the old content's links
-        return changed
-
-    def _source_event(self, memory: Memory) -> Event | None:
-        events = self.store.events(memory.provenance.event_ids[:1])
-        return events[0] if events else None
+        """Enqueue ``reembed`` jobs for ``memory_ids`` (default: all the scope sees)."""
+        return self.queue.reembed(scope=scope, memory_ids=memory_ids)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -709,11 +472,7 @@ class Strata:
         """The memory, if the scope may see it; ``NotFound`` otherwise (never a hint that it
         exists elsewhere). With ``level`` (auto, more, R1, R3, R4, R5) also the representation
         served at it; ``more`` steps up from ``have`` (default: the auto level)."""
-        if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 100:
-            raise InvalidInput("memory id must be a non-empty string")
-        memory = self.store.get(memory_id, Scope.parse(scope), include_deleted=include_deleted)
-        if memory is None:
-            raise NotFound(f"memory {memory_id} not found", id=memory_id)
+        memory = lookup(self.store, memory_id, scope, include_deleted)
         if level is None:
             if have is not None:
                 raise InvalidInput("have goes with level=more")
@@ -906,43 +665,24 @@ class Strata:
     def as_principal(self, principal: Principal, *, request_id: str | None = None
                      ) -> GuardedStrata:
         """A view with the same methods that enforces ``principal``'s role and scope."""
-        from strata.guarded import GuardedStrata
-
         return GuardedStrata(self, principal, request_id=request_id)
 
     def create_token(
         self, role: Role | str, *, team: str, user: str | None = None,
         agent: str | None = None, label: str | None = None,
     ) -> tuple[TokenRecord, str]:
-        """A new API token and its secret; only a hash of the secret is stored, so this is
-        the one time it can be shown."""
-        scope = Scope(team=team, user=user, agent=agent)  # validates the names
-        if label is not None and (not isinstance(label, str) or len(label) > 200):
-            raise InvalidInput("label must be a string of at most 200 characters")
-        secret = new_secret()
-        record = TokenRecord(
-            id=new_id(), token_hash=hash_secret(secret), role=Role.parse(role).label,
-            team=scope.team, user=scope.user, agent=scope.agent, label=label,
-            created_at=self._clock.now(),
-        )
-        self.store.put_token(record)
-        return record, secret
+        """A new API token and its secret (shown this once; only its hash is stored)."""
+        return self.tokens_.create_token(role, team=team, user=user, agent=agent, label=label)
 
     def authenticate(self, secret: str | None) -> Principal:
         """The principal a bearer token stands for; ``Unauthenticated`` if none (or revoked)."""
-        if not secret or len(secret) > 200:
-            raise Unauthenticated("a bearer token is required")
-        record = self.store.token_by_hash(hash_secret(secret))
-        if record is None or record.revoked_at is not None:
-            raise Unauthenticated("unknown or revoked token")
-        return Principal.from_token(record)
+        return self.tokens_.authenticate(secret)
 
     def tokens(self) -> builtins.list[TokenRecord]:
-        return self.store.tokens()
+        return self.tokens_.tokens()
 
     def revoke_token(self, token_id: str) -> None:
-        if not self.store.revoke_token(token_id, self._clock.now()):
-            raise NotFound(f"no live token {token_id}", id=token_id)
+        self.tokens_.revoke_token(token_id)
 
     # -- review --------------------------------------------------------------------------------
 
@@ -956,95 +696,48 @@ class Strata:
 
     # -- tiers, decay and retention --
 
-    def _hot_cached(self, store: Store) -> Store:
-        """The store behind the in-process hot cache, when ``hot_cache_size`` > 0."""
-        from strata.tiers import CachedStore, HotCache
-
-        if self.settings.hot_cache_size <= 0:
-            return store
-        cache = HotCache(self.settings.hot_cache_size, self.settings.hot_cache_ttl_s)
-        return cast(Store, CachedStore(store, cache))
-
-    def _lifecycle_handlers(self) -> dict[JobKind, Handler]:
-        return {**self._sweeper().handlers(), **self._retention().handlers()}
-
-    def _sweeper(self) -> Sweeper:
-        from strata.domain.tiers import DecayRules, TierRules
-        from strata.tiers import Sweeper
-
-        decay = DecayRules(archive_after=timedelta(days=self.settings.archive_after_days))
-        return Sweeper(self.store, self._clock, TierRules(), decay)
-
-    def _retention(self) -> RetentionWorker:
-        from strata.retention import RetentionWindows, RetentionWorker
-
-        return RetentionWorker(self.store, self._clock,
-                               RetentionWindows.from_settings(self.settings),
-                               self.settings.retention_batch)
-
     def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                 if_version: int | None = None, actor: Actor | None = None) -> Memory:
-        """Archive an active or disputed memory (out of default recall and list; still
-        searchable with a lifecycle filter and fetchable by id). A new version."""
-        from strata.domain.tiers import plan_archive
-
-        current = self.get(memory_id, scope=scope)
-        check_version(current, if_version)
-        planned = plan_archive(current, self._clock.now(), actor or Actor(), reason)
-        return self._apply(planned, current.version)
+        """Archive an active or disputed memory: out of default recall and list, still
+        searchable with a lifecycle filter and fetchable by id. A new version."""
+        return self.editor.archive(memory_id, reason=reason, scope=scope,
+                                   if_version=if_version, actor=actor)
 
     def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                   if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Bring an archived memory back to the lifecycle it had before (a new version)."""
-        from strata.domain.tiers import plan_unarchive
-
-        current = self.get(memory_id, scope=scope)
-        check_version(current, if_version)
-        planned = plan_unarchive(current, self.store.history(memory_id), self._clock.now(),
-                                 actor or Actor(), reason)
-        return self._apply(planned, current.version)
+        return self.editor.unarchive(memory_id, reason=reason, scope=scope,
+                                     if_version=if_version, actor=actor)
 
     def run_tiers(self, *, dry_run: bool = False, team: str | None = None,
                   actor: Actor | None = None) -> SweepReport:
         """Move every memory (of ``team``, if given) to the tier the rules give it now
         (``strata.domain.tiers``)."""
-        return self._sweeper().run_tiers(actor=actor, dry_run=dry_run, team=team)
+        return self._sweeper.run_tiers(actor=actor, dry_run=dry_run, team=team)
 
     def run_decay(self, *, dry_run: bool = False, team: str | None = None,
                   actor: Actor | None = None) -> SweepReport:
         """Archive idle memories and expire those past ``valid_to`` (of ``team``, if given)."""
-        return self._sweeper().run_decay(actor=actor, dry_run=dry_run, team=team)
+        return self._sweeper.run_decay(actor=actor, dry_run=dry_run, team=team)
 
     def run_retention(self, *, dry_run: bool = False,
                       progress: Callable[[str, int], None] | None = None) -> RetentionReport:
         """Purge tombstones, history and finished jobs past their configured windows."""
-        return self._retention().run(dry_run=dry_run, progress=progress)
+        return self._retention.run(dry_run=dry_run, progress=progress)
 
     def schedule_maintenance(self, kind: JobKind | str) -> str:
         """Enqueue a ``tiers``, ``decay`` or ``retention`` job (one active job per kind)."""
-        chosen = _enum(JobKind, kind, "kind")
-        if chosen not in MAINTENANCE_KINDS:
-            raise InvalidInput(f"kind must be one of {sorted(k.value for k in MAINTENANCE_KINDS)}")
-        now = self._clock.now()
-        job = NewJob(chosen, {}, Scope(), dedup_key=f"maintenance:{chosen.value}",
-                     created_at=now)
-        return self.store.enqueue([job], now)[0]
+        return self.queue.schedule_maintenance(kind)
 
     def schedule_all_maintenance(self) -> builtins.list[str]:
-        """Enqueue the tiers, decay and retention jobs (what a running worker does every
-        ``maintenance_every_s``); a kind with an active job keeps that one."""
-        return [self.schedule_maintenance(kind)
-                for kind in sorted(MAINTENANCE_KINDS, key=lambda k: k.value)]
+        """Enqueue the tiers, decay and retention jobs (a running worker does it every
+        ``maintenance_every_s``)."""
+        return self.queue.schedule_all_maintenance()
 
     def history_horizon(self) -> datetime | None:
         """History before this time may have been purged (None: never)."""
         return self.store.history_horizon()
-    # -- levels and escalation ([001] B; strata.escalation) --
 
-    @property
-    def _ladders(self) -> Ladders:
-        """Reads a memory's levels for ``get(level=...)`` and ``evidence`` (stateless)."""
-        return Ladders(self.store)
     # -- time travel --
 
     def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
@@ -1053,9 +746,9 @@ class Strata:
         then, rebuilt from the history (every lifecycle; deleted ones on request). Without
         ``limit`` the whole state; with it one page (``cursor``: the last ``next_cursor``).
         ``HistoryPurged`` for a time before the retention horizon."""
-        return self._time_travel().state_at(at, Scope.parse(scope),
-                                            include_deleted=include_deleted, limit=limit,
-                                            cursor=cursor)
+        return self._time_travel.state_at(at, Scope.parse(scope),
+                                          include_deleted=include_deleted, limit=limit,
+                                          cursor=cursor)
 
     def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
                  if_version: int | None = None, actor: Actor | None = None) -> Memory:
@@ -1063,66 +756,21 @@ class Strata:
         the content changes), with a ROLLBACK history row. Refused for a deleted memory, the
         current version and a version that never existed (``NotFound``)."""
         current = self.get(memory_id, scope=scope, include_deleted=True)
-        return self._time_travel().rollback(current, to_version, reason=reason,
-                                            actor=actor or Actor(), if_version=if_version)
-
-    def _time_travel(self) -> TimeTravel:
-        return TimeTravel(self.store, self._clock, self._apply, self.settings.manual_override_s)
+        return self._time_travel.rollback(current, to_version, reason=reason,
+                                          actor=actor or Actor(), if_version=if_version)
 
 
 
-def _enum(kind: type[E], value: object, name: str) -> E:
-    try:
-        return kind(value)
-    except ValueError as exc:
-        raise InvalidInput(f"unknown {name} {value!r}; one of "
-                           f"{', '.join(str(v.value) for v in kind)}") from exc
 
 
-def check_batch(items: object, limit: int) -> None:
-    """A batch is a non-empty list of at most ``limit`` objects with an id and known fields."""
-    if not isinstance(items, list | tuple) or not items:
-        raise InvalidInput("items must be a non-empty list")
-    if len(items) > limit:
-        raise InvalidInput(f"at most {limit} items per batch", count=len(items))
-    for index, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
-            raise InvalidInput(f"item {index} must be an object with an id")
-        unknown = set(item) - MODIFY_FIELDS
-        if unknown:
-            raise InvalidInput(f"item {index}: unknown fields {sorted(unknown)}")
 
 
-def _one_item(item: Mapping[str, Any], call: Callable[[dict[str, Any]], Memory]) -> ItemResult:
-    """Run one batch item; its refusal becomes its result instead of failing the batch."""
-    fields = dict(item)
-    memory_id = str(fields.get("id"))
-    try:
-        return ItemResult(memory_id, True, memory=call(fields))
-    except StrataError as exc:
-        return ItemResult(memory_id, False, error=exc.to_dict())
 
 
-def _names(entities: Sequence[str]) -> builtins.list[str]:
-    if isinstance(entities, str) or not all(isinstance(e, str) for e in entities):
-        raise InvalidInput("entities must be a list of names")
-    return list(entities)
 
 
-def _triples(relations: Sequence[Any]) -> builtins.list[Any]:
-    from strata.providers.base import Relation
-
-    for relation in relations:
-        if not isinstance(relation, Relation) and not (
-            isinstance(relation, tuple | list) and len(relation) == 3
-            and all(isinstance(part, str) for part in relation)
-        ):
-            raise InvalidInput("relations must be (source, predicate, target) triples")
-    return [r if isinstance(r, Relation) else tuple(r) for r in relations]
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def _exported_within(record: ExportRecord, scope: Scope, kept: set[str]) -> bool:

@@ -23,10 +23,10 @@ from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.hammer import CompressReport
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
-from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
 from strata.domain.representations import MemoryVersion
+from strata.editing import check_batch
 from strata.errors import InvalidInput, NotFound
-from strata.facade import check_batch
 from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.policy import (
     Operation,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from strata.escalation import LeveledMemory
-    from strata.facade import ScopeLike, Strata
+    from strata.facade import Strata
     from strata.retention import RetentionReport
     from strata.tiers import SweepReport
     from strata.timetravel import StateSnapshot

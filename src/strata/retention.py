@@ -123,3 +123,9 @@ def _summary(report: RetentionReport) -> dict[str, Any]:
     data = report.to_dict()
     data.pop("ids")
     return data
+
+
+def retention_for(store: Store, clock: Clock, settings: Settings) -> RetentionWorker:
+    """The retention worker with the configured windows and batch size."""
+    return RetentionWorker(store, clock, RetentionWindows.from_settings(settings),
+                           settings.retention_batch)

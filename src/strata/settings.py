@@ -26,6 +26,8 @@ FusionMethod = Literal["zscore", "convex", "rrf"]
 ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
 AuthMode = Literal["local", "token"]
 ReviewMode = Literal["off", "capture_only", "all"]
+#: The largest page any list call serves (the API, the CLI and the facade check it).
+MAX_PAGE = 500
 
 
 def default_home() -> Path:

@@ -39,7 +39,6 @@ from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
 from strata.api.schemas import (
     MAX_ID_CHARS,
-    MAX_PAGE,
     HealthResponse,
     HistoryResponse,
     MemoryOut,
@@ -59,7 +58,7 @@ from strata.api.timetravel import timetravel_router
 from strata.domain.lifecycle import MAX_REASON_CHARS
 from strata.errors import PayloadTooLarge, RateLimited, StrataError, Unauthenticated
 from strata.facade import Strata
-from strata.settings import AuthMode
+from strata.settings import MAX_PAGE, AuthMode
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: the default of settings.max_body_bytes
 
