@@ -1,9 +1,9 @@
-"""``Strata``: the one entry point every front end calls.
+"""``Strata``: the one entry point every front end calls, and the composition root.
 
-Policy lives here once: input validation, scope visibility (handed to the store's queries),
-pinned protection, optimistic concurrency, and the actor/reason written on every history row.
-No embedding call ever runs while the store holds a write transaction: vectors are computed
-first, then handed to the store with the rows they belong to.
+It builds the services (``Writer``, ``Editor``, ``Reader``, ``Forgetting``, ``Graph``,
+``Jobs``, ``Tokens``, ``Levels``, the sweeper, retention and time travel) over one store and
+embedder, and delegates each public method to one of them. Roles and scopes are the guard's
+(``as_principal``, ``strata.guarded``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import builtins
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
@@ -33,9 +32,9 @@ from strata.domain.models import (
     ScopeLike,
 )
 from strata.domain.representations import MemoryVersion, Witness
-from strata.editing import Editor, lookup
+from strata.editing import Editor
 from strata.errors import InvalidInput
-from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
+from strata.escalation import LeveledMemory
 from strata.forgetting import Forgetting
 from strata.graph import Graph, StoreGraph
 from strata.guarded import GuardedStrata
@@ -43,11 +42,13 @@ from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.ingest import Extractor, memory_search_text
 from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
+from strata.opening import open_parts
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, owns
 from strata.ports import Clock, Embedder, ExportRecord, Page, StoreStats, SystemClock, TokenRecord
 from strata.providers.chain import ProviderChain, build_chain
-from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
+from strata.reading import Reader
+from strata.recall import RecallConfig, Retriever
 from strata.results import (
     BatchResult,
     ForgetPreview,
@@ -57,7 +58,8 @@ from strata.results import (
     ShieldResult,
 )
 from strata.retention import RetentionReport, retention_for
-from strata.settings import MAX_PAGE, Settings, load_settings
+from strata.settings import Settings, load_settings
+from strata.shield import CompactionShield
 from strata.stores.common import encode_vector
 from strata.tiers import SweepReport, hot_cached, sweeper_for
 from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
@@ -111,6 +113,7 @@ class Strata:
                              extractor=extractor, index_graph=index)
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
+        self.reader = Reader(store, self._retriever, self.settings, self._clock)
         self.queue = Jobs(store, self._clock)
         self.tokens_ = Tokens(store, self._clock)
         self.rate_limiter = RateLimiter(
@@ -121,8 +124,7 @@ class Strata:
             secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
         )
         self.forgetting = Forgetting(self._retriever, self.settings, self._clock, signer,
-                                     self._config, self.editor.forget)
-        self._ladders = Ladders(store)
+                                     self.reader.config, self.editor.forget)
         self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
                                        self.settings.manual_override_s)
 
@@ -141,25 +143,7 @@ class Strata:
         Embedder instance or a kind (``onnx``, ``torch``, ``hashing``); default: settings.
         ``url`` (default: the ``database_url`` setting) selects another database, e.g.
         ``postgresql://...`` for many processes sharing one Postgres."""
-        if isinstance(embedder, str):
-            settings["embedder"] = embedder
-            embedder = None
-        if url is not None:
-            settings["database_url"] = url
-        if path is not None:
-            target = Path(path)
-            key = "database_path" if target.suffix in {".db", ".sqlite", ".sqlite3"} else "home"
-            settings.setdefault(key, target)
-        config = load_settings(**settings)
-        _limit_blas_threads(config.blas_threads)
-        from strata.embedders import make_embedder
-        from strata.stores.factory import open_store
-
-        chosen = embedder or make_embedder(
-            config.embedder, cache_dir=config.model_cache, cache_size=config.embed_cache_size
-        )
-        store = open_store(config.database_url, dim=chosen.dim, embedder_name=chosen.name,
-                           settings=config)
+        store, chosen, config = open_parts(path, url=url, embedder=embedder, settings=settings)
         strata = cls(store, chosen, settings=config, clock=clock)
         if config.embedded_worker:
             strata.start_worker()
@@ -212,36 +196,17 @@ class Strata:
     # -- writing ----------------------------------------------------------------------------
 
     def remember(
-        self,
-        text: str | None = None,
-        *,
-        messages: Sequence[Mapping[str, Any]] | None = None,
-        scope: ScopeLike = None,
-        type: MemoryType | str | None = None,
-        importance: float | None = None,
-        pinned: bool = False,
-        tags: Sequence[str] = (),
-        conversation_id: str | None = None,
-        author: str | None = None,
-        meta: Mapping[str, Any] | None = None,
-        idempotency_key: str | None = None,
-        actor: Actor | None = None,
-        mode: str = "auto",
-        raw: bool = False,
+        self, text: str | None = None, *, messages: Sequence[Mapping[str, Any]] | None = None,
+        scope: ScopeLike = None, type: MemoryType | str | None = None,
+        importance: float | None = None, pinned: bool = False, tags: Sequence[str] = (),
+        conversation_id: str | None = None, author: str | None = None,
+        meta: Mapping[str, Any] | None = None, idempotency_key: str | None = None,
+        actor: Actor | None = None, mode: str = "auto", raw: bool = False,
         pipeline_timeout_ms: int | None = None,
     ) -> RememberResult:
-        """Record ``text`` (or each of ``messages``) as immutable events and verbatim memories,
-        and enqueue the extraction of facts from them, all in one transaction.
-
-        ``mode``: ``async`` answers at once (status ``queued``, a ``job_id``); ``sync`` and
-        ``auto`` run the pipeline now and answer ``processed`` with the ``derived_ids``,
-        or ``queued`` with a warning if it failed or did not finish within
-        ``pipeline_timeout_ms`` (auto's default is short, sync's the longest allowed): the
-        write itself never fails for it. ``raw`` (or mode ``raw``) skips extraction (status
-        ``raw_saved``).
-        Exact duplicates of a live memory in the same scope collapse onto it; the same
-        ``idempotency_key`` returns the first answer (a different body under it is refused).
-        """
+        """Record ``text`` (or each of ``messages``) as events and verbatim memories and
+        enqueue the extraction of facts from them, in one transaction (``Writer.remember``:
+        the modes, deduplication and idempotency)."""
         return self.writer.remember(
             text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -269,39 +234,22 @@ class Strata:
         return self.graph.neighbors(entity_id, depth=depth, scope=scope)
 
     def shield(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        scope: ScopeLike = None,
-        conversation_id: str | None = None,
-        idempotency_key: str | None = None,
+        self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
+        conversation_id: str | None = None, idempotency_key: str | None = None,
         actor: Actor | None = None,
     ) -> ShieldResult:
-        """The compaction shield ([002]): before a host trims ``messages`` from its context,
-        extract every fact (an extraction pass, then a verification pass for what it missed),
-        persist them with provenance plus an episodic summary of the conversation, and keep
-        the messages as raw events. Idempotent per (conversation, ``idempotency_key``)."""
-        from strata.shield import CompactionShield
-
+        """The compaction shield ([002]): persist every fact of ``messages`` before a host
+        trims them (``strata.shield``). Idempotent per (conversation, ``idempotency_key``)."""
         return CompactionShield(self, self._clock.now).run(
             messages, scope=scope, conversation_id=conversation_id,
             idempotency_key=idempotency_key, actor=actor or Actor(),
         )
 
     def modify(
-        self,
-        memory_id: str,
-        *,
-        reason: str,
-        scope: ScopeLike = None,
-        content: str | None = None,
-        importance: float | None = None,
-        pinned: bool | None = None,
-        tags: Sequence[str] | None = None,
-        type: MemoryType | str | None = None,
-        subject: str | None = None,
-        if_version: int | None = None,
-        actor: Actor | None = None,
+        self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+        content: str | None = None, importance: float | None = None, pinned: bool | None = None,
+        tags: Sequence[str] | None = None, type: MemoryType | str | None = None,
+        subject: str | None = None, if_version: int | None = None, actor: Actor | None = None,
     ) -> Memory:
         """Change a memory as a new version (``Editor.modify``)."""
         return self.editor.modify(
@@ -310,16 +258,9 @@ class Strata:
             actor=actor,
         )
 
-    def forget(
-        self,
-        memory_id: str,
-        *,
-        reason: str,
-        scope: ScopeLike = None,
-        force: bool = False,
-        if_version: int | None = None,
-        actor: Actor | None = None,
-    ) -> Memory:
+    def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+               force: bool = False, if_version: int | None = None,
+               actor: Actor | None = None) -> Memory:
         """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``."""
         return self.editor.forget(memory_id, reason=reason, scope=scope, force=force,
                                   if_version=if_version, actor=actor)
@@ -343,41 +284,23 @@ class Strata:
         """Review mode: a candidate becomes ``deprecated`` (``Editor.reject``)."""
         return self.editor.reject(memory_id, reason=reason, scope=scope, actor=actor)
 
-    def modify_many(
-        self,
-        items: Sequence[Mapping[str, Any]],
-        *,
-        scope: ScopeLike = None,
-        actor: Actor | None = None,
-        modify: Callable[..., Memory] | None = None,
-    ) -> BatchResult:
+    def modify_many(self, items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
+                    actor: Actor | None = None,
+                    modify: Callable[..., Memory] | None = None) -> BatchResult:
         """Each item as its own ``modify``, one result per item (``Editor.modify_many``)."""
         return self.editor.modify_many(items, scope=scope, actor=actor, modify=modify)
 
-    def forget_preview(
-        self,
-        query: str,
-        *,
-        scope: ScopeLike = None,
-        filters: Filters | None = None,
-        limit: int = 20,
-        actor: Actor | None = None,
-    ) -> ForgetPreview:
+    def forget_preview(self, query: str, *, scope: ScopeLike = None,
+                       filters: Filters | None = None, limit: int = 20,
+                       actor: Actor | None = None) -> ForgetPreview:
         """What a forget by ``query`` would delete, with its signed tokens; changes nothing
         (``Forgetting.forget_preview``)."""
         return self.forgetting.forget_preview(query, scope=scope, filters=filters, limit=limit,
                                               actor=actor)
 
     def forget_execute(
-        self,
-        ids: Sequence[str],
-        *,
-        preview_token: str,
-        reason: str,
-        scope: ScopeLike = None,
-        confirm_token: str | None = None,
-        force: bool = False,
-        actor: Actor | None = None,
+        self, ids: Sequence[str], *, preview_token: str, reason: str, scope: ScopeLike = None,
+        confirm_token: str | None = None, force: bool = False, actor: Actor | None = None,
         forget: Callable[..., Memory] | None = None,
     ) -> BatchResult:
         """Soft-delete ``ids`` chosen from a preview (``Forgetting.forget_execute``)."""
@@ -417,45 +340,18 @@ class Strata:
     # -- reading ----------------------------------------------------------------------------
 
     def recall(
-        self,
-        query: str,
-        *,
-        scope: ScopeLike = None,
-        k: int = 10,
-        budget_tokens: int | None = None,
-        filters: Filters | None = None,
-        preset_name: str | None = None,
-        config: RecallConfig | None = None,
-        reroll: int = 0,
-        need_more_context: bool = False,
-        escalation: str | None = None,
+        self, query: str, *, scope: ScopeLike = None, k: int = 10,
+        budget_tokens: int | None = None, filters: Filters | None = None,
+        preset_name: str | None = None, config: RecallConfig | None = None, reroll: int = 0,
+        need_more_context: bool = False, escalation: str | None = None,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
-        holding each memory's active representation. ``reroll`` n serves the context one
-        level higher per attempt (auto, R4, R5 evidence); ``need_more_context`` steps once
-        more (``escalation`` auto) or answers ``NeedMoreContext`` (ask). Never the ranking."""
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.settings.max_k:
-            raise InvalidInput(f"k must be an integer from 1 to {self.settings.max_k}")
-        budget = self.settings.default_budget_tokens if budget_tokens is None else budget_tokens
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InvalidInput("budget_tokens must be a positive integer")
-        chosen = config or self._config(preset_name)
-        where, narrowing = Scope.parse(scope), filters or Filters()
-        result = escalated_recall(
-            lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
-                                                   attempt),
-            reroll=reroll, need_more_context=need_more_context,
-            mode=parse_mode(escalation or self.settings.escalation_mode),
+        (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank)."""
+        return self.reader.recall(
+            query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
+            preset_name=preset_name, config=config, reroll=reroll,
+            need_more_context=need_more_context, escalation=escalation,
         )
-        if self.settings.track_access and result.hits:
-            self.store.record_access([h.memory.id for h in result.hits], self._clock.now())
-        return result
-
-    def _config(self, preset_name: str | None) -> RecallConfig:
-        base = preset(preset_name or DEFAULT_PRESET)
-        if preset_name is None:
-            return replace(base, fusion=self.settings.fusion, candidates=self.settings.candidates)
-        return base
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
@@ -469,41 +365,23 @@ class Strata:
         self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
         level: str | None = None, have: str | None = None,
     ) -> Memory | LeveledMemory:
-        """The memory, if the scope may see it; ``NotFound`` otherwise (never a hint that it
-        exists elsewhere). With ``level`` (auto, more, R1, R3, R4, R5) also the representation
-        served at it; ``more`` steps up from ``have`` (default: the auto level)."""
-        memory = lookup(self.store, memory_id, scope, include_deleted)
-        if level is None:
-            if have is not None:
-                raise InvalidInput("have goes with level=more")
-            return memory
-        return self._ladders.get(memory, level, have)
+        """The memory, if the scope may see it (else ``NotFound``); with ``level`` also the
+        representation served at it (``Reader.get``)."""
+        return self.reader.get(memory_id, scope=scope, include_deleted=include_deleted,
+                               level=level, have=have)
 
-    def list(
-        self,
-        *,
-        scope: ScopeLike = None,
-        filters: Filters | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
-    ) -> Page:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        return self.store.list(Scope.parse(scope), filters or Filters(), limit=limit,
-                               cursor=cursor)
+    def list(self, *, scope: ScopeLike = None, filters: Filters | None = None, limit: int = 50,
+             cursor: str | None = None) -> Page:
+        return self.reader.list(scope=scope, filters=filters, limit=limit, cursor=cursor)
 
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
-        self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
-        return self.store.history(memory_id)
+        return self.reader.history(memory_id, scope=scope)
 
     def evidence(self, memory_id: str, *, scope: ScopeLike = None,
                  witness: str | Mapping[str, Any] | Witness | None = None
                  ) -> builtins.list[Event]:
-        """The raw events a memory was derived from, in thread order; with ``witness`` (an
-        event id or ``<conversation_id>:<from>-<to>``), only the slice it points at
-        (``NotFound`` if it points at nothing of this memory)."""
-        memory = self.get(memory_id, scope=scope, include_deleted=True)
-        return self._ladders.evidence(memory, witness)
+        """The raw events a memory was derived from, or the slice ``witness`` points at."""
+        return self.reader.evidence(memory_id, scope=scope, witness=witness)
 
     def stats(self) -> StoreStats:
         return self.store.stats()
@@ -512,19 +390,15 @@ class Strata:
 
     def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                  actor: Actor | None = None) -> Memory:
-        """Compress now: derive the memory's R4/R3/R1 from its evidence (unless versions of
-        its content exist), score them with the hammer's rules (usefulness, size, pins, the
-        R3 default-injection floor) and make the winner its active version (what recall
-        injects). A memory locked by a recent promote is returned unchanged. Content, vector
-        and search text are untouched."""
+        """Compress now: derive the memory's R4/R3/R1 from its evidence and make the hammer's
+        winner its active version (``Levels.compress``); content and vector untouched."""
         current = self.get(memory_id, scope=scope)
         return self.levels.compress(current, actor=actor or Actor(), reason=reason).memory
 
     def versions(self, memory_id: str, *, scope: ScopeLike = None
                  ) -> builtins.list[MemoryVersion]:
         """Every stored representation of the memory, oldest first."""
-        self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
-        return self.store.versions(memory_id)
+        return self.reader.versions(memory_id, scope=scope)
 
     # -- compression hammer ([001] A: moderator controls) -------------------------------------
 
@@ -782,16 +656,6 @@ def _exported_within(record: ExportRecord, scope: Scope, kept: set[str]) -> bool
     if record.kind == "memory":
         kept.add(str(record.data["id"]))
     return True
-
-
-def _limit_blas_threads(threads: int | None) -> None:
-    """Cap BLAS threads process-wide. Measured at 100k memories: OpenBLAS workers spinning
-    after each matmul took the second core from SQLite and the model (recall p95 48 → 24 ms
-    with 1 thread; docs/architecture.md)."""
-    if threads is not None:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(limits=threads, user_api="blas")
 
 
 _REQUIRED = {
