@@ -77,15 +77,9 @@ class Strata:
     """Long-term memory for agents. Thread-safe; open once per process and share."""
 
     def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        *,
-        settings: Settings | None = None,
-        clock: Clock | None = None,
-        extractor: Extractor | None = None,
-        providers: ProviderChain | None = None,
-        graph: GraphHook | None = None,
+        self, store: Store, embedder: Embedder, *, settings: Settings | None = None,
+        clock: Clock | None = None, extractor: Extractor | None = None,
+        providers: ProviderChain | None = None, graph: GraphHook | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = store = hot_cached(store, self.settings)  # -- tiers: the cache's choke point
@@ -116,28 +110,19 @@ class Strata:
         self.reader = Reader(store, self._retriever, self.settings, self._clock)
         self.queue = Jobs(store, self._clock)
         self.tokens_ = Tokens(store, self._clock)
-        self.rate_limiter = RateLimiter(
-            self.settings.mutation_rate_per_s, self.settings.mutation_burst
-        )
+        self.rate_limiter = RateLimiter(self.settings.mutation_rate_per_s,
+                                        self.settings.mutation_burst)
         secret = self.settings.confirm_secret
-        signer = Signer(
-            secret.get_secret_value().encode() if secret else secrets.token_bytes(32)
-        )
+        signer = Signer(secret.get_secret_value().encode() if secret else secrets.token_bytes(32))
         self.forgetting = Forgetting(self._retriever, self.settings, self._clock, signer,
                                      self.reader.config, self.editor.forget)
         self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
                                        self.settings.manual_override_s)
 
     @classmethod
-    def open(
-        cls,
-        path: str | Path | None = None,
-        *,
-        url: str | None = None,
-        embedder: Embedder | str | None = None,
-        clock: Clock | None = None,
-        **settings: Any,
-    ) -> Strata:
+    def open(cls, path: str | Path | None = None, *, url: str | None = None,
+             embedder: Embedder | str | None = None, clock: Clock | None = None,
+             **settings: Any) -> Strata:
         """Open (creating if needed) the embedded store at ``path`` (a directory or a
         ``.db`` file; default ``$STRATA_HOME``, else ``./.strata``). ``embedder`` is an
         Embedder instance or a kind (``onnx``, ``torch``, ``hashing``); default: settings.
@@ -400,16 +385,13 @@ class Strata:
         """Every stored representation of the memory, oldest first."""
         return self.reader.versions(memory_id, scope=scope)
 
-    # -- compression hammer ([001] A: moderator controls) -------------------------------------
-
     def compress_run(
         self, *, scope: ScopeLike = None, topic: str | None = None, candidates: bool = False,
         everything: bool = False, dry_run: bool = False, limit: int | None = None,
         on_progress: Callable[[int, int], None] | None = None, actor: Actor | None = None,
     ) -> CompressReport:
-        """Run the hammer over the memories owned within ``scope``: exactly one of a
-        ``topic`` (tag ``topic:<topic>``), the ``candidates`` (cold, noisy, overlong) or
-        ``everything``; in batches of 64, one transaction each. ``dry_run`` writes nothing."""
+        """Run the hammer over the memories owned within ``scope``: one of a ``topic``, the
+        ``candidates`` or ``everything`` (``Levels.run``). ``dry_run`` writes nothing."""
         return self.levels.run(Scope.parse(scope), topic=topic, candidates=candidates,
                                everything=everything, dry_run=dry_run, limit=limit,
                                progress=on_progress, actor=actor or Actor())
@@ -432,9 +414,8 @@ class Strata:
     def promote_version(self, memory_id: str, version_id: str, *, reason: str,
                         lock_minutes: int = PROMOTE_LOCK_MINUTES, scope: ScopeLike = None,
                         actor: Actor | None = None) -> Memory:
-        """Make ``version_id`` (one of the memory's versions) what recall injects, and lock it
-        against the hammer for ``lock_minutes`` (an existing later lock is kept). A PROMOTE
-        history row records it; roll back by promoting an older version."""
+        """Make ``version_id`` what recall injects, locked against the hammer for
+        ``lock_minutes`` (``Levels.promote``)."""
         current = self.get(memory_id, scope=scope)
         return self.levels.promote(current, version_id, minutes=lock_minutes,
                                    actor=actor or Actor(), reason=reason)
@@ -616,19 +597,16 @@ class Strata:
 
     def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
                  limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
-        """The memories that existed at ``at`` as ``scope`` sees them, with their contents
-        then, rebuilt from the history (every lifecycle; deleted ones on request). Without
-        ``limit`` the whole state; with it one page (``cursor``: the last ``next_cursor``).
-        ``HistoryPurged`` for a time before the retention horizon."""
+        """The memories that existed at ``at`` as ``scope`` sees them, rebuilt from the
+        history (``TimeTravel.state_at``); ``HistoryPurged`` before the retention horizon."""
         return self._time_travel.state_at(at, Scope.parse(scope),
                                           include_deleted=include_deleted, limit=limit,
                                           cursor=cursor)
 
     def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
                  if_version: int | None = None, actor: Actor | None = None) -> Memory:
-        """Write version ``to_version``'s contents back as a new version (re-embedded when
-        the content changes), with a ROLLBACK history row. Refused for a deleted memory, the
-        current version and a version that never existed (``NotFound``)."""
+        """Write version ``to_version``'s contents back as a new version with a ROLLBACK
+        history row (``TimeTravel.rollback``)."""
         current = self.get(memory_id, scope=scope, include_deleted=True)
         return self._time_travel.rollback(current, to_version, reason=reason,
                                           actor=actor or Actor(), if_version=if_version)
