@@ -34,7 +34,6 @@ from strata.domain.models import (
 from strata.domain.representations import MemoryVersion, Witness
 from strata.editing import Editor
 from strata.errors import InvalidInput
-from strata.escalation import LeveledMemory
 from strata.forgetting import Forgetting
 from strata.graph import Graph, StoreGraph
 from strata.guarded import GuardedStrata
@@ -53,16 +52,18 @@ from strata.results import (
     BatchResult,
     ForgetPreview,
     ImportReport,
+    LeveledMemory,
     Recall,
     RememberResult,
     ShieldResult,
+    StateSnapshot,
 )
 from strata.retention import RetentionReport, retention_for
 from strata.settings import Settings, load_settings
 from strata.shield import CompactionShield
 from strata.stores.common import encode_vector
 from strata.tiers import SweepReport, hot_cached, sweeper_for
-from strata.timetravel import ImportedHistory, StateSnapshot, TimeTravel
+from strata.timetravel import ImportedHistory, TimeTravel
 from strata.worker import Runner, Worker
 from strata.writer import Writer
 

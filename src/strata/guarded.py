@@ -50,11 +50,10 @@ from strata.results import (
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from strata.escalation import LeveledMemory
     from strata.facade import Strata
+    from strata.results import LeveledMemory, StateSnapshot
     from strata.retention import RetentionReport
     from strata.tiers import SweepReport
-    from strata.timetravel import StateSnapshot
 
 
 class GuardedStrata:

@@ -13,10 +13,10 @@ from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, Sc
 from strata.domain.representations import MemoryVersion, Witness
 from strata.editing import lookup
 from strata.errors import InvalidInput
-from strata.escalation import Ladders, LeveledMemory, escalated_recall, parse_mode
+from strata.escalation import Ladders, escalated_recall, parse_mode
 from strata.ports import Clock, Page, Store
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
-from strata.results import Recall
+from strata.results import LeveledMemory, Recall
 from strata.settings import MAX_PAGE, Settings
 
 
