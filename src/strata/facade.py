@@ -37,7 +37,6 @@ from strata.errors import InvalidInput
 from strata.forgetting import Forgetting
 from strata.graph import Graph, StoreGraph
 from strata.guarded import GuardedStrata
-from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.ingest import Extractor, memory_search_text
 from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
@@ -59,7 +58,7 @@ from strata.results import (
     StateSnapshot,
 )
 from strata.retention import RetentionReport, retention_for
-from strata.settings import Settings, load_settings
+from strata.settings import PROMOTE_LOCK_MINUTES, Settings, load_settings
 from strata.shield import CompactionShield
 from strata.stores.common import encode_vector
 from strata.tiers import SweepReport, hot_cached, sweeper_for

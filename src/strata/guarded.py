@@ -27,7 +27,6 @@ from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, Sc
 from strata.domain.representations import MemoryVersion
 from strata.editing import check_batch
 from strata.errors import InvalidInput, NotFound
-from strata.hammer import PROMOTE_LOCK_MINUTES
 from strata.policy import (
     Operation,
     Principal,
@@ -46,6 +45,7 @@ from strata.results import (
     RememberResult,
     ShieldResult,
 )
+from strata.settings import PROMOTE_LOCK_MINUTES
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -32,8 +32,7 @@ from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
-
-MAX_QUERY_CHARS = 4_000
+from strata.settings import MAX_QUERY_CHARS
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,12 @@ AuthMode = Literal["local", "token"]
 ReviewMode = Literal["off", "capture_only", "all"]
 #: The largest page any list call serves (the API, the CLI and the facade check it).
 MAX_PAGE = 500
+#: The longest recall query accepted.
+MAX_QUERY_CHARS = 4_000
+#: Most memories one HTTP / MCP call may compress inline (larger runs: ``background``).
+MAX_RUN = 5_000
+#: How long a manual promote keeps the hammer away by default ([001]: 30-120 minutes).
+PROMOTE_LOCK_MINUTES = 60
 
 
 def default_home() -> Path:

@@ -18,9 +18,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType, Scope
-from strata.ports import Page, StoreStats
-from strata.recall import MAX_QUERY_CHARS
-from strata.results import ImportReport, RememberResult
+from strata.results import ImportReport, Page, RememberResult, StoreStats
+from strata.settings import MAX_QUERY_CHARS
 
 MAX_TEXT_CHARS = 100_000
 MAX_MESSAGES = 1_000
