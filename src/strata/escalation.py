@@ -9,14 +9,13 @@ here. Nothing here writes: serving a level never changes the memory.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from strata.domain.escalation import (
     REROLL_TARGETS,
     Escalation,
     Rung,
-    Served,
     Source,
     build_ladder,
     check_reroll,
@@ -31,23 +30,7 @@ from strata.domain.models import Event, Memory
 from strata.domain.representations import MemoryVersion, Witness
 from strata.errors import InvalidInput, NeedMoreContext, NotFound
 from strata.ports import Store
-from strata.results import Recall
-
-
-@dataclass(frozen=True, slots=True)
-class LeveledMemory:
-    """A memory and the representation served for it (``get(level=...)``)."""
-
-    memory: Memory
-    served: Served
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.memory.to_dict(), "representation": self.served.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LeveledMemory:
-        memory = {k: v for k, v in data.items() if k != "representation"}
-        return cls(Memory.from_dict(memory), Served.from_dict(data["representation"]))
+from strata.results import LeveledMemory, Recall
 
 
 def active_versions(store: Store, memories: Sequence[Memory]) -> dict[str, MemoryVersion]:

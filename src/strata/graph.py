@@ -8,6 +8,7 @@ links, replacing any earlier ones, in one store transaction. ``remember`` does n
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -17,6 +18,7 @@ from strata.domain.graph import (
     Entity,
     GraphFacts,
     Neighborhood,
+    canonical_name,
     check_depth,
     entity_weight,
     graph_facts,
@@ -24,10 +26,13 @@ from strata.domain.graph import (
     proper_names,
     query_keys,
 )
-from strata.domain.models import Memory, Scope
+from strata.domain.models import Memory, Scope, ScopeLike
 from strata.domain.text import content_hash
+from strata.editing import lookup
+from strata.errors import InvalidInput, NotFound
 from strata.ports import Store
 from strata.providers.base import Extraction, Relation
+from strata.settings import MAX_PAGE
 
 #: Linked memories read per recall (newest first) before scoring.
 MAX_LINKS = 400
@@ -146,3 +151,80 @@ def _neighbours(store: Store, viewer: Scope, resolved: Sequence[Entity]) -> list
                 per_root[root] = per_root.get(root, 0) + 1
                 found.setdefault(other, None)
     return list(found)
+
+
+class Graph:
+    """The knowledge graph as the facade serves it: indexing a memory (on write, or by hand
+    with given entities and relations), the entities a scope sees, and neighbourhoods."""
+
+    def __init__(self, store: Store, now: Callable[[], datetime]) -> None:
+        self.store = store
+        self._now = now
+
+    def get(self, memory_id: str, *, scope: ScopeLike = None) -> Memory:
+        return lookup(self.store, memory_id, scope, False)
+
+    def index_memory(self, memory: Memory) -> None:
+        """Index a memory's proper names and rule-extracted relations (on every write)."""
+        from strata.providers.rules import RuleBasedProvider
+
+        extraction = RuleBasedProvider(self._now).extract(memory.content)
+        ingest_memory(self.store, memory, extraction, self._now())
+
+    def index_graph(
+        self, memory_id: str, entities: Sequence[str] = (),
+        relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
+    ) -> GraphFacts:
+        """Replace the knowledge-graph links of a memory with these entities and
+        ``(source, predicate, target)`` relations (plus the proper names in its text; "User"
+        is the memory's speaker): the write pipeline's graph job. Idempotent; counts stay
+        consistent. Returns what was indexed."""
+        memory = self.get(memory_id, scope=scope)
+        facts = facts_for(memory, _names(entities), _triples(relations))
+        self.store.index_graph(memory.id, facts, self._now())
+        return facts
+
+    def entities(
+        self, *, scope: ScopeLike = None, limit: int = 50, prefix: str | None = None
+    ) -> builtins.list[Entity]:
+        """Entities the scope can see (through its live memories), most mentioned first."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
+        if prefix is not None and (not isinstance(prefix, str) or len(prefix) > 200):
+            raise InvalidInput("prefix must be a string of at most 200 characters")
+        key = canonical_name(prefix) if prefix else None
+        if prefix and not key:
+            return []  # nothing name-like: no entity's canonical name starts with it
+        return self.store.entities(Scope.parse(scope), limit=limit, prefix=key)
+
+    def neighbors(
+        self, entity_id: str, *, depth: int = 1, scope: ScopeLike = None
+    ) -> Neighborhood:
+        """An entity and what is reachable from it within ``depth`` (1-3) relations;
+        ``NotFound`` unless the scope sees it."""
+        check_depth(depth)
+        if not isinstance(entity_id, str) or not entity_id or len(entity_id) > 100:
+            raise InvalidInput("entity id must be a non-empty string")
+        where = Scope.parse(scope)
+        root = self.store.entity(where, entity_id)
+        if root is None:
+            raise NotFound(f"entity {entity_id} not found", id=entity_id)
+        return neighborhood(self.store, where, root, depth)
+
+
+
+def _names(entities: Sequence[str]) -> builtins.list[str]:
+    if isinstance(entities, str) or not all(isinstance(e, str) for e in entities):
+        raise InvalidInput("entities must be a list of names")
+    return list(entities)
+
+
+def _triples(relations: Sequence[Any]) -> builtins.list[Any]:
+    for relation in relations:
+        if not isinstance(relation, Relation) and not (
+            isinstance(relation, tuple | list) and len(relation) == 3
+            and all(isinstance(part, str) for part in relation)
+        ):
+            raise InvalidInput("relations must be (source, predicate, target) triples")
+    return [r if isinstance(r, Relation) else tuple(r) for r in relations]
+

@@ -24,10 +24,9 @@ from strata.domain.graph import Entity, GraphFacts, Neighborhood
 from strata.domain.hammer import CompressReport
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
-from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
 from strata.domain.representations import MemoryVersion
-from strata.facade import check_batch
-from strata.hammer import PROMOTE_LOCK_MINUTES
+from strata.editing import check_batch
 from strata.policy import (
     Operation,
     Principal,
@@ -45,15 +44,15 @@ from strata.results import (
     RememberResult,
     ShieldResult,
 )
+from strata.settings import PROMOTE_LOCK_MINUTES
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from strata.escalation import LeveledMemory
-    from strata.facade import ScopeLike, Strata
+    from strata.facade import Strata
+    from strata.results import LeveledMemory, StateSnapshot
     from strata.retention import RetentionReport
     from strata.tiers import SweepReport
-    from strata.timetravel import StateSnapshot
 
 
 class GuardedStrata:

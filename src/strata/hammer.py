@@ -49,10 +49,6 @@ from strata.worker import Handler, JobOutput
 
 #: Memories one transaction (and one ``compress`` job) covers.
 COMPRESS_BATCH = 64
-#: Most memories one HTTP / MCP call may compress inline (larger runs: ``background``).
-MAX_RUN = 5_000
-#: How long a manual promote keeps the hammer away by default ([001]: 30-120 minutes).
-PROMOTE_LOCK_MINUTES = 60
 #: Candidate detection: at most this many vector searches per run (the noisy check), each
 #: for ``NOISY_K`` neighbours.
 NOISY_PROBES = 256

@@ -32,8 +32,8 @@ from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store
 from strata.results import Hit, Recall
+from strata.settings import MAX_QUERY_CHARS
 
-MAX_QUERY_CHARS = 4_000
 #: Identity memories, and pinned ones, that every recall includes at most (each).
 ALWAYS_LIMIT = 20
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from strata.domain.models import Memory
+from strata.domain.escalation import Served
+from strata.domain.models import Memory, Scope
 from strata.domain.representations import Witness
+from strata.ports import Page, StoreStats
+
+__all__ = [
+    "STATE_PAGE", "BatchResult", "ForgetCandidate", "ForgetPreview", "Hit", "ImportReport",
+    "ItemResult", "LeveledMemory", "Page", "Recall", "RememberResult", "ShieldFact",
+    "ShieldResult", "StateSnapshot", "StoreStats",
+]
 
 RememberStatus = Literal["processed", "queued", "raw_saved"]
 
@@ -197,3 +206,60 @@ class ShieldResult:
             "replayed": self.replayed,
             "warnings": list(self.warnings),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class LeveledMemory:
+    """A memory and the representation served for it (``get(level=...)``)."""
+
+    memory: Memory
+    served: Served
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.memory.to_dict(), "representation": self.served.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LeveledMemory:
+        memory = {k: v for k, v in data.items() if k != "representation"}
+        return cls(Memory.from_dict(memory), Served.from_dict(data["representation"]))
+
+
+#: Rows per ``history_at`` call when the whole state is asked for.
+STATE_PAGE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshot:
+    """The memories that existed at ``at`` (as ``scope`` sees them), as they were then: every
+    lifecycle but deleted (unless asked for), by id. ``next_cursor`` pages a partial answer;
+    ``horizon`` is the purge horizon (None: the history is complete)."""
+
+    at: datetime
+    scope: Scope
+    memories: tuple[Memory, ...]
+    next_cursor: str | None = None
+    horizon: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "at": self.at.isoformat(),
+            "scope": self.scope.to_dict(),
+            "items": [m.to_dict() for m in self.memories],
+            "next_cursor": self.next_cursor,
+            "horizon": self.horizon.isoformat() if self.horizon else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StateSnapshot:
+        return cls(
+            at=datetime.fromisoformat(data["at"]), scope=Scope.parse(data["scope"]),
+            memories=tuple(Memory.from_dict(m) for m in data["items"]),
+            next_cursor=data.get("next_cursor"),
+            horizon=datetime.fromisoformat(data["horizon"]) if data.get("horizon") else None,
+        )
+
+    def joined(self, more: StateSnapshot) -> StateSnapshot:
+        """This page followed by the next one (``more``)."""
+        return replace(self, memories=(*self.memories, *more.memories),
+                       next_cursor=more.next_cursor)
+

@@ -172,3 +172,9 @@ def _summary(report: RetentionReport) -> dict[str, Any]:
     data = report.to_dict()
     data.pop("ids")
     return data
+
+
+def retention_for(store: Store, clock: Clock, settings: Settings) -> RetentionWorker:
+    """The retention worker with the configured windows and batch size."""
+    return RetentionWorker(store, clock, lambda: windows_of(store, settings),
+                           settings.retention_batch)

@@ -19,13 +19,21 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from strata.domain.applying import ReviewMode
 from strata.errors import InvalidInput
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
 ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
 AuthMode = Literal["local", "token"]
-ReviewMode = Literal["off", "capture_only", "all"]
+#: The largest page any list call serves (the API, the CLI and the facade check it).
+MAX_PAGE = 500
+#: The longest recall query accepted.
+MAX_QUERY_CHARS = 4_000
+#: Most memories one HTTP / MCP call may compress inline (larger runs: ``background``).
+MAX_RUN = 5_000
+#: How long a manual promote keeps the hammer away by default ([001]: 30-120 minutes).
+PROMOTE_LOCK_MINUTES = 60
 
 
 def default_home() -> Path:
@@ -114,7 +122,7 @@ class Settings(BaseSettings):
         "secret patterns).")
     # -- the write pipeline and its job queue ([003] §5, §6.3) --
     review_mode: ReviewMode = Field(
-        default="capture_only",
+        default=ReviewMode.CAPTURE_ONLY,
         description="off: derived memories are active at once; capture_only: memories the "
         "pipeline infers are candidates (not recalled) until approved, explicit remembers "
         "stay active; all: every new memory waits for approval.")

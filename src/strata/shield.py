@@ -20,27 +20,33 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from strata.domain.applying import ReviewMode
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_type
-from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Provenance, Scope
+from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Provenance, Scope, ScopeLike
 from strata.domain.shield import as_statement, missed, summarize
 from strata.domain.text import content_hash, keywords, search_text
 from strata.errors import InvalidInput
 from strata.graph import ingest_memory
 from strata.ingest import build_events, memory_embedding_text, memory_search_text, parse_request
-from strata.ports import IdempotencyClaim, NewMemory, WriteBatch
+from strata.ports import Embedder, IdempotencyClaim, NewMemory, Store, WriteBatch
 from strata.providers.base import ExtractedFact, Extraction
 from strata.providers.chain import ProviderChain, build_chain
 from strata.providers.rules import third_person
 from strata.results import ShieldFact, ShieldResult
+from strata.settings import Settings
 
-if TYPE_CHECKING:  # the facade imports this module lazily
-    from strata.facade import ScopeLike, Strata
+
+class Parts(Protocol):
+    """What the shield needs of its caller (the facade passes itself)."""
+
+    settings: Settings
+    store: Store
+    embedder: Embedder
 
 Pass = Literal["extraction", "verification"]
 SHIELD_TAG = "shield"
@@ -62,7 +68,7 @@ class Found:
 
 
 class CompactionShield:
-    def __init__(self, strata: Strata, now: Callable[[], datetime],
+    def __init__(self, strata: Parts, now: Callable[[], datetime],
                  chain: ProviderChain | None = None) -> None:
         self.strata = strata
         self._now = now

@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, cast
 
 from strata.domain.jobs import Job, JobKind
 from strata.domain.lifecycle import Actor, Planned
@@ -29,6 +29,7 @@ from strata.domain.tiers import DecayRules, TierRules, plan_decay, plan_tier
 from strata.domain.visibility import can_see
 from strata.errors import DuplicateContent, NotFound, VersionConflict
 from strata.ports import Clock, MemoryChange, Page, Store
+from strata.settings import Settings
 from strata.worker import Handler, JobOutput
 
 #: Memories one sweep reads per store call.
@@ -271,3 +272,17 @@ def _options(job: Job) -> dict[str, Any]:
     team = job.payload.get("team")
     return {"team": team if isinstance(team, str) else None,
             "dry_run": job.payload.get("dry_run") is True}
+
+
+def hot_cached(store: Store, settings: Settings) -> Store:
+    """The store behind the in-process hot cache, when ``hot_cache_size`` > 0."""
+    if settings.hot_cache_size <= 0:
+        return store
+    cache = HotCache(settings.hot_cache_size, settings.hot_cache_ttl_s)
+    return cast(Store, CachedStore(store, cache))
+
+
+def sweeper_for(store: Store, clock: Clock, settings: Settings) -> Sweeper:
+    """The tier and decay sweeper with the configured archive window."""
+    decay = DecayRules(archive_after=timedelta(days=settings.archive_after_days))
+    return Sweeper(store, clock, TierRules(), decay)

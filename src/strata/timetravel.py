@@ -9,7 +9,6 @@ back as a new version. The rules live in ``strata.domain.timetravel``; the facad
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -20,45 +19,7 @@ from strata.domain.models import HistoryEvent, HistoryKind, Memory, Scope
 from strata.domain.timetravel import check_horizon, check_time, plan_rollback
 from strata.errors import InvalidInput
 from strata.ports import Clock, ExportRecord, Store
-
-#: Rows per ``history_at`` call when the whole state is asked for.
-STATE_PAGE = 500
-
-
-@dataclass(frozen=True, slots=True)
-class StateSnapshot:
-    """The memories that existed at ``at`` (as ``scope`` sees them), as they were then: every
-    lifecycle but deleted (unless asked for), by id. ``next_cursor`` pages a partial answer;
-    ``horizon`` is the purge horizon (None: the history is complete)."""
-
-    at: datetime
-    scope: Scope
-    memories: tuple[Memory, ...]
-    next_cursor: str | None = None
-    horizon: datetime | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "at": self.at.isoformat(),
-            "scope": self.scope.to_dict(),
-            "items": [m.to_dict() for m in self.memories],
-            "next_cursor": self.next_cursor,
-            "horizon": self.horizon.isoformat() if self.horizon else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StateSnapshot:
-        return cls(
-            at=datetime.fromisoformat(data["at"]), scope=Scope.parse(data["scope"]),
-            memories=tuple(Memory.from_dict(m) for m in data["items"]),
-            next_cursor=data.get("next_cursor"),
-            horizon=datetime.fromisoformat(data["horizon"]) if data.get("horizon") else None,
-        )
-
-    def joined(self, more: StateSnapshot) -> StateSnapshot:
-        """This page followed by the next one (``more``)."""
-        return replace(self, memories=(*self.memories, *more.memories),
-                       next_cursor=more.next_cursor)
+from strata.results import STATE_PAGE, StateSnapshot
 
 
 class TimeTravel:

@@ -21,10 +21,9 @@ from strata.domain.escalation import VersionInfo
 from strata.domain.models import Filters, HistoryEvent, MemoryType
 from strata.embedders.hashing import HashingEmbedder
 from strata.errors import NeedMoreContext, StrataError
-from strata.escalation import LeveledMemory
 from strata.facade import Strata
 from strata.ports import Page
-from strata.results import Recall
+from strata.results import LeveledMemory, Recall
 from strata.testing import FakeClock
 from tests.live_server import serving
 

@@ -39,7 +39,6 @@ from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
 from strata.api.schemas import (
     MAX_ID_CHARS,
-    MAX_PAGE,
     HealthResponse,
     HistoryResponse,
     MemoryOut,
@@ -57,9 +56,10 @@ from strata.api.schemas import (
 )
 from strata.api.timetravel import timetravel_router
 from strata.domain.lifecycle import MAX_REASON_CHARS
-from strata.errors import InvalidInput, PayloadTooLarge, RateLimited, StrataError, Unauthenticated
+from strata.errors import InvalidInput, PayloadTooLarge, StrataError
 from strata.facade import Strata
-from strata.settings import AuthMode
+from strata.settings import MAX_PAGE, AuthMode
+from strata.web import error_headers, error_response
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB: the default of settings.max_body_bytes
 
@@ -74,14 +74,6 @@ _HTTP_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
 }
-
-
-def error_response(
-    status: int, code: str, message: str, details: dict[str, Any] | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    body = {"error": {"code": code, "message": message, "details": details or {}}}
-    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _validation_errors(exc: RequestValidationError) -> list[dict[str, Any]]:
@@ -105,7 +97,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StrataError)
     async def on_strata_error(request: Request, exc: StrataError) -> JSONResponse:
         return error_response(exc.http_status, exc.code, exc.message, exc.details,
-                              headers=_error_headers(exc))
+                              headers=error_headers(exc))
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -137,14 +129,6 @@ def _allowed_methods(request: Request) -> set[str]:
         if match is not Match.NONE:
             allowed |= set(getattr(route, "methods", None) or ())
     return allowed
-
-
-def _error_headers(exc: StrataError) -> dict[str, str] | None:
-    if isinstance(exc, RateLimited):
-        return {"Retry-After": str(exc.details.get("retry_after_s", 1))}
-    if isinstance(exc, Unauthenticated):
-        return {"WWW-Authenticate": "Bearer"}
-    return None
 
 
 class BodySizeLimit:

@@ -25,7 +25,7 @@ from strata.api.schemas import (
     ResponseModel,
     ScopeIn,
 )
-from strata.hammer import MAX_RUN, PROMOTE_LOCK_MINUTES
+from strata.settings import MAX_RUN, PROMOTE_LOCK_MINUTES
 
 compression_router = APIRouter(prefix="/v1", tags=["compression"])
 

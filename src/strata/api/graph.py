@@ -16,7 +16,6 @@ from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import (
     MAX_ID_CHARS,
     MAX_MESSAGES,
-    MAX_PAGE,
     Key,
     MessageIn,
     Name,
@@ -25,6 +24,7 @@ from strata.api.schemas import (
     ScopeIn,
 )
 from strata.domain.graph import MAX_DEPTH
+from strata.settings import MAX_PAGE
 
 graph_router = APIRouter(prefix="/v1/graph", tags=["graph"])
 shield_router = APIRouter(prefix="/v1", tags=["memory"])

@@ -17,7 +17,6 @@ from pydantic import Field, StrictFloat, StrictInt
 
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import (
-    MAX_PAGE,
     MemoryPage,
     Reason,
     RequestModel,
@@ -25,6 +24,7 @@ from strata.api.schemas import (
 )
 from strata.domain.review import MAX_NOTE_CHARS
 from strata.domain.tagging import MAX_TAG_CHARS, MAX_TAGS
+from strata.settings import MAX_PAGE
 
 review_router = APIRouter(prefix="/v1", tags=["review"])
 

@@ -18,16 +18,14 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType
-from strata.ports import Page, StoreStats
-from strata.recall import MAX_QUERY_CHARS
-from strata.results import ImportReport, RememberResult
+from strata.results import ImportReport, Page, RememberResult, StoreStats
+from strata.settings import MAX_QUERY_CHARS
 
 MAX_TEXT_CHARS = 100_000
 MAX_MESSAGES = 1_000
 MAX_NAME_CHARS = 200
 MAX_ID_CHARS = 100
 MAX_K = 100
-MAX_PAGE = 500
 MAX_BUDGET_TOKENS = 1_000_000
 MAX_FILTER_VALUES = 50
 

@@ -23,7 +23,7 @@ from strata.api.schemas import (
     Time,
     Version,
 )
-from strata.timetravel import STATE_PAGE
+from strata.results import STATE_PAGE
 
 timetravel_router = APIRouter(prefix="/v1", tags=["time travel"])
 

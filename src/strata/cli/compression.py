@@ -18,7 +18,7 @@ from strata.cli.session import open_strata
 from strata.cli.transfer import progress_bar
 from strata.domain.hammer import CompressReport, Decision
 from strata.errors import InvalidInput
-from strata.hammer import PROMOTE_LOCK_MINUTES
+from strata.settings import PROMOTE_LOCK_MINUTES
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the HTTP API's payload.")]
 ReasonOpt = Annotated[str | None, typer.Option("--reason", help="Why (kept in the history).")]

@@ -16,7 +16,7 @@ from strata.cli.session import open_strata
 from strata.domain.escalation import VersionInfo, event_payload
 
 if TYPE_CHECKING:
-    from strata.escalation import LeveledMemory
+    from strata.results import LeveledMemory
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the HTTP API's payload.")]
 MemoryIdArg = Annotated[str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID",

@@ -16,8 +16,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from strata.domain.models import HistoryEvent, Memory
-    from strata.ports import Page, StoreStats
-    from strata.results import ImportReport, Recall, RememberResult
+    from strata.results import ImportReport, Page, Recall, RememberResult, StoreStats
 
 PREVIEW_CHARS = 80
 

@@ -18,7 +18,7 @@ from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
 from strata.domain.models import HistoryEvent
 from strata.errors import InvalidInput
-from strata.timetravel import StateSnapshot
+from strata.results import StateSnapshot
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 

@@ -36,10 +36,16 @@ from strata.domain.escalation import VersionInfo
 from strata.domain.hammer import CompressReport
 from strata.domain.models import Event, HistoryEvent, Memory
 from strata.errors import TransportError
-from strata.escalation import LeveledMemory
-from strata.ports import Page
-from strata.results import BatchResult, ForgetPreview, ImportReport, Recall, RememberResult
-from strata.timetravel import StateSnapshot
+from strata.results import (
+    BatchResult,
+    ForgetPreview,
+    ImportReport,
+    LeveledMemory,
+    Page,
+    Recall,
+    RememberResult,
+    StateSnapshot,
+)
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8420"

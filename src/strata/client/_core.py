@@ -17,19 +17,20 @@ from strata.domain.hammer import CompressReport
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.domain.representations import Witness
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
-from strata.escalation import LeveledMemory
-from strata.ports import Page
 from strata.results import (
+    STATE_PAGE,
     BatchResult,
     ForgetCandidate,
     ForgetPreview,
     Hit,
     ImportReport,
     ItemResult,
+    LeveledMemory,
+    Page,
     Recall,
     RememberResult,
+    StateSnapshot,
 )
-from strata.timetravel import STATE_PAGE, StateSnapshot
 
 T = TypeVar("T")
 ScopeLike = Scope | Mapping[str, Any] | str | None

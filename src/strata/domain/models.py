@@ -122,6 +122,10 @@ class Scope:
         return {"team": self.team, "user": self.user, "agent": self.agent, "run": self.run}
 
 
+#: What the facade accepts as a scope: a ``Scope``, its dict or its key, or None (the default).
+ScopeLike = Scope | Mapping[str, Any] | str | None
+
+
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a memory came from: the raw events that witness it and what derived it."""

@@ -34,12 +34,12 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Send
 from starlette.types import Scope as ASGIScope
 
-from strata.api.app import _error_headers, error_response
 from strata.api.deps import bearer, get_principal
 from strata.errors import StrataError, Unauthenticated
 from strata.facade import Strata
 from strata.mcp.server import Caller, CallerResolver, build_server
 from strata.policy import Principal
+from strata.web import error_headers, error_response
 
 MCP_PATH = "/mcp"
 SCOPE_HEADERS = {"team": "x-strata-team", "user": "x-strata-user", "agent": "x-strata-agent",
@@ -108,7 +108,7 @@ class StreamableHTTPEndpoint:
             principal = await authenticate(self.strata, Request(scope))
         except StrataError as exc:
             refused = error_response(exc.http_status, exc.code, exc.message, exc.details,
-                                     headers=_error_headers(exc))
+                                     headers=error_headers(exc))
             await refused(scope, receive, send)
             return
         if not self.running:
