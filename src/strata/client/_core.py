@@ -473,6 +473,10 @@ def _scope(scope: ScopeLike) -> dict[str, str | None]:
 
 
 def _scope_params(scope: ScopeLike) -> Query:
+    """No scope: no parameters, so the server uses the caller's own (a token's scope, or
+    team ``default`` in local mode) instead of being told ``default`` and refusing it."""
+    if scope is None:
+        return []
     return [(k, v) for k, v in _scope(scope).items() if v is not None]
 
 
