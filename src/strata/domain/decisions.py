@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from strata.domain.models import Lifecycle
-from strata.domain.text import keywords, normalize
+from strata.domain.text import keywords, normalize, stem, words
 
 #: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
 NEAR_DUPLICATE = 0.95
@@ -44,6 +44,8 @@ ACTIONABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDAT
 
 _NEGATION_WORDS = frozenset({"not", "no", "never", "longer", "anymore", "don't", "doesn't",
                              "isn't", "aren't", "wasn't", "won't", "didn't", "stopped"})
+#: Words that say who speaks, not what is claimed: "User likes tea" restates "I like tea".
+_SPEAKER_WORDS = frozenset({"user", "user's"})
 
 
 class Action(enum.StrEnum):
@@ -279,9 +281,18 @@ def _same_value(first: str | None, second: str | None) -> bool:
 
 
 def _overlap(first: str, second: str) -> float:
-    """Jaccard overlap of content words, ignoring negation words."""
-    a = set(keywords(first)) - _NEGATION_WORDS
-    b = set(keywords(second)) - _NEGATION_WORDS
+    """Jaccard overlap of stemmed content words, ignoring negation and speaker words."""
+    a = _claim_words(first)
+    b = _claim_words(second)
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
+
+
+def _claim_words(text: str) -> set[str]:
+    return {stem(w) for w in keywords(text)} - {stem(w) for w in _NEGATION_WORDS | _SPEAKER_WORDS}
+
+
+def has_negation(text: str) -> bool:
+    """Whether a plain sentence says something is not (or no longer) so."""
+    return any(w in _NEGATION_WORDS or w.endswith("n't") for w in words(text))
