@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from strata.domain import applying
 from strata.domain.chatter import is_chatter
-from strata.domain.decisions import ACTIONABLE, Candidate
+from strata.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.models import Event, Filters, Memory, Scope
 from strata.domain.text import content_hash, search_text
@@ -82,8 +82,7 @@ class WritePipeline:
         vectors = self.embedder.embed([f.fact.content for f in found])
         pools = [self._candidates(job.scope, v, f.fact.content, own)
                  for f, v in zip(found, vectors, strict=True)]
-        decisions = self.chain.decide_all([f.fact for f in found],
-                                          [[c for c, _ in pool] for pool in pools])
+        decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
         origin = self._origin(job, found[0])
         planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
@@ -98,6 +97,15 @@ class WritePipeline:
         result = {"facts": len(found), "outcomes": planned.outcomes,
                   "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings}
         return JobOutput(result, batch)
+
+    def _decide(self, found: Sequence[_Found], pools: Sequence[Sequence[tuple[Candidate, Memory]]]
+                ) -> list[Decision]:
+        """The chain's decisions, then the change cues that name the value they replace."""
+        candidates = [[c for c, _ in pool] for pool in pools]
+        decisions = self.chain.decide_all([f.fact for f in found], candidates)
+        now = self.clock.now()
+        return [with_named_old_value(f.fact.view, d, f.event.text, pool, now)
+                for f, d, pool in zip(found, decisions, candidates, strict=True)]
 
     def _events(self, job: Job) -> list[Event]:
         wanted = [str(i) for i in job.payload.get("event_ids", ())]

@@ -24,6 +24,7 @@ correction, block each other's destructive decisions: both are ADDed and flagged
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -296,3 +297,46 @@ def _claim_words(text: str) -> set[str]:
 def has_negation(text: str) -> bool:
     """Whether a plain sentence says something is not (or no longer) so."""
     return any(w in _NEGATION_WORDS or w.endswith("n't") for w in words(text))
+
+
+#: Constructions that name the value a change leaves behind: "from X to", "instead of X",
+#: "X, not Y", "left X", "no longer at X". The group is the old value.
+_DISPLACED = re.compile(
+    r"\bfrom\s+(?P<a>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s+(?:to|for)\b"
+    r"|\binstead\s+of\s+(?P<b>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)"
+    r"|,\s*not\s+(?P<c>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s*[.!]?\s*$"
+    r"|\b(?:left|quit)\s+(?P<d>[A-Z][\w.+#@-]*(?:\s+[A-Z][\w.+#-]*)*)",
+)
+
+
+def displaced_values(source: str) -> list[str]:
+    """The old values a change sentence names ("I moved from Lisbon to Porto" → Lisbon)."""
+    found = (v.strip().rstrip(".!,;:") for m in _DISPLACED.finditer(source)
+             for v in m.groupdict().values() if v)
+    return [v for v in found if v]
+
+
+def with_named_old_value(
+    fact: FactView, decision: Decision, source: str, candidates: Sequence[Candidate],
+    now: datetime,
+) -> Decision:
+    """A new claim that names the value it replaces updates the live memory holding that
+    value, when the rules found nothing to change. A pinned or locked one is kept, and the
+    two are flagged as contradicting instead."""
+    if decision.action is not Action.ADD or decision.disputed or fact.hedged:
+        return decision
+    for old in displaced_values(source):
+        pattern = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+        for candidate in sorted(candidates, key=lambda c: (c.value is None, -c.similarity)):
+            if candidate.lifecycle not in ACTIONABLE or candidate.negated or \
+                    not pattern.search(candidate.value or candidate.content):
+                continue
+            if pattern.search(fact.value or "") and not fact.negated:
+                continue
+            if candidate.locked(now):
+                return replace(decision, contradicts=(candidate.id,),
+                               reason="names a pinned or locked memory's value as old; "
+                                      "kept both")
+            return Decision(Action.UPDATE, candidate.id,
+                            f"the change names the old value {old!r}", confidence=0.8)
+    return decision
