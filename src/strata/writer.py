@@ -114,7 +114,9 @@ class Writer:
         )
         now = self.clock.now()
         events = build_events(request, now)
-        extractor = VerbatimExtractor() if raw else self.extractor
+        # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
+        # stay in the raw log and the episode's text only.
+        extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events)
