@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from strata.domain.chatter import is_chatter
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
@@ -91,6 +92,15 @@ class VerbatimExtractor:
         ]
 
 
+class TurnExtractor(VerbatimExtractor):
+    """One memory per event that says something: chit-chat and acknowledgements stay in the
+    raw log (and in the episode's text) but are no memory of their own."""
+
+    def extract(self, events: Sequence[Event]) -> list[Draft]:
+        return [d for d in super().extract(events)
+                if not is_chatter(events[d.event_index].text, events[d.event_index].role)]
+
+
 def parse_request(
     *,
     text: str | None,
@@ -124,8 +134,8 @@ def parse_request(
     ):
         raise InvalidInput("idempotency_key must be a string of 1-200 characters")
     checked_tags = check_tags(tags)
-    if type is None:  # not given: a kind: tag says it, else a plain fact
-        type = kind_type(checked_tags) or MemoryType.SEMANTIC
+    if type is None:  # not given: a kind: tag says it, else a verbatim record of what was said
+        type = kind_type(checked_tags) or MemoryType.EPISODIC
     return RememberRequest(
         scope=parsed_scope,
         messages=items,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from strata.domain import applying
-from strata.domain.decisions import ACTIONABLE, Candidate
+from strata.domain.chatter import is_chatter
+from strata.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.models import Event, Filters, Memory, Scope
 from strata.domain.text import content_hash, search_text
@@ -76,15 +77,16 @@ class WritePipeline:
         if not found:
             return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
                               "warnings": warnings})
+        turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
+        own = frozenset(turns.values())
         vectors = self.embedder.embed([f.fact.content for f in found])
-        pools = [self._candidates(job.scope, v, f.fact.content)
+        pools = [self._candidates(job.scope, v, f.fact.content, own)
                  for f, v in zip(found, vectors, strict=True)]
-        decisions = self.chain.decide_all([f.fact for f in found],
-                                          [[c for c, _ in pool] for pool in pools])
-        current = {m.id: m for pool in pools for _, m in pool}
+        decisions = self._decide(found, pools)
+        current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
         origin = self._origin(job, found[0])
         planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
-                                self.clock.now())
+                                self.clock.now(), turns)
         batch = WriteBatch(
             events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
             actor=origin.actor, reason="extract", request_id=origin.request_id,
@@ -95,6 +97,15 @@ class WritePipeline:
         result = {"facts": len(found), "outcomes": planned.outcomes,
                   "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings}
         return JobOutput(result, batch)
+
+    def _decide(self, found: Sequence[_Found], pools: Sequence[Sequence[tuple[Candidate, Memory]]]
+                ) -> list[Decision]:
+        """The chain's decisions, then the change cues that name the value they replace."""
+        candidates = [[c for c, _ in pool] for pool in pools]
+        decisions = self.chain.decide_all([f.fact for f in found], candidates)
+        now = self.clock.now()
+        return [with_named_old_value(f.fact.view, d, f.event.text, pool, now)
+                for f, d, pool in zip(found, decisions, candidates, strict=True)]
 
     def _events(self, job: Job) -> list[Event]:
         wanted = [str(i) for i in job.payload.get("event_ids", ())]
@@ -107,7 +118,7 @@ class WritePipeline:
         found: list[_Found] = []
         warnings: list[str] = []
         for event in events:
-            if (event.role or "").lower() in SKIPPED_ROLES:
+            if (event.role or "").lower() in SKIPPED_ROLES or is_chatter(event.text, event.role):
                 continue
             outcome = self.chain.extract(event.text)
             if outcome.extraction is None:
@@ -119,9 +130,10 @@ class WritePipeline:
                          for f in x.facts if not _restates(f, event))
         return found[:MAX_FACTS], warnings
 
-    def _candidates(self, scope: Scope, vector: Vector, text: str
+    def _candidates(self, scope: Scope, vector: Vector, text: str, own: frozenset[str]
                     ) -> list[tuple[Candidate, Memory]]:
-        """Derived memories of exactly this scope that the fact may duplicate or change."""
+        """Memories of exactly this scope that the fact may duplicate or change: derived
+        facts and verbatim turns, except the turns of this very input (``own``)."""
         filters = Filters(lifecycles=tuple(ACTIONABLE))
         k = self.candidates_k
         similarity = dict(self.store.vector_search(scope, vector, k, filters))
@@ -129,7 +141,18 @@ class WritePipeline:
         ids = list(dict.fromkeys([*similarity, *lexical]))
         return [(applying.candidate_of(m, similarity.get(m.id, 0.0)), m)
                 for m in self.store.get_many(ids, scope)
-                if applying.is_derived(m) and m.scope == scope and m.lifecycle in ACTIONABLE]
+                if (applying.is_derived(m) or applying.is_turn(m)) and m.id not in own
+                and m.scope == scope and m.lifecycle in ACTIONABLE]
+
+    def _current(self, scope: Scope, found: Sequence[Memory], own: frozenset[str]
+                 ) -> dict[str, Memory]:
+        """The memories a plan may change: the candidates, the turns that asserted them and
+        this input's own turns (a repetition folds them into what they repeat)."""
+        current = {m.id: m for m in found}
+        asserted = {str(i) for m in found for i in m.meta.get(applying.ASSERTED_BY_KEY, ())}
+        wanted = [i for i in (*asserted, *own) if i not in current]
+        current.update({m.id: m for m in self.store.get_many(wanted, scope) if m.scope == scope})
+        return current
 
     def _origin(self, job: Job, first: _Found) -> applying.Origin:
         payload = job.payload

@@ -27,6 +27,7 @@ from strata.ingest import (
     Draft,
     Extractor,
     RememberRequest,
+    TurnExtractor,
     VerbatimExtractor,
     build_episode,
     build_events,
@@ -71,7 +72,7 @@ class Writer:
         self.settings = settings
         self.clock = clock
         self.runner = runner
-        self.extractor = extractor or VerbatimExtractor()
+        self.extractor = extractor or TurnExtractor()
         self.index_graph = index_graph
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
@@ -113,14 +114,17 @@ class Writer:
         )
         now = self.clock.now()
         events = build_events(request, now)
-        extractor = VerbatimExtractor() if raw else self.extractor
+        # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
+        # stay in the raw log and the episode's text only.
+        extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events)
-        if self.settings.episodes and len(memories) > 1:
+        if self.settings.episodes and len(events) > 1 and memories:
             new_memories.append(self._episode(request, events, new_memories, now))
         actor = actor or Actor()
-        jobs = () if raw else (self._extract_job(request, events, actor, now),)
+        jobs = () if raw else (self._extract_job(request, events, memories, drafts, actor,
+                                                   now),)
         outcome = self.store.write(WriteBatch(
             events=events, memories=new_memories, actor=actor.id, reason="remember",
             request_id=actor.request_id, idempotency=_claim(request, mode, raw), jobs=jobs,
@@ -148,12 +152,15 @@ class Writer:
             return memories
         return [m.evolve(lifecycle=Lifecycle.CANDIDATE) for m in memories]
 
-    def _extract_job(self, request: RememberRequest, events: Sequence[Event], actor: Actor,
+    def _extract_job(self, request: RememberRequest, events: Sequence[Event],
+                     memories: Sequence[Memory], drafts: Sequence[Draft], actor: Actor,
                      now: datetime) -> NewJob:
-        """One extract job per remembered input, keyed by its first event."""
+        """One extract job per remembered input, keyed by its first event. ``turns`` maps
+        each event to its verbatim memory, so decisions can supersede or collapse it."""
+        turns = {events[d.event_index].id: m.id for m, d in zip(memories, drafts, strict=True)}
         payload = {"event_ids": [e.id for e in events], "conversation_id":
                    request.conversation_id, "tags": list(request.tags), "actor": actor.id,
-                   "request_id": actor.request_id}
+                   "request_id": actor.request_id, "turns": turns}
         return NewJob(JobKind.EXTRACT, payload, request.scope, dedup_key=f"extract:{events[0].id}",
                       max_attempts=self.settings.job_max_attempts, created_at=now)
 

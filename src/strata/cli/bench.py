@@ -501,3 +501,37 @@ def jobs(
     Console().print(table)
     if not report.exactly_once:
         raise typer.Exit(1)
+
+
+@bench_app.command("correctness")
+def correctness(
+    gold: Annotated[Path | None, typer.Option(help="Gold cases (JSONL); default: the "
+                                              "bundled set.")] = None,
+    locomo_data: Annotated[Path | None, typer.Option(
+        "--locomo", help="LoCoMo conversations for the junk rate.")] = None,
+    failures: Annotated[bool, typer.Option("--failures", help="List the missed cases.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """End to end through the facade with default settings: are the live memories and the top
+    recall hit the current truth after updates, corrections, negations, paraphrases,
+    look-alikes, chit-chat, third-person, several-fact and pinned inputs? Plus the junk rate."""
+    from strata.bench.correctness import DEFAULT_GOLD, run_correctness
+
+    with errors_reported(as_json=as_json):
+        report = run_correctness(gold or DEFAULT_GOLD, locomo=locomo_data)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+        return
+    table = Table(title=f"strata bench correctness — {report.cases} cases, "
+                        f"{report.accuracy:.3f} right")
+    for column in ("category", "right", "total", "accuracy"):
+        table.add_column(column)
+    for name, (right, total) in sorted(report.by_category.items()):
+        table.add_row(name, str(right), str(total), f"{right / total:.3f}")
+    Console().print(table)
+    if report.junk:
+        typer.echo(f"junk rate: {report.junk['junk']}/{report.junk['live']} = "
+                   f"{report.junk['rate']:.3f}")
+    if failures:
+        for failure in report.failures:
+            typer.echo(json.dumps(failure))

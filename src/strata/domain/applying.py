@@ -19,12 +19,13 @@ changed by a decision (``enforce_invariants`` already turned such UPDATE/DELETE 
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from strata.domain.decisions import Action, Candidate, Decision
+from strata.domain.decisions import Action, Candidate, Decision, has_negation
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Planned
 from strata.domain.models import (
@@ -44,6 +45,16 @@ OVERRIDE_KEY = "manual_override_until"
 #: ``meta`` key holding what the decision rules need about a derived fact.
 FACT_KEY = "fact"
 DERIVED_TAG = "derived"
+#: ``meta`` key: the verbatim turn(s) whose words asserted a derived fact.
+ASSERTED_BY_KEY = "asserted_by"
+#: ``meta`` key: how many times the claim was said (a repetition adds one).
+MENTIONS_KEY = "mentions"
+#: ``meta`` key of a fact whose decision was applied at once under review mode.
+DECISION_KEY = "decision"
+#: Tag of such a fact: ``list --tag decision:applied`` is the "applied, undo?" queue.
+APPLIED_TAG = "decision:applied"
+#: Lifecycles a repetition can fold into.
+RECALLABLE_NOW = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
 
 
 class ReviewMode(enum.StrEnum):
@@ -108,13 +119,26 @@ class Plan:
 
 
 def candidate_of(memory: Memory, similarity: float) -> Candidate:
-    """A stored derived memory as the decision rules see it."""
-    fact = memory.meta.get(FACT_KEY) or {}
+    """A stored memory as the decision rules see it: a derived fact with its slot, or a
+    verbatim turn as a plain claim (no slot; its polarity read from its words)."""
+    fact = memory.meta.get(FACT_KEY)
+    if fact is None:
+        return Candidate(
+            id=memory.id, content=memory.content, similarity=similarity,
+            negated=has_negation(memory.content), pinned=memory.pinned,
+            lifecycle=memory.lifecycle, manual_override_until=override_until(memory),
+        )
     return Candidate(
         id=memory.id, content=memory.content, similarity=similarity, subject=memory.subject,
         value=fact.get("value"), negated=bool(fact.get("negated", False)), pinned=memory.pinned,
         lifecycle=memory.lifecycle, manual_override_until=override_until(memory),
     )
+
+
+def is_turn(memory: Memory) -> bool:
+    """A verbatim record of one turn (not a derived fact, not a whole episode)."""
+    return FACT_KEY not in memory.meta and memory.meta.get("kind") != "episode" and \
+        memory.provenance.source != "extract" and len(memory.provenance.event_ids) >= 1
 
 
 def override_until(memory: Memory) -> datetime | None:
@@ -140,36 +164,134 @@ def is_derived(memory: Memory) -> bool:
 def plan(
     facts: Sequence[FactInput], decisions: Sequence[Decision],
     current: Mapping[str, Memory], origin: Origin, now: datetime,
+    turns: Mapping[str, str] | None = None,
 ) -> Plan:
-    """The memories to add and the changes to apply for ``decisions`` (one per fact)."""
+    """The memories to add and the changes to apply for ``decisions`` (one per fact).
+    ``turns`` maps each event of the input to its verbatim memory (in ``current``)."""
+    turns = turns or {}
+    per_turn = Counter(f.event_id for f in facts)
     result = Plan()
-    touched: dict[str, Memory] = {}  # targets changed so far, by id (latest state)
+    touched: dict[str, _Touch] = {}  # memories changed so far, by id (latest state)
     for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
+        own_turn = turns.get(fact.event_id)
+        sole = per_turn[fact.event_id] == 1
         if decision.action is Action.NONE:
             result.outcomes.append(_outcome(decision, None))
+            if sole and own_turn and decision.target_id:
+                _collapse(touched, current, own_turn, decision, fact, now)
             continue
-        derived = _derived(fact, decision, index, origin, now)
+        if _kept_as_turn(fact, decision, own_turn):
+            result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
+            continue
+        applied = _applies(decision, origin.review)
+        derived = _derived(fact, decision, index, origin, now, applied,
+                           own_turn if sole else None)
         result.added.append(derived)
-        result.outcomes.append(_outcome(decision, derived.memory.id))
-        if origin.review.holds_inferred():
+        result.outcomes.append({**_outcome(decision, derived.memory.id), "applied": applied})
+        if not applied:
             continue  # proposed only: the candidate carries what it would change
         for target_id in _targets(decision):
-            base = touched.get(target_id) or current.get(target_id)
-            if base is None or base.pinned or _locked(base, now):
-                continue
-            touched[target_id] = _change(base, derived, decision, now, origin)
-    originals = {i: current[i] for i in touched if i in current}
-    for target_id, after in touched.items():
-        before = originals[target_id]
-        result.changes.append((Planned(after, _history(before, after, now, origin, decisions,
-                                                       target_id)), before.version))
+            _retarget(touched, current, target_id, derived, decision, now)
+    for target_id, touch in touched.items():
+        before = current[target_id]
+        result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
+                               before.version))
     return result
 
 
 def _targets(decision: Decision) -> list[str]:
     if decision.action in (Action.UPDATE, Action.DELETE) and decision.target_id:
-        return [decision.target_id]
+        return [decision.target_id, *decision.contradicts]
     return list(decision.contradicts)
+
+
+@dataclass(slots=True)
+class _Touch:
+    after: Memory
+    kind: HistoryKind
+    reason: str
+    decision: Decision
+
+
+def _applies(decision: Decision, review: ReviewMode) -> bool:
+    """Whether the decision takes effect now. ``capture_only`` holds brand-new facts for
+    review but applies a decision that changes what is already known (an update, a
+    retraction, a conflict): a correction never waits while the stale fact keeps winning."""
+    if review is ReviewMode.OFF:
+        return True
+    if review is ReviewMode.ALL:
+        return False
+    return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed
+
+
+def _kept_as_turn(fact: FactInput, decision: Decision, own_turn: str | None) -> bool:
+    """A new claim without a slot is what its verbatim turn already says: no second memory."""
+    return (decision.action is Action.ADD and not decision.disputed and fact.subject is None
+            and own_turn is not None)
+
+
+def _live(memory: Memory | None, now: datetime) -> bool:
+    return memory is not None and not memory.pinned and not _locked(memory, now) and \
+        memory.lifecycle in (Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE)
+
+
+def _latest(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
+            memory_id: str) -> Memory | None:
+    touch = touched.get(memory_id)
+    return touch.after if touch is not None else current.get(memory_id)
+
+
+def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_id: str,
+              derived: Derived, decision: Decision, now: datetime) -> None:
+    """Supersede (update, retraction) or dispute ``target_id``; a superseded fact takes the
+    verbatim turn that asserted it (and nothing else) along."""
+    base = _latest(touched, current, target_id)
+    if base is None or base.pinned or _locked(base, now):
+        return
+    replaces = decision.action in (Action.UPDATE, Action.DELETE) and \
+        decision.target_id == target_id
+    if not replaces:
+        touched[target_id] = _Touch(disputed(base, derived.memory.id, now), HistoryKind.UPDATE,
+                                    f"disputed: contradicted ({decision.reason})", decision)
+        return
+    kind = HistoryKind(decision.action.value)
+    reason = f"superseded by {derived.memory.id} ({decision.action.value}: {decision.reason})"
+    touched[target_id] = _Touch(superseded(base, derived.memory.id, now), kind, reason, decision)
+    for turn_id in base.meta.get(ASSERTED_BY_KEY, ()):
+        turn = _latest(touched, current, str(turn_id))
+        if turn is not None and _live(turn, now) and turn.id != target_id:
+            touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), kind,
+                                      f"its claim {target_id} was {reason}", decision)
+
+
+def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_turn: str,
+              decision: Decision, fact: FactInput, now: datetime) -> None:
+    """A repetition or paraphrase: the new turn folds into the memory that already says it
+    (one more mention, the new event as extra evidence); the new turn is superseded by it."""
+    target = _latest(touched, current, decision.target_id or "")
+    if target is None or target.lifecycle not in RECALLABLE_NOW:
+        return
+    home_id = next(iter(target.meta.get(ASSERTED_BY_KEY, ())), None) or target.id
+    home = _latest(touched, current, str(home_id))
+    turn = _latest(touched, current, own_turn)
+    if home is None or turn is None or home.id == turn.id or not _live(turn, now) or \
+            home.lifecycle not in RECALLABLE_NOW:
+        return
+    reason = f"repetition of {home.id} ({decision.reason})"
+    touched[turn.id] = _Touch(superseded(turn, home.id, now), HistoryKind.UPDATE, reason,
+                              decision)
+    for memory in {home.id: home, target.id: target}.values():
+        touched[memory.id] = _Touch(mentioned(memory, fact.event_id, now), HistoryKind.UPDATE,
+                                    f"mentioned again ({decision.reason})", decision)
+
+
+def mentioned(memory: Memory, event_id: str, now: datetime) -> Memory:
+    """One more mention of ``memory``: its count, and the event as extra evidence."""
+    events = tuple(dict.fromkeys((*memory.provenance.event_ids, event_id)))
+    count = int(memory.meta.get(MENTIONS_KEY, 1)) + 1
+    return memory.evolve(updated_at=now, version=memory.version + 1,
+                         provenance=replace(memory.provenance, event_ids=events),
+                         meta={**memory.meta, MENTIONS_KEY: count})
 
 
 def _locked(memory: Memory, now: datetime) -> bool:
@@ -178,16 +300,21 @@ def _locked(memory: Memory, now: datetime) -> bool:
 
 
 def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,
-             now: datetime) -> Derived:
-    lifecycle = (Lifecycle.CANDIDATE if origin.review.holds_inferred() else
-                 Lifecycle.DISPUTED if decision.contradicts else Lifecycle.ACTIVE)
+             now: datetime, applied: bool, own_turn: str | None) -> Derived:
+    lifecycle = (Lifecycle.CANDIDATE if not applied else
+                 Lifecycle.DISPUTED if decision.disputed else Lifecycle.ACTIVE)
     meta: dict[str, Any] = {FACT_KEY: {"value": fact.value, "negated": fact.negated,
                                        "entities": list(fact.entities)}}
+    if own_turn is not None:
+        meta[ASSERTED_BY_KEY] = [own_turn]
+    if applied and origin.review.holds_inferred():
+        meta[DECISION_KEY] = {"action": decision.action.value, "status": "applied",
+                              "target": decision.target_id}
     if decision.contradicts:
         meta["contradicts"] = list(decision.contradicts)
     if decision.action in (Action.UPDATE, Action.DELETE) and decision.target_id:
         meta["supersedes"] = decision.target_id
-    if origin.review.holds_inferred() and (decision.target_id or decision.contradicts):
+    if not applied and (decision.target_id or decision.contradicts):
         meta["proposed"] = {"action": decision.action.value, "target": decision.target_id,
                             "contradicts": list(decision.contradicts)}
     memory = Memory(
@@ -196,7 +323,8 @@ def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,
         updated_at=now, importance=max(0.0, min(1.0, fact.importance / 10)),
         confidence=max(0.0, min(1.0, fact.confidence)), pinned=fact.pinned,
         lifecycle=lifecycle, subject=fact.subject, conversation_id=origin.conversation_id,
-        tags=tuple(dict.fromkeys((*origin.tags, DERIVED_TAG))),
+        tags=tuple(dict.fromkeys((*origin.tags, DERIVED_TAG,
+                                  *((APPLIED_TAG,) if DECISION_KEY in meta else ())))),
         provenance=Provenance(event_ids=(fact.event_id,), source="extract",
                               extractor=origin.extractor, model=origin.model,
                               prompt_version=origin.prompt_version),
@@ -216,13 +344,6 @@ def _type(value: str, scope: Scope) -> MemoryType:
     except ValueError:
         return MemoryType.SEMANTIC
     return MemoryType.SEMANTIC if chosen in AGENT_BOUND_TYPES and scope.agent is None else chosen
-
-
-def _change(base: Memory, derived: Derived, decision: Decision, now: datetime,
-            origin: Origin) -> Memory:
-    if decision.action in (Action.UPDATE, Action.DELETE):
-        return superseded(base, derived.memory.id, now)
-    return disputed(base, derived.memory.id, now)
 
 
 def superseded(base: Memory, by: str, now: datetime) -> Memory:
@@ -276,29 +397,19 @@ def _row(before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor:
     ))
 
 
-def _history(before: Memory, after: Memory, now: datetime, origin: Origin,
-             decisions: Sequence[Decision], target_id: str) -> HistoryEvent:
-    decision = next((d for d in decisions if d.target_id == target_id
-                     and d.action in (Action.UPDATE, Action.DELETE)), None)
-    if decision is None:
-        decision = next(d for d in decisions if target_id in d.contradicts)
-        kind, reason = HistoryKind.UPDATE, f"disputed: contradicted ({decision.reason})"
-    else:
-        kind = HistoryKind(decision.action.value)  # the lineage says UPDATE or DELETE
-        reason = (f"superseded by {after.meta['superseded_by']} ({decision.action.value}: "
-                  f"{decision.reason})")
+def _history(before: Memory, touch: _Touch, now: datetime, origin: Origin) -> HistoryEvent:
+    decision = touch.decision
     return HistoryEvent(
-        id=new_id(), memory_id=target_id, kind=kind, ts=now, actor=origin.actor, reason=reason,
-        before=before.to_dict(), after=after.to_dict(), request_id=origin.request_id,
-        provider=decision.provider, model=decision.model or origin.model,
+        id=new_id(), memory_id=before.id, kind=touch.kind, ts=now, actor=origin.actor,
+        reason=touch.reason, before=before.to_dict(), after=touch.after.to_dict(),
+        request_id=origin.request_id, provider=decision.provider,
+        model=decision.model or origin.model,
         prompt_version=decision.prompt_version or origin.prompt_version,
         confidence=decision.confidence,
     )
 
 
 def _replace_after(history: HistoryEvent, after: Memory) -> HistoryEvent:
-    from dataclasses import replace
-
     return replace(history, after=after.to_dict())
 
 

@@ -24,12 +24,13 @@ correction, block each other's destructive decisions: both are ADDed and flagged
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from strata.domain.models import Lifecycle
-from strata.domain.text import keywords, normalize
+from strata.domain.text import keywords, normalize, stem, words
 
 #: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
 NEAR_DUPLICATE = 0.95
@@ -44,6 +45,8 @@ ACTIONABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDAT
 
 _NEGATION_WORDS = frozenset({"not", "no", "never", "longer", "anymore", "don't", "doesn't",
                              "isn't", "aren't", "wasn't", "won't", "didn't", "stopped"})
+#: Words that say who speaks, not what is claimed: "User likes tea" restates "I like tea".
+_SPEAKER_WORDS = frozenset({"user", "user's"})
 
 
 class Action(enum.StrEnum):
@@ -279,9 +282,61 @@ def _same_value(first: str | None, second: str | None) -> bool:
 
 
 def _overlap(first: str, second: str) -> float:
-    """Jaccard overlap of content words, ignoring negation words."""
-    a = set(keywords(first)) - _NEGATION_WORDS
-    b = set(keywords(second)) - _NEGATION_WORDS
+    """Jaccard overlap of stemmed content words, ignoring negation and speaker words."""
+    a = _claim_words(first)
+    b = _claim_words(second)
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
+
+
+def _claim_words(text: str) -> set[str]:
+    return {stem(w) for w in keywords(text)} - {stem(w) for w in _NEGATION_WORDS | _SPEAKER_WORDS}
+
+
+def has_negation(text: str) -> bool:
+    """Whether a plain sentence says something is not (or no longer) so."""
+    return any(w in _NEGATION_WORDS or w.endswith("n't") for w in words(text))
+
+
+#: Constructions that name the value a change leaves behind: "from X to", "instead of X",
+#: "X, not Y", "left X", "no longer at X". The group is the old value.
+_DISPLACED = re.compile(
+    r"\bfrom\s+(?P<a>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s+(?:to|for)\b"
+    r"|\binstead\s+of\s+(?P<b>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)"
+    r"|,\s*not\s+(?P<c>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s*[.!]?\s*$"
+    r"|\b(?:left|quit)\s+(?P<d>[A-Z][\w.+#@-]*(?:\s+[A-Z][\w.+#-]*)*)",
+)
+
+
+def displaced_values(source: str) -> list[str]:
+    """The old values a change sentence names ("I moved from Lisbon to Porto" → Lisbon)."""
+    found = (v.strip().rstrip(".!,;:") for m in _DISPLACED.finditer(source)
+             for v in m.groupdict().values() if v)
+    return [v for v in found if v]
+
+
+def with_named_old_value(
+    fact: FactView, decision: Decision, source: str, candidates: Sequence[Candidate],
+    now: datetime,
+) -> Decision:
+    """A new claim that names the value it replaces updates the live memory holding that
+    value, when the rules found nothing to change. A pinned or locked one is kept, and the
+    two are flagged as contradicting instead."""
+    if decision.action is not Action.ADD or decision.disputed or fact.hedged:
+        return decision
+    for old in displaced_values(source):
+        pattern = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+        for candidate in sorted(candidates, key=lambda c: (c.value is None, -c.similarity)):
+            if candidate.lifecycle not in ACTIONABLE or candidate.negated or \
+                    not pattern.search(candidate.value or candidate.content):
+                continue
+            if pattern.search(fact.value or "") and not fact.negated:
+                continue
+            if candidate.locked(now):
+                return replace(decision, contradicts=(candidate.id,),
+                               reason="names a pinned or locked memory's value as old; "
+                                      "kept both")
+            return Decision(Action.UPDATE, candidate.id,
+                            f"the change names the old value {old!r}", confidence=0.8)
+    return decision
