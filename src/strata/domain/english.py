@@ -753,9 +753,9 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     manner = replace(manner, strong=verb.lemma in _STRONG)
     if verb.lemma == "stand":  # "can't stand X" is a dislike, not a negated one
         manner = replace(manner, negated=not manner.negated)
+    attribute, lemma = claim.attribute, claim.verb
     if attribute in ("likes", "dislikes") and verb.lemma not in ("like", "dislike", "stand"):
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
-    attribute, lemma = claim.attribute, claim.verb
     phrase = "" if attribute == "does" else _phrase(claim.phrase)
     if attribute != "does" and not keywords(clean_value(phrase)) and not re.search(r"\d", phrase):
         return []
@@ -806,9 +806,8 @@ def _items(phrase: str) -> list[str]:
 
 def _mention(clause: str, manner: _Manner, role: str) -> list[Statement]:
     """A declarative clause no rule reads: kept as a casual mention without a slot."""
-    if role != "user" or re.match(r"^(?:you|he|she|they|it|this|that)\b", clause, _I) and \
-            len(keywords(clause)) < 3:
-        return []
+    if role != "user" or len(clause.split()) < 3 or len(keywords(clause)) < 2:
+        return []  # a fragment is not a statement
     names = tuple(dict.fromkeys(re.findall(r"(?<!^)\b[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*",
                                            clause)))
     content = third_person(clause)
