@@ -19,10 +19,9 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from lemminflect import getAllLemmas, getInflection, getLemma  # type: ignore[import-untyped]
+from lemminflect import getAllLemmas, getInflection  # type: ignore[import-untyped]
 
-from strata.domain.slots import is_single_valued, slot_key, slug
-from strata.domain.text import keywords
+from strata.domain.slots import content_words, is_single_valued, slot_key, slug
 
 _I = re.IGNORECASE
 USER = "user"
@@ -39,7 +38,7 @@ _CHATTER = re.compile(
     r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
     r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
     r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
-    r"you're welcome|of course|will do|see you|talk (?:to you )?(?:later|soon)|"
+    r"you're welcome|of course|will do|see you(?: later| soon| tomorrow)?|talk (?:to you )?(?:later|soon)|"
     r"good (?:morning|night|evening|afternoon)|how are you|what's up|never ?mind|"
     r"thanks? (?:you )?(?:so much |a lot )?(?:for .*)?|that's (?:great|cool|nice|funny|"
     r"awesome|helpful|interesting|good)|me too|same here))[\s!.,:;)(-]*)+$",
@@ -64,7 +63,9 @@ _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe
                          r"not sure but)\b,?\s*(?:that\s+)?", _I)
 _HEDGE_INSIDE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|"
                            r"not sure|kind of|sort of|i guess)\b", _I)
-_NOT_TAIL = re.compile(r",?\s+(?:and\s+)?not\s+(?P<old>[^,]+?)$", _I)
+_NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$", _I)
+_TAG_QUESTION = re.compile(r",\s*(?:right|yes|correct|yeah|ok|okay|true|isn't it|don't you|"
+                           r"didn't you|aren't you)\s*[?!.]*$", _I)
 _INSTEAD = re.compile(r"\s+(?:instead of|rather than|over)\s+(?P<old>.+)$", _I)
 _FROM_TO = re.compile(r"^(?:(?P<pre>.*?)\s+)?from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", _I)
 
@@ -78,7 +79,8 @@ _AUX = {
     "'ve": "perf", "had": "perf past", "haven't": "perf neg", "hasn't": "perf neg",
     "been": "be", "will": "future", "'ll": "future", "won't": "future neg",
     "would": "hedge", "might": "hedge", "may": "hedge", "could": "hedge", "can": "",
-    "can't": "neg", "cannot": "neg", "used to": "past", "going to": "future",
+    "can't": "neg", "cannot": "neg", "used to": "past", "probably": "hedge",
+    "maybe": "hedge", "perhaps": "hedge", "possibly": "hedge", "apparently": "hedge",
     "now": "change", "currently": "", "still": "", "always": "habit", "usually": "habit",
     "often": "habit", "mostly": "", "mainly": "", "generally": "habit", "normally": "habit",
     "really": "", "also": "", "just": "", "recently": "change", "finally": "change",
@@ -224,10 +226,14 @@ def inflect(lemma: str, tag: str) -> str:
     """``give`` + VBZ → gives, + VBD → gave; the lemma when the lexicon has no entry."""
     if lemma == "be":
         return {"VBZ": "is", "VBD": "was"}.get(tag, "be")
+    if " " in lemma:  # a phrasal verb: "work out" → "works out"
+        head, particle = lemma.split(" ", 1)
+        return f"{inflect(head, tag)} {particle}"
     forms = getInflection(lemma, tag=tag)
     return str(forms[0]) if forms else lemma
 
 
+@lru_cache(maxsize=4096)
 def is_past_form(word: str, lemma: str) -> bool:
     word = word.casefold()
     return word in (getInflection(lemma, tag="VBD") or ()) and word != lemma
@@ -265,8 +271,9 @@ def clauses(sentence: str) -> list[str]:
     result: list[str] = []
     subject: str | None = None
     for piece in (p.strip() for p in pieces if p and p.strip()):
-        holder = _HOLDER.match(piece)
-        if holder is not None and _starts_clause(piece):
+        bare = _TIME_HEAD.sub("", piece)
+        holder = _HOLDER.match(bare)
+        if holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
         elif result and subject is not None and _starts_verb_phrase(piece):
@@ -284,7 +291,7 @@ def is_chatter(clause: str) -> bool:
     bare = _TRAIL.sub("", clause.strip())
     if not bare or clause.rstrip().endswith("?") or _QUESTION.match(bare):
         return True
-    return _CHATTER.match(bare) is not None or not keywords(bare)
+    return _CHATTER.match(bare) is not None or not content_words(bare)
 
 
 def read_manner(clause: str) -> tuple[str, _Manner]:
@@ -332,7 +339,8 @@ _VERB_CLASS_WORDS = frozenset(
 _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
 _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave"})
 _PARTICLES = ("up", "over", "out", "off", "back", "down", "away")
-_PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out"})
+_PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out", "work out", "find out",
+                      "show up", "hang out", "pick up", "set up", "sign up"})
 #: "be" + preposition/adjective → attribute.
 _BE_CLASSES = {
     "from": "from", "originally from": "from", "based in": "lives_in", "living in": "lives_in",
@@ -463,6 +471,14 @@ def read_verb(text: str, manner: _Manner) -> _Verb | None:
         return None
     if "be" in tags and first.casefold().endswith("ing"):
         tags.add("progressive")
+    elif lemma in ("be", "get") or "be" in tags:
+        participle = _participle(rest if lemma != "get" else tail)
+        if participle is not None:
+            if lemma == "get":
+                tags.update(("change",) if "past" in tags or is_past_form(first, "get")
+                            else ())
+                tags.discard("past")
+            lemma, tail = "be", participle
     past = "past" in tags or (not tags & {"perf", "be", "future"} and lemma != "be"
                               and is_past_form(first, lemma))
     if lemma == "be" and "be" in tags and "past" in tags:
@@ -475,6 +491,18 @@ def read_verb(text: str, manner: _Manner) -> _Verb | None:
         change=manner.change or "change" in tags,
         hedged=manner.hedged or "hedge" in tags, past=manner.past or past, future="future" in tags,
         habit="habit" in tags, progressive="progressive" in tags))
+
+
+def _participle(rest: str) -> str | None:
+    """"based in Austin", "married to Sam", "tired": a state after be/get, not a verb."""
+    lowered = rest.casefold()
+    if any(lowered.startswith(k + " ") for k in _BE_CLASSES if " " in k):
+        return rest
+    first = lowered.split(" ", 1)[0]
+    lemma = verb_lemma(first) if first else None
+    if lemma is not None and first.endswith("ed") and is_past_form(first, lemma):
+        return rest
+    return None
 
 
 def _prep_split(rest: str, preps: dict[str, str]) -> tuple[str, str] | None:
@@ -490,12 +518,17 @@ def _prep_split(rest: str, preps: dict[str, str]) -> tuple[str, str] | None:
     return None
 
 
+_CATEGORY_RES = [
+    (category, re.compile(r"(?<![\w+#])(?:" + "|".join(re.escape(n) for n in names)
+                          + r")(?![\w+#])"))
+    for category, names in _CATEGORIES.items()
+]
+
+
 def _category(value: str) -> str | None:
+    """Which family of tools or tastes ``value`` names ("Vim" → editor), if any."""
     lowered = value.casefold()
-    for category, names in _CATEGORIES.items():
-        if any(re.search(rf"(?<![\w+#]){re.escape(n)}(?![\w+#])", lowered) for n in names):
-            return category
-    return None
+    return next((c for c, pattern in _CATEGORY_RES if pattern.search(lowered)), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -540,20 +573,18 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"favourite_{_category(rest)}", rest)
     if lemma == "turn" and re.match(r"^\d{1,3}\b", rest):
         return _Claim("age", rest.split()[0])
-    if lemma == "have" and rest and clean_value(rest).split()[0].casefold() in _PETS:
+    if lemma == "have" and _PETS.intersection(content_words(rest)):
         return _Claim("has_pet", rest)
     split = _prep_split(rest, _VERB_CLASSES.get(lemma, {}))
     if split is not None:
         attribute, phrase = split
-        if attribute == "lives_in" and lemma in ("move", "relocate") and phrase[:1].islower() \
-                and not _ARTICLE.match(phrase):
-            return _Claim("moved", phrase, verb="move")
-        if attribute == "works_at" and lemma == "join" and phrase[:1].islower():
-            return _Claim("joined", phrase, verb="join")
+        if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
+                and not clean_value(phrase)[:1].isupper():
+            return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
         return _Claim(attribute, phrase)
     if not rest:
         return _Claim("does", lemma, verb=lemma)
-    return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
+    return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
 def _be_claim(rest: str) -> _Claim | None:
@@ -566,10 +597,10 @@ def _be_claim(rest: str) -> _Claim | None:
         return _Claim(*split)
     role = re.match(r"^(?:(?:a|an)\s+)?(?P<role>.+?)(?:\s+(?:at|for|in)\s+(?P<org>.+))?$", rest,
                     _I)
-    if role and keywords(role.group("role")) and \
-            keywords(role.group("role"))[-1] in _ROLE_NOUNS and re.match(r"^(?:a|an)\s", lowered):
+    if role and content_words(role.group("role")) and \
+            content_words(role.group("role"))[-1] in _ROLE_NOUNS and re.match(r"^(?:a|an)\s", lowered):
         return _Claim("job_title", rest)
-    if not keywords(rest):
+    if not content_words(rest):
         return None
     return _Claim("is", rest, verb="be")
 
@@ -601,7 +632,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         return _ATTRIBUTE_NOUNS[noun]
     if "deadline" in noun or "due date" in noun:
         owner = of or re.sub(r"\s*(?:deadline|due date)\s*", " ", noun).strip()
-        return f"deadline_of_{slug(owner)}" if keywords(owner) else "deadline"
+        return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
     if noun.startswith("favourite "):
         return "favourite_" + slug(noun.removeprefix("favourite "))
     return slug(f"{noun} {of}" if of else noun, limit=4)
@@ -714,7 +745,7 @@ def past_attribute(attribute: str, verb: str | None) -> str:
     if attribute == "located_in":
         return "visited"
     if verb is not None:
-        return inflect(verb.split()[0], "VBD")
+        return inflect(verb, "VBD").replace(" ", "_")
     if attribute in _VERB_PHRASE:
         lemma, prep = _VERB_PHRASE[attribute]
         return "_".join(p for p in (inflect(lemma.split()[0], "VBD"), *prep.split()) if p)
@@ -746,8 +777,13 @@ def _entity(holder: _Holder) -> str:
 
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
-    if manner.past and (verb.lemma in _CHANGE_VERBS or claim.attribute in _PERMANENT):
-        manner = replace(manner, past=False, change=verb.lemma in _CHANGE_VERBS or manner.change)
+    changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
+    if (manner.past and changes) or claim.attribute in _PERMANENT:
+        manner = replace(manner, past=False)
+    if changes and not manner.negated:
+        manner = replace(manner, change=True)
+    if claim.attribute in ("visited", "met"):
+        manner = replace(manner, past=True)
     if claim.old is not None and verb.lemma != "prefer":
         manner = replace(manner, change=True)
     manner = replace(manner, strong=verb.lemma in _STRONG)
@@ -757,7 +793,7 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     if attribute in ("likes", "dislikes") and verb.lemma not in ("like", "dislike", "stand"):
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
     phrase = "" if attribute == "does" else _phrase(claim.phrase)
-    if attribute != "does" and not keywords(clean_value(phrase)) and not re.search(r"\d", phrase):
+    if attribute != "does" and not content_words(clean_value(phrase)) and not re.search(r"\d", phrase):
         return []
     if manner.future:
         content = f"{holder.name} will {'not ' if manner.negated else ''}" \
@@ -771,7 +807,8 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
         attribute = past_attribute(attribute, lemma)
     else:
         content = render(holder.name, attribute, phrase, negated=manner.negated,
-                         change=manner.change, verb=lemma)
+                         change=manner.change, verb=lemma,
+                         past=verb.manner.past and attribute in _PERMANENT)
     if attribute == "does":
         phrase = claim.phrase
     items = _items(phrase) if not is_single_valued(attribute) else [phrase]
@@ -779,7 +816,7 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
                              render(holder.name, attribute, item, negated=manner.negated,
                                     change=manner.change, past=manner.past, verb=lemma),
                              manner, lemma) for item in items]
-    if claim.old is not None and not is_single_valued(attribute) and keywords(claim.old) \
+    if claim.old is not None and not is_single_valued(attribute) and content_words(claim.old) \
             and verb.lemma != "prefer":
         gone = replace(manner, negated=True, change=True)
         statements.append(_statement(holder, attribute, claim.old, render(
@@ -806,7 +843,7 @@ def _items(phrase: str) -> list[str]:
 
 def _mention(clause: str, manner: _Manner, role: str) -> list[Statement]:
     """A declarative clause no rule reads: kept as a casual mention without a slot."""
-    if role != "user" or len(clause.split()) < 3 or len(keywords(clause)) < 2:
+    if role != "user" or len(clause.split()) < 3 or len(content_words(clause)) < 2:
         return []  # a fragment is not a statement
     names = tuple(dict.fromkeys(re.findall(r"(?<!^)\b[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*",
                                            clause)))
@@ -859,7 +896,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
                 before: list[Statement] | None = None) -> list[Statement]:
     """The claims of one clause; ``before`` are the claims read earlier in the same text, the
     target of a bare correction ("sorry, I meant Porto")."""
-    clause = _TRAIL.sub("", _FILLER.sub("", clause.strip()))
+    clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
     if is_chatter(clause):
         return []
     not_tail = _NOT_TAIL.search(clause)
@@ -903,7 +940,9 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
     if verb.lemma in _SET_VERBS:
         target = _ACTIVE_SET.match(verb.rest)
         if target is not None:
-            clause = f"{target['det']} {target['noun']} changed to {target['v']}"
+            how = "was handed over to" if verb.lemma in ("hand over", "hand", "give",
+                                                         "reassign") else "changed to"
+            clause = f"{target['det']} {target['noun']} {how} {target['v']}"
             found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
             if found:
                 return found
@@ -939,12 +978,14 @@ def _stopped(verb: _Verb) -> _Verb | None:
         return _Verb("work", f"at {job['org']}", manner)
     if verb.lemma == "leave" and verb.rest[:1].isupper():
         return _Verb("work", f"at {verb.rest}", manner)
+    if verb.lemma != "leave" and verb.rest:
+        return _Verb("have", verb.rest, manner)
     return None
 
 
 def _decision(text: str, manner: _Manner) -> list[Statement]:
     phrase = _phrase(text)
-    if not keywords(phrase):
+    if not content_words(phrase):
         return []
     category = _category(phrase)
     attribute = f"decision_{category}" if category else "decided"
@@ -962,7 +1003,7 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
     if last is None or last.attribute is None or last.value is None:
         return []
     value = clean_value(clause)
-    if not keywords(value):
+    if not content_words(value):
         return []
     content = last.content.replace(last.value, value) if last.value in last.content else \
         render(last.holder_name, last.attribute, value)

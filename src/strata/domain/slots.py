@@ -11,7 +11,9 @@ claim by its value is what lets "I like cilantro" and "I like basil" accumulate 
 
 from __future__ import annotations
 
-from strata.domain.text import keywords
+import re
+
+from strata.domain.text import STOPWORDS
 
 #: Attributes that hold one value at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({
@@ -29,6 +31,14 @@ MULTI_VALUED = frozenset({
 })
 
 
+_WORD = re.compile(r"[0-9a-z]+")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that are not stop words, in order (cheap: no stemming)."""
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+
+
 def attribute_of(slot: str) -> str:
     """``person:ana.lives_in`` → ``lives_in``; ``user.likes.cilantro`` → ``likes``."""
     parts = slot.split(".")
@@ -43,7 +53,7 @@ def is_single_valued(slot: str) -> bool:
 
 def slug(text: str, limit: int = 3) -> str:
     """A short key from the content words of ``text`` ("the Lisbon office" → lisbon_office)."""
-    words = keywords(text)[:limit]
+    words = content_words(text)[:limit]
     return "_".join(words) if words else "misc"
 
 
