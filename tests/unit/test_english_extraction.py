@@ -456,7 +456,7 @@ LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
     ("I joined a gym", ["user.joined.gym"]),
     ("I live for the weekends", ["user.lives.weekends"]),
     ("I like to think about it", ["user.likes.think"]),
-    ("I work out every morning", ["user.does.work_out"]),
+    ("I work out every morning", ["user.does.work"]),
     ("I met the deadline", ["user.met.deadline"]),
     ("I was moved to the night shift", ["user.was.moved_night_shift"]),
     ("The dog lives in the garden", [None]),
@@ -465,7 +465,7 @@ LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
     ("I'm going to the store", ["user.goes.store"]),
     ("I work hard", ["user.works.hard"]),
     ("I'm at work", ["user.located_in"]),
-    ("My sister's name is Eva", ["user.sister_name"]),
+    ("My sister's name is Eva", ["person:user_sister.name"]),
     ("Working at Acme sounds fun", [None]),
     ("Where do you work?", []),
 ]

@@ -152,7 +152,8 @@ _CATEGORIES: dict[str, tuple[str, ...]] = {
     "indentation": ("tabs", "spaces"),
 }
 _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fall|autumn|"
-         r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night)|yesterday|"
+         r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night|morning|evening|"
+         r"day)|yesterday|"
          r"today|tonight|recently|lately|a while ago|(?:a few|a couple of|two|three|\d+) \w+ ago|"
          r"since \w+(?: \d{4})?|(?:in|on|until|till|back in|for) (?:\d{4}|january|february|march|"
          r"april|may|june|july|august|september|october|november|december|the past \w+|"
@@ -160,7 +161,7 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
          r"as well|for now|from now on|again|already|full[- ]time|part[- ]time")
 _TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
-_TIME_HEAD = re.compile(rf"^(?:(?:{_TIME}),?\s+)+", _I)
+_TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
                         r"night)|yesterday|ago|back in|in \d{4})\b", _I)
 _TRAIL = re.compile(r"[\s.!;:,]+$")
@@ -185,12 +186,13 @@ class Statement:
     confidence: float = 0.9
     holder_name: str = "User"
     entities: tuple[str, ...] = ()
+    single: bool | None = None  # "my X is Y": one value per X, whatever X is
 
     @property
     def slot(self) -> str | None:
         if self.attribute is None or self.value is None:
             return None
-        return slot_key(self.holder, self.attribute, self.value)
+        return slot_key(self.holder, self.attribute, self.value, single=self.single)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +371,12 @@ class _Holder:
     confidence: float = 0.9
 
 
+def _not_a_name(name: str) -> bool:
+    """"The", "Working", "Yesterday": capitalised at the start of a sentence, not a person."""
+    first = name.split()[0].casefold()
+    return first in _PRONOUN_LIKE or (first.endswith("ing") and verb_lemma(first) is not None)
+
+
 def _holder(match: re.Match[str], role: str) -> _Holder | None:
     if match.group("i"):
         return _Holder(USER, "User") if role == "user" else None
@@ -382,7 +390,7 @@ def _holder(match: re.Match[str], role: str) -> _Holder | None:
             return _Holder(f"person:{name.casefold()}", f"User's {rel} {name}")
         return _Holder(f"person:user_{rel.replace(' ', '_')}", f"User's {rel}")
     name = match.group("name")
-    if name.split()[0].casefold() in _PRONOUN_LIKE:
+    if _not_a_name(name):
         return None
     return _Holder(f"person:{name.casefold().replace(' ', '_')}", name)
 
@@ -582,7 +590,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
                 and not clean_value(phrase)[:1].isupper():
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
         return _Claim(attribute, phrase)
-    if not rest:
+    if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
@@ -659,7 +667,8 @@ def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _M
     else:
         content = render(holder.name, attribute, phrase, negated=manner.negated,
                          change=manner.change, past=manner.past)
-    return _statement(holder, attribute, phrase, content, manner, verb=None)
+    return replace(_statement(holder, attribute, phrase, content, manner, verb=None),
+                   single=not attribute.startswith("former_"))
 
 
 def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
@@ -673,6 +682,10 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if match is None:
         return None
     noun = match["noun"].strip()
+    kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
+    if kin is not None and match["det"].casefold() == "my" and role == "user":
+        holder = _Holder(f"person:user_{kin[1].replace(' ', '_')}", f"User's {kin[1]}")
+        return [_attribute_statement(holder, noun_attribute(kin[2]), match["v"], manner)]
     if match["det"].casefold() == "my" and noun in _RELATIVES and \
             _ATTRIBUTE_NOUNS.get(noun) is None and match.re is _MY_ATTRIBUTE:
         return None  # "my sister is a nurse": a statement about the sister
@@ -915,8 +928,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if nouned is not None:
         return nouned
     match = _HOLDER.match(clause)
-    if match is None or match.group("name") and match.group("name").split()[0].casefold() \
-            in _PRONOUN_LIKE:
+    if match is None or match.group("name") and _not_a_name(match.group("name")):
         return _fragment(clause, manner, before) or _mention(clause, manner, role)
     holder = _holder(match, role)
     if holder is None:

@@ -47,6 +47,8 @@ def attribute_of(slot: str) -> str:
 
 def is_single_valued(slot: str) -> bool:
     """Whether the slot (a key or a bare attribute) holds one value at a time."""
+    if slot.count(".") == 1 and not slot.startswith("."):
+        return True  # holder.attribute: keys of multi-valued claims carry their value
     attribute = attribute_of(slot) if "." in slot else slot
     return attribute in SINGLE_VALUED or attribute.startswith(SINGLE_VALUED_PREFIXES)
 
@@ -57,8 +59,10 @@ def slug(text: str, limit: int = 3) -> str:
     return "_".join(words) if words else "misc"
 
 
-def slot_key(holder: str, attribute: str, value: str) -> str:
-    """The key decisions compare: the value is part of it only for multi-valued attributes."""
-    if is_single_valued(attribute):
+def slot_key(holder: str, attribute: str, value: str, single: bool | None = None) -> str:
+    """The key decisions compare: the value is part of it only for multi-valued attributes.
+    ``single`` overrides the table for an attribute the sentence itself makes single-valued
+    ("the launch venue is X": one venue); a key of two parts is always single-valued."""
+    if single if single is not None else is_single_valued(attribute):
         return f"{holder}.{attribute}"
     return f"{holder}.{attribute}.{slug(value)}"
