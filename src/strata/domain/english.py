@@ -38,7 +38,8 @@ _CHATTER = re.compile(
     r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
     r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
     r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
-    r"you're welcome|of course|will do|see you(?: later| soon| tomorrow)?|talk (?:to you )?(?:later|soon)|"
+    r"you're welcome|of course|will do|see you(?: later| soon| tomorrow)?|"
+    r"talk (?:to you )?(?:later|soon)|"
     r"good (?:morning|night|evening|afternoon)|how are you|what's up|never ?mind|"
     r"thanks? (?:you )?(?:so much |a lot )?(?:for .*)?|that's (?:great|cool|nice|funny|"
     r"awesome|helpful|interesting|good)|me too|same here))[\s!.,:;)(-]*)+$",
@@ -97,7 +98,8 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _HOLDER = re.compile(
     rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
-    rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})(?:,?\s+(?P<relname>{_NAME}),?)?(?=\s)|"
+    rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
+    rf"(?:,?\s+(?P<relname>{_NAME}),?)?(?=\s)|"
     rf"(?P<name>{_NAME}(?:\s+{_NAME})?)(?=\s|'s\s))")
 _PRONOUN_LIKE = frozenset("""the a an this that these those it he she they there here what
     which who my our your his her their its if when while because after before then also so
@@ -606,7 +608,8 @@ def _be_claim(rest: str) -> _Claim | None:
     role = re.match(r"^(?:(?:a|an)\s+)?(?P<role>.+?)(?:\s+(?:at|for|in)\s+(?P<org>.+))?$", rest,
                     _I)
     if role and content_words(role.group("role")) and \
-            content_words(role.group("role"))[-1] in _ROLE_NOUNS and re.match(r"^(?:a|an)\s", lowered):
+            content_words(role.group("role"))[-1] in _ROLE_NOUNS and \
+            re.match(r"^(?:a|an)\s", lowered):
         return _Claim("job_title", rest)
     if not content_words(rest):
         return None
@@ -729,9 +732,7 @@ def _importance(attribute: str, verb: str | None, manner: _Manner, holder: str) 
     elif manner.habit or manner.strong or attribute.startswith("favourite_") \
             or attribute == "prefers":
         score = 8
-    elif attribute.startswith("deadline") or holder == PROJECT:
-        score = 6
-    elif attribute in _PROFILE:
+    elif attribute.startswith("deadline") or holder == PROJECT or attribute in _PROFILE:
         score = 6
     elif attribute.startswith("uses") or attribute in ("speaks", "learns", "has_pet"):
         score = 5
@@ -806,7 +807,8 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     if attribute in ("likes", "dislikes") and verb.lemma not in ("like", "dislike", "stand"):
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
     phrase = "" if attribute == "does" else _phrase(claim.phrase)
-    if attribute != "does" and not content_words(clean_value(phrase)) and not re.search(r"\d", phrase):
+    if attribute != "does" and not content_words(clean_value(phrase)) \
+            and not re.search(r"\d", phrase):
         return []
     if manner.future:
         content = f"{holder.name} will {'not ' if manner.negated else ''}" \
@@ -928,7 +930,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if nouned is not None:
         return nouned
     match = _HOLDER.match(clause)
-    if match is None or match.group("name") and _not_a_name(match.group("name")):
+    if match is None or (match.group("name") and _not_a_name(match.group("name"))):
         return _fragment(clause, manner, before) or _mention(clause, manner, role)
     holder = _holder(match, role)
     if holder is None:
