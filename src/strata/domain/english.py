@@ -68,6 +68,7 @@ _NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$", _I)
 _TAG_QUESTION = re.compile(r",\s*(?:right|yes|correct|yeah|ok|okay|true|isn't it|don't you|"
                            r"didn't you|aren't you)\s*[?!.]*$", _I)
 _INSTEAD = re.compile(r"\s+(?:instead of|rather than|over)\s+(?P<old>.+)$", _I)
+_PREFER_OVER = re.compile(r"\s+(?:instead of|rather than|over|to)\s+(?P<old>.+)$", _I)
 _FROM_TO = re.compile(r"^(?:(?P<pre>.*?)\s+)?from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", _I)
 
 # -- the shape of a clause --------------------------------------------------------------------
@@ -394,6 +395,8 @@ def _holder(match: re.Match[str], role: str) -> _Holder | None:
     name = match.group("name")
     if _not_a_name(name):
         return None
+    if name.casefold() == "user":  # a third-person restatement: "User lives in Porto"
+        return _Holder(USER, "User") if role == "user" else None
     return _Holder(f"person:{name.casefold().replace(' ', '_')}", name)
 
 
@@ -560,7 +563,7 @@ def classify(verb: _Verb) -> _Claim | None:
                                                "change", "go"):
         old, rest = from_to.group("old"), f"{from_to.group('pre') or ''} to {from_to.group('new')}"
         rest = rest.strip()
-    instead = _INSTEAD.search(rest)
+    instead = (_PREFER_OVER if verb.lemma == "prefer" else _INSTEAD).search(rest)
     if instead is not None:
         old, rest = instead.group("old"), rest[:instead.start()]
     claim = _classified(verb, rest)
