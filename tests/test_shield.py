@@ -54,7 +54,7 @@ def test_a_fact_the_first_pass_missed_is_caught_by_the_verification_pass(
     result = shield_with(strata, FirstSentenceOnly())
     found = {f.content: f.found_by for f in result.facts}
     assert found == {"The team uses Postgres.": "extraction",
-                     "User's daughter Mia starts school on 3 September.": "verification"}
+                     "User's daughter Mia starts school on 3 September": "verification"}
     by_pass = {f.found_by: strata.get(f.memory_id, scope=A) for f in result.facts}
     caught = by_pass["verification"]
     assert caught.provenance.event_ids == (result.event_ids[0],)

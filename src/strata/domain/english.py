@@ -874,15 +874,15 @@ def _mention(clause: str, manner: _Manner, role: str) -> list[Statement]:
 
 
 def third_person(text: str) -> str:
-    """'my passport expires in May' → "User's passport expires in May."."""
+    """'my passport expires in May' → "User's passport expires in May"."""
     for pattern, replacement in ((r"^i am\b", "User is"), (r"^i have\b", "User has"),
                                  (r"^i\b", "User"), (r"\bmy\b", "User's"),
                                  (r"\bme\b", "the user"), (r"\bmyself\b", "the user"),
                                  (r"\bi\b", "the user"), (r"\bour\b", "the team's"),
                                  (r"^we\b", "The team")):
         text = re.sub(pattern, replacement, text, flags=_I)
-    text = _TRAIL.sub("", text)
-    return text[:1].upper() + text[1:] + "."
+    text = _TRAIL.sub("", text)  # no full stop added: an unread clause stays as it was said
+    return text[:1].upper() + text[1:]
 
 
 # -- the entry point -----------------------------------------------------------------------
