@@ -53,7 +53,7 @@ def test_a_fact_the_first_pass_missed_is_caught_by_the_verification_pass(
 ) -> None:
     result = shield_with(strata, FirstSentenceOnly())
     found = {f.content: f.found_by for f in result.facts}
-    assert found == {"The team uses Postgres.": "extraction",
+    assert found == {"The team uses Postgres": "extraction",
                      "User's daughter Mia starts school on 3 September": "verification"}
     by_pass = {f.found_by: strata.get(f.memory_id, scope=A) for f in result.facts}
     caught = by_pass["verification"]
@@ -68,7 +68,7 @@ def test_the_rule_based_shield_keeps_every_fact_a_summary_and_the_raw_events(
 ) -> None:
     result = strata.shield(TURNS, scope=A, conversation_id="c1")
     contents = [f.content for f in result.facts]
-    assert "The team uses Postgres." in contents
+    assert "The team uses Postgres" in contents
     assert any("Mia" in c and "September" in c for c in contents)
     assert len(contents) == len(set(contents))
     summary = strata.get(result.summary_id or "", scope=A)

@@ -260,7 +260,7 @@ def test_remember_modes(strata: Strata) -> None:
     assert queued.job_id is not None and strata.job(queued.job_id).status.value == "pending"
     now = strata.remember("I live in Berlin", scope=A, mode="sync", pipeline_timeout_ms=5000)
     assert (now.status, now.warnings) == ("processed", ())
-    assert [strata.get(i, scope=A).content for i in now.derived_ids] == ["User lives in Berlin."]
+    assert [strata.get(i, scope=A).content for i in now.derived_ids] == ["User lives in Berlin"]
     for bad in ({"mode": "eventually"}, {"pipeline_timeout_ms": 0},
                 {"pipeline_timeout_ms": 10**9}, {"raw": "yes"}):
         with pytest.raises(InvalidInput):

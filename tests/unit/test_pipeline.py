@@ -37,11 +37,11 @@ def test_a_new_value_supersedes_the_old_fact_and_keeps_it_in_history(
     strata = facade(store, clock)
     [berlin] = derived(strata, "I live in Berlin")
     assert (berlin.content, berlin.lifecycle, berlin.subject) == (
-        "User lives in Berlin.", Lifecycle.ACTIVE, "user.lives_in")
+        "User lives in Berlin", Lifecycle.ACTIVE, "user.lives_in")
     clock.advance(seconds=1)
     [munich] = derived(strata, "Actually, I moved to Munich")
     old = strata.get(berlin.id, scope=U)
-    assert old.lifecycle is Lifecycle.SUPERSEDED and old.content == "User lives in Berlin."
+    assert old.lifecycle is Lifecycle.SUPERSEDED and old.content == "User lives in Berlin"
     assert old.meta["superseded_by"] == munich.id and munich.meta["supersedes"] == berlin.id
     assert old.valid_to == clock.now()
     last = strata.history(berlin.id, scope=U)[-1]
@@ -156,7 +156,7 @@ def test_assistant_turns_are_not_mined_for_user_facts(store: Store, clock: FakeC
         {"role": "assistant", "content": "I live in the cloud"},
     ], scope=U, mode="sync")
     contents = [strata.get(i, scope=U).content for i in result.derived_ids]
-    assert contents == ["User lives in Berlin."]
+    assert contents == ["User lives in Berlin"]
 
 
 def test_approving_a_proposal_applies_it_and_rejecting_drops_it(

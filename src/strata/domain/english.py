@@ -449,7 +449,7 @@ def _sentence(holder: str, lemma: str, prep: str, phrase: str, negated: bool, ch
     else:
         verb = inflect(base, "VBD" if past else "VBZ")
     text = f"{holder} {verb} {tail}".strip()
-    return text[:1].upper() + text[1:] + "."
+    return text[:1].upper() + text[1:]
 
 
 # -- reading a clause --------------------------------------------------------------------------
@@ -774,7 +774,8 @@ def _statement(holder: _Holder, attribute: str, phrase: str, content: str, manne
     value = clean_value(phrase)
     tense = "past" if manner.past else ("future" if manner.future else "present")
     confidence = min(holder.confidence, 0.5 if manner.hedged else 0.9)
-    entities = tuple(dict.fromkeys(e for e in (_entity(holder), value) if e))
+    named = value if value[:1].isupper() else ""  # entities are names, not common nouns
+    entities = tuple(dict.fromkeys(e for e in (_entity(holder), named) if e))
     return Statement(
         holder=holder.key, attribute=attribute, value=value, content=content,
         kind=_kind(attribute, manner, holder.key),
@@ -788,7 +789,7 @@ def _entity(holder: _Holder) -> str:
     if holder.key == USER:
         return "User"
     if holder.key == PROJECT:
-        return "Team"
+        return ""  # the team is the scope, not an entity of the graph
     return holder.name.split()[-1] if holder.key.startswith("person:") else holder.name
 
 
@@ -817,7 +818,7 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
         content = f"{holder.name} will {'not ' if manner.negated else ''}" \
                   f"{lemma or _VERB_PHRASE.get(attribute, ('be', ''))[0]} " \
                   f"{_VERB_PHRASE.get(attribute, ('', ''))[1]} {phrase}"
-        content = re.sub(r"\s+", " ", content).strip() + "."
+        content = re.sub(r"\s+", " ", content).strip()
         attribute = f"will_{attribute}"
     elif manner.past:
         content = render(holder.name, attribute, _past_phrase(verb.rest, phrase), past=True,
@@ -1006,8 +1007,8 @@ def _decision(text: str, manner: _Manner) -> list[Statement]:
         return []
     category = _category(phrase)
     attribute = f"decision_{category}" if category else "decided"
-    content = f"The team decided to {phrase}." if re.match(r"^[a-z]", phrase) and \
-        verb_lemma(phrase.split()[0]) else f"The team decided on {phrase}."
+    content = f"The team decided to {phrase}" if re.match(r"^[a-z]", phrase) and \
+        verb_lemma(phrase.split()[0]) else f"The team decided on {phrase}"
     return [_statement(_Holder(PROJECT, "The team"), attribute, phrase, content,
                        replace(manner, past=False), None)]
 

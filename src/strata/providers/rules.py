@@ -31,8 +31,8 @@ PROMPT_VERSION = "rules-2"
 def to_fact(statement: Statement) -> ExtractedFact:
     """The provider-port shape of one read statement."""
     relations: tuple[Relation, ...] = ()
-    if statement.attribute is not None and statement.value is not None:
-        source = statement.entities[0] if statement.entities else statement.holder_name
+    if statement.attribute is not None and statement.value in statement.entities:
+        source = statement.entities[0] if statement.holder != "project" else "User"
         relations = (Relation(source, statement.attribute, statement.value,
                               statement.confidence),)
     return ExtractedFact(
