@@ -625,7 +625,7 @@ _MY_ATTRIBUTE = re.compile(
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
     r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
-    r"is now|is|are|was|will be)(?: now)? (?P<v>.+)$", _I)
+    r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?P<det>my|our) "
                     r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
 _ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: over)? "
@@ -693,7 +693,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(f"person:user_{kin[1].replace(' ', '_')}", f"User's {kin[1]}")
         return [_attribute_statement(holder, noun_attribute(kin[2]), match["v"], manner)]
     if match["det"].casefold() == "my" and noun in _RELATIVES and \
-            _ATTRIBUTE_NOUNS.get(noun) is None and match.re is _MY_ATTRIBUTE:
+            _ATTRIBUTE_NOUNS.get(noun) is None and match.re is _MY_ATTRIBUTE \
+            and not match["v"][:1].isupper():
         return None  # "my sister is a nurse": a statement about the sister
     if match.re is _MY_ATTRIBUTE and noun in _RELATIVES and _ARTICLE.match(match["v"]):
         return None  # "my manager is a nice guy"
