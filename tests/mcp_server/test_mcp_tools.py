@@ -181,7 +181,7 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
     prompt, after = drive(strata, session)
     assert payload(prompt)["hits"][0]["content"] == "Alice's cat is named Miso."
     assert "Miso" in payload(prompt)["context"]
-    assert "The team decided: blue logo" in payload(after)["context"]  # shielded fact
+    assert "The team decided on the blue logo" in payload(after)["context"]  # shielded fact
 
 
 def test_review_tools_list_approve_and_reject_candidates(tmp_path: Any) -> None:

@@ -175,3 +175,21 @@ def test_invalid_decisions_are_refused(answer: dict[str, Any], api: FakeApi) -> 
     api.replies.append(Reply(body=openai_body(json.dumps(answer))))
     with pytest.raises(ProviderOutputInvalid):
         make("openai", api).decide(FACT, CANDIDATES)
+
+
+def test_a_model_fills_the_rule_extractors_slot_shape() -> None:
+    from strata.providers.validation import validate_extraction
+
+    data = {"facts": [
+        {"content": "Ana lives in Porto.", "type": "semantic", "holder": "person:ana",
+         "attribute": "lives_in", "value": "Porto", "importance": 5, "confidence": 0.9},
+        {"content": "User lived in Lisbon.", "type": "episodic", "holder": "user",
+         "attribute": "lives_in", "value": "Lisbon", "tense": "past", "importance": 3,
+         "confidence": 0.9},
+        {"content": "User likes cilantro.", "type": "semantic", "holder": "user",
+         "attribute": "likes", "value": "cilantro", "importance": 4, "confidence": 0.9},
+    ]}
+    facts = validate_extraction(data, provider="p", model="m", prompt_version="v").facts
+    assert [f.subject for f in facts] == ["person:ana.lives_in", "user.lived_in.lisbon",
+                                          "user.likes.cilantro"]
+    assert (facts[1].tense, facts[1].attribute) == ("past", "lived_in")

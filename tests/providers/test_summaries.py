@@ -75,7 +75,7 @@ def test_a_model_writes_r3_with_the_witnesses_it_was_given(kind: str, api: FakeA
                                                                GOOD["bullets"]]
     assert [[w.event_id for w in b.witnesses] for b in r3.sections[0].bullets] == [
         ["evt-1"], ["evt-2", "evt-1"]]
-    assert (r3.provider, r3.model, r3.prompt_version) == (kind, "m", "strata-llm-1")
+    assert (r3.provider, r3.model, r3.prompt_version) == (kind, "m", "strata-llm-2")
     assert r3.level is Level.R3 and r3.derived_from == r4.id and r1.derived_from == r3.id
     assert r4.content == rules()[0].content and r4.provider == r1.provider == "rules"
     assert "postgresql" in r1.anchors

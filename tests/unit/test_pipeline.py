@@ -37,7 +37,7 @@ def test_a_new_value_supersedes_the_old_fact_and_keeps_it_in_history(
     strata = facade(store, clock)
     [berlin] = derived(strata, "I live in Berlin")
     assert (berlin.content, berlin.lifecycle, berlin.subject) == (
-        "User lives in Berlin", Lifecycle.ACTIVE, "user.location")
+        "User lives in Berlin", Lifecycle.ACTIVE, "user.lives_in")
     clock.advance(seconds=1)
     [munich] = derived(strata, "Actually, I moved to Munich")
     old = strata.get(berlin.id, scope=U)
@@ -46,7 +46,7 @@ def test_a_new_value_supersedes_the_old_fact_and_keeps_it_in_history(
     assert old.valid_to == clock.now()
     last = strata.history(berlin.id, scope=U)[-1]
     assert last.kind is HistoryKind.UPDATE and last.provider == "rules"
-    assert last.prompt_version == "rules-1" and last.confidence == pytest.approx(0.9)
+    assert last.prompt_version == "rules-2" and last.confidence == pytest.approx(0.9)
     assert "explicit correction" in last.reason
     added = strata.history(munich.id, scope=U)[0]
     assert added.kind is HistoryKind.ADD and added.provider == "rules"
@@ -94,7 +94,7 @@ def test_a_manual_edit_locks_out_inferred_updates_until_it_expires(
     for scope in (U, later):
         fact = strata.remember("I live in Berlin", scope=scope, mode="sync").derived_ids[0]
         locked[scope] = strata.modify(fact, scope=scope, reason="typo",
-                                      content="User lives in Berlin.")
+                                      content="User lives in Berlin, Germany.")
     strata.remember("Actually, I moved to Munich", scope=U, mode="sync")
     assert strata.get(locked[U].id, scope=U) == locked[U]  # untouched while locked
     clock.advance(hours=2)

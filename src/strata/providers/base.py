@@ -72,7 +72,7 @@ class ExtractedFact:
 
     content: str
     type: str = "semantic"
-    subject: str | None = None  # dot notation: "user.location", "project.deadline"
+    subject: str | None = None  # the slot key: "user.lives_in", "user.likes.cilantro"
     importance: int = 5
     confidence: float = 0.8
     entities: tuple[str, ...] = ()
@@ -82,6 +82,9 @@ class ExtractedFact:
     negated: bool = False  # the fact asserts that something is NOT (or no longer) so
     explicit_change: bool = False  # "actually", "now", "no longer", "I moved": a correction
     hedged: bool = False  # "I think", "maybe": too weak to overwrite anything
+    holder: str | None = None  # who the fact is about: "user", "person:ana", "project"
+    attribute: str | None = None  # the slot's attribute: "lives_in", "likes", "favourite_tea"
+    tense: str = "present"  # "past" and "future" claims never set a current single value
 
     @property
     def view(self) -> FactView:
@@ -98,6 +101,7 @@ class ExtractedFact:
             "entities": list(self.entities), "relations": [r.to_dict() for r in self.relations],
             "pinned": self.pinned, "value": self.value, "negated": self.negated,
             "explicit_change": self.explicit_change, "hedged": self.hedged,
+            "holder": self.holder, "attribute": self.attribute, "tense": self.tense,
         }
 
 

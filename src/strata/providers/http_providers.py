@@ -36,18 +36,24 @@ from strata.providers.summarize import (
 )
 from strata.providers.validation import parse_json, validate_decision, validate_extraction
 
-PROMPT_VERSION = "strata-llm-1"
+PROMPT_VERSION = "strata-llm-2"
 ANTHROPIC_VERSION = "2023-06-01"
 
 EXTRACTION_PROMPT = """Extract durable memories from the user's text.
 Return JSON: {"facts": [...], "entities": [...], "relations": [...], "warnings": [...]}.
-Each fact: content (a standalone sentence), type (semantic|episodic|procedural|user_profile),
-subject (dot notation, e.g. "user.location", "project.deadline"), value (the subject's value),
-importance 1-10 (10: the user said "remember this"; 9: name, role, company; 8: strong
-preference; 7: decision; 6: project-critical fact; 5: useful context; 4: mild preference;
-3: casual mention; skip greetings and small talk), confidence 0-1, pinned (true only for an
-explicit "remember this"), negated (the fact says something is not or no longer so),
-explicit_change (a correction or a change: "actually", "now", "moved to"), hedged ("I think").
+Each fact: content (a standalone third-person sentence: "User lives in Porto."), type
+(semantic|episodic|procedural|user_profile), holder (who it is about: "user", "project",
+"person:<first name>", e.g. "person:ana"), attribute (snake_case: lives_in, works_at,
+job_title, phone, email, manager, partner, birthday, age, name, favourite_<thing>,
+deadline_of_<thing>, likes, dislikes, visited, speaks, has_pet, allergy, hobby, or a verb
+such as plays), value (the attribute's value: "Porto"; for "moved from Lisbon to Porto" the
+NEW value "Porto"), tense (past|present|future: "I lived in Lisbon" is past), importance 1-10
+(10: the user said "remember this"; 9: name, role, company; 8: strong preference; 7: decision;
+6: project-critical fact; 5: useful context; 4: mild preference; 3: casual mention; skip
+greetings, thanks, acknowledgements and small talk), confidence 0-1, pinned (true only for an
+explicit "remember this"), negated (the fact says something is not or no longer so: "I don't
+eat meat anymore", "I quit smoking"), explicit_change (a correction or a change: "actually",
+"now", "moved to", "switched to", "X, not Y"), hedged ("I think", "maybe").
 Relations: {source, relationship, target, confidence}. Keep placeholders like
 [REDACTED_X_1] exactly as they are."""
 
@@ -68,6 +74,8 @@ _FACT_SCHEMA: dict[str, Any] = {
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         "pinned": {"type": "boolean"}, "negated": {"type": "boolean"},
         "explicit_change": {"type": "boolean"}, "hedged": {"type": "boolean"},
+        "holder": {"type": ["string", "null"]}, "attribute": {"type": ["string", "null"]},
+        "tense": {"type": "string", "enum": ["past", "present", "future"]},
     },
     "required": ["content", "type", "importance", "confidence"],
 }

@@ -15,17 +15,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from strata.domain.decisions import Action, Candidate, Decision
+from strata.domain.english import is_chatter, past_attribute
 from strata.domain.models import MemoryType
+from strata.domain.slots import is_single_valued, slot_key
 from strata.domain.text import keywords
 from strata.errors import ProviderOutputInvalid
 from strata.providers.base import ExtractedFact, Extraction, Relation
-from strata.providers.rules import is_chatter
 
 MAX_FACTS = 20
 MAX_FACT_CHARS = 500
 MAX_REASON_CHARS = 300
 MIN_IMPORTANCE = 3  # [002]: below 3 is small talk, not stored
-_SUBJECT = re.compile(r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,5}$")
+_SUBJECT = re.compile(r"^[a-z0-9_]+(?::[a-z0-9_]+)?(?:\.[a-z0-9_]+){0,5}$")
+_HOLDER = re.compile(r"^(?:user|project|(?:person|topic):[a-z0-9_]+)$")
+_ATTRIBUTE = re.compile(r"^[a-z][a-z0-9_]{0,60}$")
+_TENSES = ("past", "present", "future")
 
 
 def parse_json(text: str) -> Any:
@@ -83,14 +87,35 @@ def _fact(raw: Any, index: int, warnings: list[str]) -> ExtractedFact | None:
     confidence = _number(raw.get("confidence", 0.8), index, "confidence")
     if not 0 <= confidence <= 1:
         raise ProviderOutputInvalid(f"facts[{index}].confidence must be 0-1")
+    value = _text(raw.get("value"))
+    holder, attribute, tense = _slot_parts(raw, value)
+    subject = (slot_key(holder, attribute, value) if holder and attribute and value
+               else _subject(raw.get("subject"), index, warnings))
     return ExtractedFact(
         content=content, type=_type(raw.get("type"), index, warnings),
-        subject=_subject(raw.get("subject"), index, warnings), importance=round(importance),
-        confidence=confidence, value=_text(raw.get("value")),
+        subject=subject, importance=round(importance),
+        confidence=confidence, value=value,
         pinned=raw.get("pinned") is True, negated=raw.get("negated") is True,
         explicit_change=raw.get("explicit_change") is True, hedged=raw.get("hedged") is True,
         entities=tuple(e for e in raw.get("entities") or [] if isinstance(e, str)),
+        holder=holder, attribute=attribute, tense=tense,
     )
+
+
+def _slot_parts(raw: Mapping[str, Any], value: str | None) -> tuple[str | None, str | None, str]:
+    """holder, attribute and tense as the rule-based extractor fills them; a past claim of a
+    single-valued attribute is moved to its past attribute (lives_in → lived_in), so it can
+    never replace the current value."""
+    holder, attribute, tense = raw.get("holder"), raw.get("attribute"), raw.get("tense")
+    tense = tense if tense in _TENSES else "present"
+    if not (isinstance(holder, str) and _HOLDER.match(holder.strip().lower())
+            and isinstance(attribute, str) and _ATTRIBUTE.match(attribute.strip().lower())
+            and value):
+        return None, None, tense
+    attribute = attribute.strip().lower()
+    if tense == "past" and is_single_valued(attribute):
+        attribute = past_attribute(attribute, None)
+    return holder.strip().lower(), attribute, tense
 
 
 def _number(value: Any, index: int, name: str) -> float:

@@ -1,0 +1,530 @@
+"""The rule-based extractor reads English: holders, slots, tense, negation, change cues,
+corrections, several facts per sentence, chit-chat. Each row is one sentence and what it must
+give: (slot, value, negated, explicit_change, content) per fact, in order."""
+
+from __future__ import annotations
+
+import time
+import timeit
+
+import pytest
+
+from strata.domain.slots import is_single_valued, slot_key
+from strata.providers.base import ExtractedFact
+from strata.providers.rules import extract_facts
+
+Row = tuple[str | None, str | None, bool, bool, str]
+
+
+def facts(text: str, role: str = "user") -> list[Row]:
+    return [(f.subject, f.value, f.negated, f.explicit_change, f.content)
+            for f in extract_facts(text, role)]
+
+
+def one(text: str) -> ExtractedFact:
+    found = extract_facts(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+# -- first person, present ------------------------------------------------------------------
+PRESENT: list[tuple[str, Row]] = [
+    ("I live in Porto.", ("user.lives_in", "Porto", False, False, "User lives in Porto")),
+    ("I live in New York City", ("user.lives_in", "New York City", False, False,
+                                 "User lives in New York City")),
+    ("i live in berlin", ("user.lives_in", "berlin", False, False, "User lives in berlin")),
+    ("I'm living in Oslo these days", ("user.lives_in", "Oslo", False, True,
+                                       "User lives in Oslo")),
+    ("I reside in Lyon.", ("user.lives_in", "Lyon", False, False, "User lives in Lyon")),
+    ("I'm based in Austin.", ("user.lives_in", "Austin", False, False,
+                              "User lives in Austin")),
+    ("I work at Acme.", ("user.works_at", "Acme", False, False, "User works at Acme")),
+    ("I work for the Red Cross", ("user.works_at", "Red Cross", False, False,
+                                  "User works at the Red Cross")),
+    ("I'm working at Initech", ("user.works_at", "Initech", False, False,
+                                "User works at Initech")),
+    ("I work as a nurse", ("user.job_title", "nurse", False, False, "User works as a nurse")),
+    ("I'm an architect.", ("user.job_title", "architect", False, False,
+                           "User works as an architect")),
+    ("I am a data scientist", ("user.job_title", "data scientist", False, False,
+                               "User works as a data scientist")),
+    ("I'm from Brazil.", ("user.from", "Brazil", False, False, "User is from Brazil")),
+    ("I'm originally from Cork", ("user.from", "Cork", False, False, "User is from Cork")),
+    ("I'm 34 years old", ("user.age", "34", False, False, "User is 34 years old")),
+    ("I speak Portuguese.", ("user.speaks.portuguese", "Portuguese", False, False,
+                             "User speaks Portuguese")),
+    ("I'm learning Japanese", ("user.learns.japanese", "Japanese", False, False,
+                               "User learns Japanese")),
+    ("I study law", ("user.learns.law", "law", False, False, "User learns law")),
+    ("I like cilantro", ("user.likes.cilantro", "cilantro", False, False,
+                         "User likes cilantro")),
+    ("I really like jazz", ("user.likes.jazz", "jazz", False, False, "User likes jazz")),
+    ("I love hiking.", ("user.likes.hiking", "hiking", False, False, "User loves hiking")),
+    ("I enjoy board games", ("user.likes.board_games", "board games", False, False,
+                             "User enjoys board games")),
+    ("I hate olives", ("user.dislikes.olives", "olives", False, False, "User hates olives")),
+    ("I dislike crowds", ("user.dislikes.crowds", "crowds", False, False,
+                          "User dislikes crowds")),
+    ("I can't stand loud music", ("user.dislikes.loud_music", "loud music", False, False,
+                                  "User dislikes loud music")),
+    ("I have a dog named Rex", ("user.has_pet.dog_named_rex", "dog named Rex", False, False,
+                                "User has a dog named Rex")),
+    ("I have two cats", ("user.has_pet.two_cats", "two cats", False, False,
+                         "User has two cats")),
+    ("I eat meat", ("user.eats.meat", "meat", False, False, "User eats meat")),
+    ("I drink oat milk", ("user.drinks.oat_milk", "oat milk", False, False,
+                          "User drinks oat milk")),
+    ("I play the guitar", ("user.plays.guitar", "guitar", False, False,
+                           "User plays the guitar")),
+    ("I report to Dana", ("user.manager", "Dana", False, False, "User's manager is Dana")),
+    ("I use Vim", ("user.uses_editor", "Vim", False, False, "User uses Vim")),
+    ("I use Notion for notes", ("user.uses.notion_notes", "Notion for notes", False, False,
+                                "User uses Notion for notes")),
+    ("I'm allergic to peanuts", ("user.allergy.peanuts", "peanuts", False, False,
+                                 "User is allergic to peanuts")),
+    ("I'm married to Sam", ("user.partner", "Sam", False, False, "User's partner is Sam")),
+    ("I was born in Lisbon", ("user.born_in", "Lisbon", False, False,
+                              "User was born in Lisbon")),
+    ("I grew up in Leeds", ("user.grew_up_in", "Leeds", False, False,
+                            "User grew up in Leeds")),
+    ("I prefer tea over coffee", ("user.favourite_drink", "tea", False, False,
+                                  "User's favourite drink is tea")),
+    ("I prefer tea to coffee", ("user.favourite_drink", "tea", False, False,
+                                "User's favourite drink is tea")),
+    ("User lives in Denver", ("user.lives_in", "Denver", False, False,
+                              "User lives in Denver")),
+    ("I prefer window seats", ("user.prefers.window_seats", "window seats", False, False,
+                               "User prefers window seats")),
+    ("I always run the tests before pushing", ("user.runs.tests_pushing",
+                                               "tests before pushing", False, False,
+                                               "User runs the tests before pushing")),
+    ("I'm vegetarian", ("user.is.vegetarian", "vegetarian", False, False,
+                        "User is vegetarian")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), PRESENT, ids=[t for t, _ in PRESENT])
+def test_first_person_present_statements(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+# -- "my X is Y" ------------------------------------------------------------------------------
+ATTRIBUTES: list[tuple[str, Row]] = [
+    ("My name is Priya.", ("user.name", "Priya", False, False, "User's name is Priya")),
+    ("Call me Jo", ("user.name", "Jo", False, False, "User's name is Jo")),
+    ("My phone number is 555-0101", ("user.phone", "555-0101", False, False,
+                                     "User's phone number is 555-0101")),
+    ("My email is jo@example.com", ("user.email", "jo@example.com", False, False,
+                                    "User's email address is jo@example.com")),
+    ("My birthday is May 3", ("user.birthday", "May 3", False, False,
+                              "User's birthday is May 3")),
+    ("My manager is Dana", ("user.manager", "Dana", False, False, "User's manager is Dana")),
+    ("My boss is Ravi Patel", ("user.manager", "Ravi Patel", False, False,
+                               "User's manager is Ravi Patel")),
+    ("My wife is Ines", ("user.partner", "Ines", False, False, "User's partner is Ines")),
+    ("My favourite colour is green", ("user.favourite_colour", "green", False, False,
+                                      "User's favourite colour is green")),
+    ("My favorite color is blue", ("user.favourite_colour", "blue", False, False,
+                                   "User's favourite colour is blue")),
+    ("My favourite band is Radiohead", ("user.favourite_band", "Radiohead", False, False,
+                                        "User's favourite band is Radiohead")),
+    ("My editor is VS Code", ("user.editor", "VS Code", False, False,
+                              "User's editor is VS Code")),
+    ("My salary is 80k", ("user.salary", "80k", False, False, "User's salary is 80k")),
+    ("Dana is my manager", ("user.manager", "Dana", False, False, "User's manager is Dana")),
+    ("Bob is my new manager", ("user.manager", "Bob", False, True,
+                               "User's manager is Bob")),
+    ("My new phone number is 555-0199", ("user.phone", "555-0199", False, True,
+                                         "User's phone number is 555-0199")),
+    ("The deadline is Friday", ("project.deadline", "Friday", False, False,
+                                "The deadline is Friday")),
+    ("The deadline for the report is March 3", ("project.deadline_of_report", "March 3",
+                                                False, False,
+                                                "The deadline for the report is March 3")),
+    ("The launch deadline is June 1", ("project.deadline_of_launch", "June 1", False, False,
+                                       "The launch deadline is June 1")),
+    ("Our budget is 10k", ("project.budget", "10k", False, False, "The budget is 10k")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), ATTRIBUTES, ids=[t for t, _ in ATTRIBUTES])
+def test_attribute_statements(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+# -- named and related people -----------------------------------------------------------------
+PEOPLE: list[tuple[str, Row]] = [
+    ("Ana lives in Porto", ("person:ana.lives_in", "Porto", False, False,
+                            "Ana lives in Porto")),
+    ("Ana moved to Lisbon", ("person:ana.lives_in", "Lisbon", False, True,
+                             "Ana lives in Lisbon")),
+    ("Carla works at Google", ("person:carla.works_at", "Google", False, False,
+                               "Carla works at Google")),
+    ("My sister Carla works at Google", ("person:carla.works_at", "Google", False, False,
+                                         "User's sister Carla works at Google")),
+    ("My brother lives in Madrid", ("person:user_brother.lives_in", "Madrid", False, False,
+                                    "User's brother lives in Madrid")),
+    ("My sister is a nurse", ("person:user_sister.job_title", "nurse", False, False,
+                              "User's sister works as a nurse")),
+    ("Tom is a teacher", ("person:tom.job_title", "teacher", False, False,
+                          "Tom works as a teacher")),
+    ("Ana doesn't live in Porto anymore", ("person:ana.lives_in", "Porto", True, True,
+                                           "Ana no longer lives in Porto")),
+    ("Mark Twain lived in Hartford", ("person:mark_twain.lived_in.hartford", "Hartford",
+                                      False, False, "Mark Twain lived in Hartford")),
+    ("Ana is from Chile", ("person:ana.from", "Chile", False, False, "Ana is from Chile")),
+    ("My friend Leo loves sushi", ("person:leo.likes.sushi", "sushi", False, False,
+                                   "User's friend Leo loves sushi")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), PEOPLE, ids=[t for t, _ in PEOPLE])
+def test_named_people_are_holders_of_their_own_slots(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+# -- tense --------------------------------------------------------------------------------
+PAST: list[tuple[str, Row]] = [
+    ("I lived in Lisbon", ("user.lived_in.lisbon", "Lisbon", False, False,
+                           "User lived in Lisbon")),
+    ("I used to live in Rome", ("user.lived_in.rome", "Rome", False, False,
+                                "User lived in Rome")),
+    ("I worked at IBM", ("user.worked_at.ibm", "IBM", False, False, "User worked at IBM")),
+    ("I used to work at Oracle", ("user.worked_at.oracle", "Oracle", False, False,
+                                  "User worked at Oracle")),
+    ("Last month I was in Denver", ("user.visited.denver", "Denver", False, False,
+                                    "User was in Denver")),
+    ("I was in Paris last week", ("user.visited.paris", "Paris", False, False,
+                                  "User was in Paris last week")),
+    ("I met Carla", ("user.met.carla", "Carla", False, False, "User met Carla")),
+    ("I met Carla yesterday", ("user.met.carla", "Carla", False, False,
+                               "User met Carla yesterday")),
+    ("I visited Japan in 2019", ("user.visited.japan", "Japan", False, False,
+                                 "User visited Japan in 2019")),
+    ("I have been to Peru", ("user.visited.peru", "Peru", False, False,
+                             "User visited Peru")),
+    ("I gave a talk at PyCon", ("user.gave.talk_pycon", "talk at PyCon", False, False,
+                                "User gave a talk at PyCon")),
+    ("I was a teacher", ("user.worked_as.teacher", "teacher", False, False,
+                         "User worked as a teacher")),
+    ("I had a cat", ("user.had.cat", "cat", False, False, "User had a cat")),
+    ("I didn't go to the party", ("user.went.party", "to the party", True, False,
+                                  "User did not go to the party")),
+    ("I will move to Berlin next year", ("user.will_lives_in.berlin", "Berlin", False, False,
+                                         "User will live in Berlin")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), PAST, ids=[t for t, _ in PAST])
+def test_past_and_future_are_not_current_single_values(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+    subject = row[0] or ""
+    assert not is_single_valued(subject) or "will_" in subject or "visited" not in subject
+
+
+def test_a_past_statement_never_takes_a_single_valued_slot() -> None:
+    for text in ("I lived in Lisbon", "I worked at IBM", "I used to live in Rome"):
+        fact = one(text)
+        assert fact.tense == "past" and fact.subject is not None
+        assert not is_single_valued(fact.subject)
+
+
+# -- negation ------------------------------------------------------------------------------
+NEGATION: list[tuple[str, Row]] = [
+    ("I don't eat meat anymore", ("user.eats.meat", "meat", True, True,
+                                  "User no longer eats meat")),
+    ("I don't eat meat", ("user.eats.meat", "meat", True, False,
+                          "User does not eat meat")),
+    ("I no longer work at Acme", ("user.works_at", "Acme", True, True,
+                                  "User no longer works at Acme")),
+    ("I stopped eating sugar", ("user.eats.sugar", "sugar", True, True,
+                                "User no longer eats sugar")),
+    ("I quit smoking", ("user.does.smoke", "smoke", True, True, "User no longer smokes")),
+    ("I gave up learning Spanish", ("user.learns.spanish", "Spanish", True, True,
+                                    "User no longer learns Spanish")),
+    ("I've given up coffee", None),
+    ("I quit my job at Acme", ("user.works_at", "Acme", True, True,
+                               "User no longer works at Acme")),
+    ("I left Globex", ("user.works_at", "Globex", True, True,
+                       "User no longer works at Globex")),
+    ("I don't like cilantro", ("user.likes.cilantro", "cilantro", True, False,
+                               "User does not like cilantro")),
+    ("I do not live in Paris", ("user.lives_in", "Paris", True, False,
+                                "User does not live in Paris")),
+    ("I'm not a vegetarian anymore", ("user.is.vegetarian", "vegetarian", True, True,
+                                      "User is no longer a vegetarian")),
+    ("I never drink alcohol", ("user.drinks.alcohol", "alcohol", True, False,
+                               "User does not drink alcohol")),
+    ("I don't speak German", ("user.speaks.german", "German", True, False,
+                              "User does not speak German")),
+    ("I stopped playing tennis", ("user.plays.tennis", "tennis", True, True,
+                                  "User no longer plays tennis")),
+    ("I'm no longer learning French", ("user.learns.french", "French", True, True,
+                                       "User no longer learns French")),
+    ("I don't use Slack anymore", ("user.uses.slack", "Slack", True, True,
+                                   "User no longer uses Slack")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), [c for c in NEGATION if c[1] is not None],
+                         ids=[t for t, r in NEGATION if r is not None])
+def test_negations_land_on_the_slot_they_negate(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+def test_giving_up_a_thing_negates_it() -> None:
+    fact = one("I've given up coffee")
+    assert fact.negated and fact.explicit_change and fact.content == "User no longer has coffee"
+
+
+# -- change cues ---------------------------------------------------------------------------
+CHANGE: list[tuple[str, list[Row]]] = [
+    ("I moved to Munich", [("user.lives_in", "Munich", False, True, "User lives in Munich")]),
+    ("I moved from Lisbon to Porto in September", [
+        ("user.lives_in", "Porto", False, True, "User lives in Porto")]),
+    ("I've relocated to Dublin", [("user.lives_in", "Dublin", False, True,
+                                   "User lives in Dublin")]),
+    ("I now live in Rome", [("user.lives_in", "Rome", False, True, "User lives in Rome")]),
+    ("I live in Rome now", [("user.lives_in", "Rome", False, True, "User lives in Rome")]),
+    ("I joined Stripe last month", [("user.works_at", "Stripe", False, True,
+                                     "User works at Stripe")]),
+    ("I started at Shopify", [("user.works_at", "Shopify", False, True,
+                               "User works at Shopify")]),
+    ("I switched from Vim to Emacs", [("user.uses_editor", "Emacs", False, True,
+                                       "User uses Emacs")]),
+    ("I switched to Firefox", [("user.uses_browser", "Firefox", False, True,
+                                "User uses Firefox")]),
+    ("I now drink tea instead of coffee", [
+        ("user.drinks.tea", "tea", False, True, "User drinks tea"),
+        ("user.drinks.coffee", "coffee", True, True, "User no longer drinks coffee")]),
+    ("I use Linear instead of Jira", [
+        ("user.uses.linear", "Linear", False, True, "User uses Linear"),
+        ("user.uses.jira", "Jira", True, True, "User no longer uses Jira")]),
+    ("The project was handed over to Bob", [("topic:project.owner", "Bob", False, True,
+                                             "The project's owner is Bob")]),
+    ("I handed the Lisbon account over to Bruno", [
+        ("topic:lisbon_account.owner", "Bruno", False, True,
+         "The Lisbon account's owner is Bruno")]),
+    ("My salary was raised to 90k", [("user.salary", "90k", False, True,
+                                      "User's salary is 90k")]),
+    ("My rent was raised to 1200 euros", [("user.rent", "1200 euros", False, True,
+                                           "User's rent is 1200 euros")]),
+    ("I changed my number to 555-0123", [("user.phone", "555-0123", False, True,
+                                          "User's phone number is 555-0123")]),
+    ("I changed my email to jo@new.org", [("user.email", "jo@new.org", False, True,
+                                           "User's email address is jo@new.org")]),
+    ("The deadline was moved to Friday", [("project.deadline", "Friday", False, True,
+                                           "The deadline is Friday")]),
+    ("The deadline has been pushed to May 9", [("project.deadline", "May 9", False, True,
+                                                "The deadline is May 9")]),
+    ("My new manager is Priya", [("user.manager", "Priya", False, True,
+                                  "User's manager is Priya")]),
+    ("I have a new job at Canva", [("user.has.new_job_canva", "new job at Canva", False,
+                                    False, "User has a new job at Canva")]),
+    ("I turned 40", [("user.age", "40", False, True, "User is 40 years old")]),
+    ("I got married to Alex", [("user.partner", "Alex", False, True,
+                                "User's partner is Alex")]),
+]
+
+
+@pytest.mark.parametrize(("text", "rows"), CHANGE, ids=[t for t, _ in CHANGE])
+def test_change_cues_give_the_new_value(text: str, rows: list[Row]) -> None:
+    assert facts(text) == rows
+
+
+@pytest.mark.parametrize("text", ["I moved from Lisbon to Porto",
+                                  "I switched from Vim to Emacs",
+                                  "I migrated from MySQL to Postgres"])
+def test_from_x_to_y_yields_y_never_x(text: str) -> None:
+    values = [f.value for f in extract_facts(text) if not f.negated]
+    old = text.split(" from ")[1].split(" to ")[0]
+    assert values and old not in values
+
+
+# -- corrections ---------------------------------------------------------------------------
+CORRECTIONS: list[tuple[str, list[Row]]] = [
+    ("Actually, I live in Porto", [("user.lives_in", "Porto", False, True,
+                                    "User lives in Porto")]),
+    ("actually I work at Globex", [("user.works_at", "Globex", False, True,
+                                    "User works at Globex")]),
+    ("Correction: my manager is Dana", [("user.manager", "Dana", False, True,
+                                         "User's manager is Dana")]),
+    ("Correction: the deadline is May 2", [("project.deadline", "May 2", False, True,
+                                            "The deadline is May 2")]),
+    ("I was wrong, I work at Initech", [("user.works_at", "Initech", False, True,
+                                         "User works at Initech")]),
+    ("I was wrong about that, my birthday is June 4", [
+        ("user.birthday", "June 4", False, True, "User's birthday is June 4")]),
+    ("I live in Porto, not Lisbon", [("user.lives_in", "Porto", False, True,
+                                      "User lives in Porto")]),
+    ("My phone is 555-0100, not 555-0111", [("user.phone", "555-0100", False, True,
+                                             "User's phone number is 555-0100")]),
+    ("Sorry, I meant I live in Braga", [("user.lives_in", "Braga", False, True,
+                                         "User lives in Braga")]),
+    ("I live in Lisbon. Sorry, I meant Porto.", [
+        ("user.lives_in", "Lisbon", False, False, "User lives in Lisbon"),
+        ("user.lives_in", "Porto", False, True, "User lives in Porto")]),
+    ("My manager is Tim. Correction: Tom.", [
+        ("user.manager", "Tim", False, False, "User's manager is Tim"),
+        ("user.manager", "Tom", False, True, "User's manager is Tom")]),
+    ("Scratch that, I prefer Python", [("user.favourite_language", "Python", False, True,
+                                        "User's favourite language is Python")]),
+]
+
+
+@pytest.mark.parametrize(("text", "rows"), CORRECTIONS, ids=[t for t, _ in CORRECTIONS])
+def test_corrections_are_explicit_changes_of_the_corrected_slot(text: str,
+                                                               rows: list[Row]) -> None:
+    assert facts(text) == rows
+
+
+# -- several facts in one sentence ---------------------------------------------------------
+SEVERAL: list[tuple[str, list[Row]]] = [
+    ("I live in Porto and work at Acme as a nurse", [
+        ("user.lives_in", "Porto", False, False, "User lives in Porto"),
+        ("user.works_at", "Acme", False, False, "User works at Acme"),
+        ("user.job_title", "nurse", False, False, "User works as a nurse")]),
+    ("I'm a nurse at St. Mary's", [
+        ("user.job_title", "nurse", False, False, "User works as a nurse"),
+        ("user.works_at", "St. Mary's", False, False, "User works at St. Mary's")]),
+    ("I speak English, French and Spanish", [
+        ("user.speaks.english", "English", False, False, "User speaks English"),
+        ("user.speaks.french", "French", False, False, "User speaks French"),
+        ("user.speaks.spanish", "Spanish", False, False, "User speaks Spanish")]),
+    ("I like cats and dogs", [
+        ("user.likes.cats", "cats", False, False, "User likes cats"),
+        ("user.likes.dogs", "dogs", False, False, "User likes dogs")]),
+    ("I eat fish but I don't eat meat", [
+        ("user.eats.fish", "fish", False, False, "User eats fish"),
+        ("user.eats.meat", "meat", True, False, "User does not eat meat")]),
+    ("I used to live in Lisbon, but now I live in Porto", [
+        ("user.lived_in.lisbon", "Lisbon", False, False, "User lived in Lisbon"),
+        ("user.lives_in", "Porto", False, True, "User lives in Porto")]),
+    ("Last month I was in Denver, so I live in Denver", [
+        ("user.visited.denver", "Denver", False, False, "User was in Denver"),
+        ("user.lives_in", "Denver", False, False, "User lives in Denver")]),
+    ("My name is Jo and I work at Acme", [
+        ("user.name", "Jo", False, False, "User's name is Jo"),
+        ("user.works_at", "Acme", False, False, "User works at Acme")]),
+    ("I moved to Porto; my new number is 555-0177.", [
+        ("user.lives_in", "Porto", False, True, "User lives in Porto"),
+        ("user.phone", "555-0177", False, True, "User's phone number is 555-0177")]),
+    ("Ana lives in Porto and Bruno lives in Faro", [
+        ("person:ana.lives_in", "Porto", False, False, "Ana lives in Porto"),
+        ("person:bruno.lives_in", "Faro", False, False, "Bruno lives in Faro")]),
+    ("I work at Acme. I live in Oslo.", [
+        ("user.works_at", "Acme", False, False, "User works at Acme"),
+        ("user.lives_in", "Oslo", False, False, "User lives in Oslo")]),
+]
+
+
+@pytest.mark.parametrize(("text", "rows"), SEVERAL, ids=[t for t, _ in SEVERAL])
+def test_several_facts_in_one_sentence(text: str, rows: list[Row]) -> None:
+    assert facts(text) == rows
+
+
+# -- hedges ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "subject"), [
+    ("I think I live in Paris", "user.lives_in"),
+    ("Maybe I'll move to Berlin", "user.will_lives_in.berlin"),
+    ("I probably work at Acme", "user.works_at"),
+    ("I guess my manager is Dana", "user.manager"),
+    ("Perhaps the deadline is Friday", "project.deadline"),
+    ("I believe Ana lives in Faro", "person:ana.lives_in"),
+    ("I might like sushi", "user.likes.sushi"),
+])
+def test_hedges_are_flagged_and_weak(text: str, subject: str) -> None:
+    fact = one(text)
+    assert (fact.subject, fact.hedged) == (subject, True) and fact.confidence < 0.6
+
+
+# -- chit-chat and look-alikes that must not match ------------------------------------------
+CHATTER = ["hmm let me think", "lol", "thanks!", "Thank you so much for the help!",
+           "Got it, I'll remember that", "sounds good", "ok", "Okay.", "hi", "Hello there!",
+           "haha", "brb", "cool, thanks", "Good morning!", "I see.", "makes sense",
+           "no worries", "Sure thing!", "Let me check.", "Where do you live?",
+           "What's my manager's name?", "Do I work at Acme?", "ok cool", "Nice!",
+           "You're welcome", "hmm", "Oh wow", "That's great!", ":)", "see you later",
+           "mine", "Yes.", "Noted.", "I'll keep that in mind.", "Good to know!"]
+
+
+@pytest.mark.parametrize("text", CHATTER)
+def test_chit_chat_and_questions_give_no_facts(text: str) -> None:
+    assert facts(text) == []
+
+
+LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
+    ("I moved the meeting to Friday", ["project.meeting"]),
+    ("I moved to the marketing team", ["user.moved.marketing_team"]),
+    ("I moved to the countryside", ["user.moved.countryside"]),
+    ("I joined a gym", ["user.joined.gym"]),
+    ("I live for the weekends", ["user.lives.weekends"]),
+    ("I like to think about it", ["user.likes.think"]),
+    ("I work out every morning", ["user.does.work"]),
+    ("I met the deadline", ["user.met.deadline"]),
+    ("I was moved to the night shift", ["user.was.moved_night_shift"]),
+    ("The dog lives in the garden", [None]),
+    ("I think so", []),
+    ("I'm tired", ["user.is.tired"]),
+    ("I'm going to the store", ["user.goes.store"]),
+    ("I work hard", ["user.works.hard"]),
+    ("I'm at work", ["user.located_in"]),
+    ("My sister's name is Eva", ["person:user_sister.name"]),
+    ("Working at Acme sounds fun", [None]),
+    ("Where do you work?", []),
+]
+
+
+@pytest.mark.parametrize(("text", "subjects"), LOOK_ALIKES, ids=[t for t, _ in LOOK_ALIKES])
+def test_look_alikes_do_not_take_a_profile_slot(text: str, subjects: list[str | None]) -> None:
+    assert [f.subject for f in extract_facts(text)] == subjects
+
+
+def test_assistant_turns_read_you_as_the_user_and_skip_the_assistant_itself() -> None:
+    [fact] = extract_facts("You live in Porto, right. I'll remember that.", role="assistant")
+    assert (fact.subject, fact.value, fact.content) == ("user.lives_in", "Porto",
+                                                        "User lives in Porto")
+    assert fact.confidence < 0.6  # a restatement never overwrites what the user said
+    assert extract_facts("I live in the cloud", role="assistant") == ()
+    assert extract_facts("You are very helpful") == ()
+
+
+# -- shape ---------------------------------------------------------------------------------
+def test_importance_and_types_follow_the_scale() -> None:
+    assert (one("My name is Jo").importance, one("My name is Jo").type) == (9, "user_profile")
+    assert one("I work at Acme").importance == 9
+    assert one("I love hiking").importance == 8
+    assert one("I like hiking").importance == 4
+    assert one("We decided to use Postgres").importance == 7
+    assert one("The deadline is Friday").importance == 6
+    assert one("I met Carla yesterday").type == "episodic"
+    assert one("I always run the tests before pushing").type == "procedural"
+    assert one("Remember this: my passport expires in May").importance == 10
+    assert one("Actually, I like hiking").importance == 7
+
+
+def test_slot_keys_single_values_drop_the_value_multi_values_keep_it() -> None:
+    assert slot_key("user", "lives_in", "Porto") == "user.lives_in"
+    assert slot_key("person:ana", "favourite_colour", "red") == "person:ana.favourite_colour"
+    assert slot_key("user", "likes", "Cilantro") == "user.likes.cilantro"
+    for single in ("user.lives_in", "user.works_at", "user.job_title", "user.phone",
+                   "user.email", "user.manager", "user.editor", "user.employer",
+                   "user.birthday", "user.age", "user.partner", "user.favourite_food",
+                   "project.deadline_of_launch", "user.name"):
+        assert is_single_valued(single), single
+    for multi in ("user.likes.x", "user.dislikes.x", "user.visited.x", "user.has_pet.x",
+                  "user.speaks.x", "user.hobby.x", "user.allergy.x", "user.lived_in.x"):
+        assert not is_single_valued(multi), multi
+
+
+def test_new_fields_are_in_the_dict() -> None:
+    data = one("Ana lives in Porto").to_dict()
+    assert (data["holder"], data["attribute"], data["tense"]) == ("person:ana", "lives_in",
+                                                                  "present")
+
+
+def test_extraction_stays_well_under_two_milliseconds_per_turn() -> None:
+    turn = "Actually, I moved from Lisbon to Porto in September and I work at Acme as a nurse."
+    extract_facts(turn)
+    timer = timeit.Timer(lambda: extract_facts(turn), timer=time.process_time)  # CPU, not load
+    assert timer.timeit(number=100) / 100 < 0.002
