@@ -149,7 +149,7 @@ def test_turns_know_their_neighbours_and_statements_are_found_by_their_replies()
     ids = strata.remember(messages=[
         {"author": "Ann", "content": "I adopted a greyhound last week."},
         {"author": "Bob", "content": "Congrats on the new dog!"},
-        {"author": "Ann", "content": "Thanks."},
+        {"author": "Ann", "content": "Thanks, she is a rescue from Madrid."},
     ], scope="t").memory_ids
     first = strata.get(ids[0], scope="t")
     assert first.meta["near"] == [ids[1], ids[2]]

@@ -102,20 +102,25 @@ def test_a_manual_edit_locks_out_inferred_updates_until_it_expires(
     assert strata.get(locked[later].id, scope=later).lifecycle is Lifecycle.SUPERSEDED
 
 
-def test_review_capture_only_holds_inferred_memories_as_candidates(
+def test_review_capture_only_holds_new_facts_but_applies_a_correction_at_once(
     store: Store, clock: FakeClock
 ) -> None:
     strata = facade(store, clock, review="capture_only")
     result = strata.remember("I live in Berlin", scope=U, mode="sync")
     [fact] = [strata.get(i, scope=U) for i in result.derived_ids]
-    assert fact.lifecycle is Lifecycle.CANDIDATE
-    assert strata.get(result.memory_ids[0], scope=U).lifecycle is Lifecycle.ACTIVE  # explicit
+    assert fact.lifecycle is Lifecycle.CANDIDATE  # a brand-new inference waits for review
+    turn = strata.get(result.memory_ids[0], scope=U)
+    assert turn.lifecycle is Lifecycle.ACTIVE  # explicit
     hits = {h.memory.id for h in strata.recall("where does the user live", scope=U).hits}
-    assert fact.id not in hits and result.memory_ids[0] in hits
-    [proposal] = derived(strata, "Actually, I moved to Munich")
-    assert proposal.lifecycle is Lifecycle.CANDIDATE
-    assert proposal.meta["proposed"]["action"] == "UPDATE"
-    assert strata.get(fact.id, scope=U).version == fact.version  # only proposed
+    assert fact.id not in hits and turn.id in hits
+    [correction] = derived(strata, "Actually, I moved to Munich")
+    assert correction.lifecycle is Lifecycle.ACTIVE  # a correction never waits invisibly
+    assert "decision:applied" in correction.tags  # listed for review as applied, undo-able
+    assert correction.meta["decision"]["target"] == fact.id
+    assert strata.get(fact.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
+    assert strata.get(turn.id, scope=U).lifecycle is Lifecycle.SUPERSEDED  # its assertion too
+    top = strata.recall("where does the user live", scope=U).hits[0].memory
+    assert "Munich" in top.content
 
 
 def test_review_all_holds_explicit_remembers_too(store: Store, clock: FakeClock) -> None:
@@ -159,7 +164,7 @@ def test_assistant_turns_are_not_mined_for_user_facts(store: Store, clock: FakeC
     assert contents == ["User lives in Berlin"]
 
 
-def test_approving_a_proposal_applies_it_and_rejecting_drops_it(
+def test_approving_a_candidate_activates_it_and_a_later_correction_can_be_rolled_back(
     store: Store, clock: FakeClock
 ) -> None:
     strata = facade(store, clock, review="capture_only")
@@ -169,10 +174,7 @@ def test_approving_a_proposal_applies_it_and_rejecting_drops_it(
     active = strata.approve(berlin.id, scope=U, reason="checked")
     assert active.lifecycle is Lifecycle.ACTIVE and "proposed" not in active.meta
     [munich] = derived(strata, "Actually, I moved to Munich")
-    [paris] = derived(strata, "Actually, I moved to Paris")
-    strata.approve(munich.id, scope=U, reason="the user said so")
     assert strata.get(berlin.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
-    assert strata.history(berlin.id, scope=U)[-1].reason.startswith("superseded by approved")
-    gone = strata.reject(paris.id, scope=U, reason="wrong")
-    assert gone.lifecycle is Lifecycle.DEPRECATED
-    assert strata.get(strata.get(munich.id, scope=U).id, scope=U).lifecycle is Lifecycle.ACTIVE
+    undone = strata.rollback(berlin.id, active.version, reason="the user was joking", scope=U)
+    assert undone.lifecycle is Lifecycle.ACTIVE and undone.content == berlin.content
+    assert strata.get(munich.id, scope=U).lifecycle is Lifecycle.ACTIVE
