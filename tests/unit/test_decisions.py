@@ -127,3 +127,18 @@ def test_invariants_turn_a_model_update_of_a_pinned_memory_into_a_flagged_add() 
         assert (d.action, d.target_id, d.contradicts) == (Action.ADD, None, ("m1",))
     kept = enforce_invariants(Decision(Action.NONE, "m1"), [pinned], NOW)
     assert kept.action is Action.NONE
+
+
+def test_a_near_duplicate_sentence_with_another_value_of_the_same_slot_is_an_update() -> None:
+    from datetime import UTC, datetime
+
+    from strata.domain.decisions import Action, Candidate, FactView, decide
+
+    old = Candidate("m1", "User's phone number is 555-9164", similarity=0.958,
+                    subject="user.phone", value="555-9164")
+    fact = FactView("User's phone number is 555-6639", subject="user.phone", value="555-6639",
+                    explicit_change=True)
+    decision = decide(fact, [old], datetime(2026, 1, 1, tzinfo=UTC))
+    assert (decision.action, decision.target_id) == (Action.UPDATE, "m1")
+    same = FactView("User's phone number is 555-9164", subject="user.phone", value="555-9164")
+    assert decide(same, [old], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.NONE

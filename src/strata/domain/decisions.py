@@ -4,7 +4,8 @@
 The rules, in order (the first that applies wins):
 
 1. An exact duplicate (same normalised content) of a live memory → NONE.
-2. A near duplicate (cosine > 0.95) with the same polarity → NONE.
+2. A near duplicate (cosine > 0.95) with the same polarity → NONE, unless both name the same
+   slot with different values (then the rules below decide).
 3. A memory about the same claim (same subject, or the same words) that the fact conflicts with:
    - the memory is pinned or under a manual override lock → ADD, both flagged as contradicting
      (a decision never deletes or overwrites such a memory);
@@ -165,10 +166,19 @@ def _duplicate(fact: FactView, live: Sequence[Candidate]) -> Decision | None:
         if normalize(candidate.content) == text:
             return Decision(Action.NONE, candidate.id, "exact duplicate", confidence=1.0)
     for candidate in live:
-        if candidate.similarity > NEAR_DUPLICATE and candidate.negated == fact.negated:
+        if candidate.similarity > NEAR_DUPLICATE and candidate.negated == fact.negated \
+                and not _other_value(fact, candidate):
             return Decision(Action.NONE, candidate.id,
                             f"near duplicate (cosine {candidate.similarity:.3f})", confidence=0.95)
     return None
+
+
+def _other_value(fact: FactView, candidate: Candidate) -> bool:
+    """Both name the same slot with different values: however alike the sentences read (a
+    phone number differs by a few digits), it is a change, never a near duplicate."""
+    return (fact.subject is not None and fact.subject == candidate.subject
+            and fact.value is not None and candidate.value is not None
+            and not _same_value(fact.value, candidate.value))
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:
