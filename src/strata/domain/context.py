@@ -63,6 +63,8 @@ class Context:
 
 def quote(text: str) -> str:
     """Stored text as one inert JSON string (see the module docstring)."""
+    if text.isascii() and text.isprintable():  # no control, format or separator character
+        return json.dumps(" ".join(text.split()).translate(_ANGLES), ensure_ascii=False)
     kept = "".join(
         " " if ch.isspace() else ch for ch in text
         if ch.isspace() or unicodedata.category(ch) not in _DROPPED_CATEGORIES
