@@ -63,8 +63,8 @@ class Context:
 
 def quote(text: str) -> str:
     """Stored text as one inert JSON string (see the module docstring)."""
-    kept = "".join(
-        " " if ch.isspace() else ch for ch in text
+    kept = text if text.isascii() and text.isprintable() else "".join(  # plain ASCII: nothing
+        " " if ch.isspace() else ch for ch in text                   # to drop (hot path)
         if ch.isspace() or unicodedata.category(ch) not in _DROPPED_CATEGORIES
     )
     return json.dumps(" ".join(kept.split()).translate(_ANGLES), ensure_ascii=False)
