@@ -42,7 +42,10 @@ _CHATTER = re.compile(
     r"talk (?:to you )?(?:later|soon)|"
     r"good (?:morning|night|evening|afternoon)|how are you|what's up|never ?mind|"
     r"thanks? (?:you )?(?:so much |a lot )?(?:for .*)?|that's (?:great|cool|nice|funny|"
-    r"awesome|helpful|interesting|good)|me too|same here))[\s!.,:;)(-]*)+$",
+    r"awesome|helpful|interesting|good)|me too|same here|(?:nice|good|great) (?:one|job|work|call|"
+    r"point|idea|catch)|well done|love (?:it|that)|not bad|no way|agreed|same|fair|"
+    r"(?:that|this) (?:is|was) (?:great|cool|nice|funny|awesome|helpful|interesting|good)|"
+    r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
     _I,
 )
 _QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
@@ -55,7 +58,9 @@ _REMEMBER = re.compile(
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly)[,!.]?\s+)+", _I)
 _CORRECTION = re.compile(
-    r"^(?:actually|correction|update|to correct myself|scratch that|i was wrong(?: about that)?|"
+    r"^(?:actually|correction|update|to correct myself|scratch that|"
+    r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
+    r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
     r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b[,:!.-]*\s*(?:that\s+)?",
     _I)
@@ -162,12 +167,25 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"april|may|june|july|august|september|october|november|december|the past \w+|"
          r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
          r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
-         r"as well|for now|from now on|again|already|full[- ]time|part[- ]time")
+         r"as well|for now|from now on|again|already|full[- ]time|part[- ]time|"
+         r"(?:starting|beginning|as of|effective) (?:today|now|tomorrow|(?:this|next|last) \w+|"
+         r"\w+day|(?:january|february|march|april|may|june|july|august|september|october|"
+         r"november|december)(?: \d{1,2})?)|"
+         r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
+         r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment")
 _TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
 _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
                         r"night)|yesterday|ago|back in|in \d{4})\b", _I)
 _TRAIL = re.compile(r"[\s.!;:,]+$")
+_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from now on|now)\b", _I)
+#: Asides at the end of a clause that say nothing about its claim.
+_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
+                         r"like i said|you know|just so you know|for what it's worth|"
+                         r"if you remember|in case you forgot)\b[\s.!,]*)+$", _I)
+#: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
+_RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
+                     r"(?:than|over|instead of) (?P<old>.+)$", _I)
 _ARTICLE = re.compile(r"^(?:the|a|an|some)\s+", _I)
 
 
@@ -275,18 +293,27 @@ def clauses(sentence: str) -> list[str]:
     pieces = _JOINERS.split(sentence)
     result: list[str] = []
     subject: str | None = None
+    when = ""  # "Beginning next month, I live in Bergen": the time belongs to the next clause
     for piece in (p.strip() for p in pieces if p and p.strip()):
+        if not _TIME_HEAD.sub("", piece).strip(" ,"):
+            when = f"{when} {piece}".strip()
+            continue
+        piece, when = f"{when} {piece}".strip(), ""
         bare = _TIME_HEAD.sub("", piece)
         holder = _HOLDER.match(bare)
         if holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
+        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)):
+            result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
         elif result:
             result[-1] = f"{result[-1]} and {piece}"
         else:
             result.append(piece)
+    if when:
+        result.append(when)
     return result
 
 
@@ -580,6 +607,10 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         split = _prep_split(rest, {"to": "uses", "": "uses"})
         phrase = split[1] if split else rest
         return _Claim(f"uses_{_category(phrase) or 'tool'}", phrase)
+    role_of = re.match(r"^(?P<v>.+?)\s+as\s+(?:my|our|the|a|an)\s+(?P<noun>[a-z][\w -]{1,30})$",
+                       rest, _I) if lemma == "use" else None
+    if role_of is not None:  # "I use Helix as my editor": the editor is Helix
+        return _Claim(_used_as(role_of["noun"]), role_of["v"])
     if lemma == "use" and _category(rest):
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
@@ -598,6 +629,12 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
+
+
+def _used_as(noun: str) -> str:
+    """The attribute "X as my <noun>" sets: the tool family when the noun names one."""
+    noun = noun.casefold().strip()
+    return f"uses_{noun}" if noun in _CATEGORIES else noun_attribute(noun)
 
 
 def _be_claim(rest: str) -> _Claim | None:
@@ -642,6 +679,8 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
     noun = re.sub(r"\bcolor\b", "colour", noun)
+    if noun in _CATEGORIES and not of:
+        return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
     if noun in _ATTRIBUTE_NOUNS and not of:
         return _ATTRIBUTE_NOUNS[noun]
     if "deadline" in noun or "due date" in noun:
@@ -796,6 +835,8 @@ def _entity(holder: _Holder) -> str:
 
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
+    if holder.key == PROJECT and claim.attribute == "lives_in":
+        holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
     changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
     if (manner.past and changes) or claim.attribute in _PERMANENT:
         manner = replace(manner, past=False)
@@ -908,8 +949,42 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         if not body or is_chatter(body):
             continue
         for clause in clauses(_expand(body)):
-            found.extend(read_clause(clause, manner, role, found))
-    return found
+            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
+    return list(_distinct(found))
+
+
+_PLACE_ATTRIBUTES = frozenset({"lives_in", "located_in", "visited", "works_at", "born_in"})
+
+
+def _resolved(statement: Statement, before: list[Statement]) -> Statement:
+    """"..., so I live there now": "there" is the place named last in the same text."""
+    if statement.value is None or statement.value.casefold() not in ("there", "here") \
+            or statement.attribute not in _PLACE_ATTRIBUTES:
+        return statement
+    place = next((s.value for s in reversed(before) if s.value
+                  and s.attribute in _PLACE_ATTRIBUTES and s.value[:1].isupper()), None)
+    if place is None:
+        return statement
+    content = re.sub(r"\b(?:there|here)\b", place, statement.content, count=1)
+    return replace(statement, value=place, content=content,
+                   entities=tuple(dict.fromkeys((*statement.entities, place))))
+
+
+def _distinct(statements: list[Statement]) -> list[Statement]:
+    """One statement per claim: a text that says the same thing twice says it once."""
+    seen: dict[tuple[str, str | None, str | None, bool], int] = {}
+    kept: list[Statement] = []
+    for statement in statements:
+        key = (statement.holder, statement.attribute,
+               (statement.value or statement.content).casefold(), statement.negated)
+        if key in seen:
+            index = seen[key]
+            kept[index] = replace(kept[index], explicit_change=kept[index].explicit_change
+                                  or statement.explicit_change)
+            continue
+        seen[key] = len(kept)
+        kept.append(statement)
+    return kept
 
 
 def read_clause(clause: str, manner: _Manner, role: str,
@@ -917,6 +992,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     """The claims of one clause; ``before`` are the claims read earlier in the same text, the
     target of a bare correction ("sorry, I meant Porto")."""
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
+    clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
     if is_chatter(clause):
         return []
     not_tail = _NOT_TAIL.search(clause)
@@ -927,7 +1003,9 @@ def read_clause(clause: str, manner: _Manner, role: str,
     head = _TIME_HEAD.match(clause)
     if head is not None and len(clause) > head.end():
         past = _PAST_TIME.search(head.group(0)) is not None
-        clause, manner = clause[head.end():], replace(manner, past=manner.past or past)
+        starts = _STARTING.search(head.group(0)) is not None
+        clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
+                                                      change=manner.change or starts)
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
