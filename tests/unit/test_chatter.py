@@ -5,6 +5,8 @@ from strata.domain.decisions import displaced_values
 def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("thanks!!") and is_chatter("lol") and is_chatter("👍")
     assert is_chatter("Got it, I'll remember that.", "assistant")
+    assert is_chatter("Doing well, thanks for asking!", "assistant")
+    assert is_chatter("Aww, congrats! Noted.", "assistant")
     assert is_chatter("good point") and is_chatter("Great job!") and is_chatter("nice one")
 
 

@@ -546,6 +546,12 @@ READINGS: list[tuple[str, list[Row]]] = [
                                    "User uses Emacs")]),
     ("We moved to Kyoto over the summer", [("user.lives_in", "Kyoto", False, True,
                                             "User lives in Kyoto")]),
+    ("New email: kim@mail.test", [("user.email", "kim@mail.test", False, True,
+                                  "User's email address is kim@mail.test")]),
+    ("Phone - 555 0142", [("user.phone", "555 0142", False, False,
+                           "User's phone number is 555 0142")]),
+    ("The budget was cut to 3000 euros", [("project.budget", "3000 euros", False, True,
+                                           "The budget is 3000 euros")]),
     ("We moved to Quito, so I live there now", [("user.lives_in", "Quito", False, True,
                                                  "User lives in Quito")]),
     ("Lena passed the project to Omar, so my manager is Omar now", [

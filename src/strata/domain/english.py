@@ -669,6 +669,9 @@ _ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?:
                          r"(?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
                         "update", "set", "bump", "give", "postpone", "delay", "increase"})
+#: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
+_LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
+                       r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 _OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|case|"
                     r"portfolio|budget)\b", _I)
@@ -695,7 +698,8 @@ def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
     if det == "my":
         return _Holder(USER, "User") if role == "user" else None
-    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None:
+    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
+            or noun.casefold() in _ATTRIBUTE_NOUNS:  # "the budget": the team's budget
         return _Holder(PROJECT, "The team")
     return _Holder(f"topic:{slug(noun)}", _phrase(f"the {noun}"))
 
@@ -723,6 +727,11 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(USER, "User") if role == "user" else None
         return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
                                                                manner)]
+    labelled = _LABELLED.match(clause)
+    if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
+        changed = replace(manner, change=manner.change or bool(labelled["new"]))
+        return [_attribute_statement(_Holder(USER, "User"),
+                                     noun_attribute(labelled["noun"]), labelled["v"], changed)]
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
     if match is None:
         return None
