@@ -729,9 +729,9 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
                                                                manner)]
     labelled = _LABELLED.match(clause)
     if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
-        changed = replace(manner, change=manner.change or bool(labelled["new"]))
+        said = replace(manner, change=manner.change or bool(labelled["new"]))
         return [_attribute_statement(_Holder(USER, "User"),
-                                     noun_attribute(labelled["noun"]), labelled["v"], changed)]
+                                     noun_attribute(labelled["noun"]), labelled["v"], said)]
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
     if match is None:
         return None
