@@ -459,7 +459,7 @@ LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
     ("I moved to the countryside", ["user.moved.countryside"]),
     ("I joined a gym", ["user.joined.gym"]),
     ("I live for the weekends", ["user.lives.weekends"]),
-    ("I like to think about it", ["user.likes.think"]),
+    ("I like to think about it", []),  # points outside itself: the turn keeps it
     ("I work out every morning", ["user.does.work"]),
     ("I met the deadline", ["user.met.deadline"]),
     ("I was moved to the night shift", ["user.was.moved_night_shift"]),
@@ -581,3 +581,16 @@ def test_a_claim_said_twice_in_one_text_is_one_fact() -> None:
                                   "agreed", "love it"])
 def test_short_verdicts_are_chit_chat(text: str) -> None:
     assert not extract_facts(text)
+
+
+@pytest.mark.parametrize("text", ["I want them to experience it", "We'd be content",
+                                  "I'm grateful I get to share it with you",
+                                  "I'm here for you"])
+def test_claims_that_point_outside_themselves_are_left_to_the_turn(text: str) -> None:
+    assert not extract_facts(text)
+
+
+def test_a_comma_before_now_starts_the_new_claim() -> None:
+    assert [(f.subject, f.value, f.negated, f.explicit_change)
+            for f in extract_facts("I left Umbra; now I work at Lumen")] == [
+        ("user.works_at", "Umbra", True, True), ("user.works_at", "Lumen", False, True)]

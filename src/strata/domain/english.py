@@ -266,7 +266,9 @@ def is_past_form(word: str, lemma: str) -> bool:
 _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
-                      r",\s+(?=(?:i|we|my|i'm|i've)\s)", _I)
+                      r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
+                      r"(?:i|we|my|i'm)\s)", _I)
 
 
 def sentences(text: str) -> list[str]:
@@ -842,8 +844,26 @@ def _entity(holder: _Holder) -> str:
     return holder.name.split()[-1] if holder.key.startswith("person:") else holder.name
 
 
+#: Words that point outside the sentence: a claim that needs them cannot stand on its own.
+_DEICTIC = frozenset("""i me my mine you your yours we us our it its they them their he him his
+    she her this that these those here there someone something""".split())
+
+
+def stands_alone(claim: _Claim, manner: _Manner) -> bool:
+    """A claim of a verb outside the class table ("User wants them to...", "The team is be
+    content") is kept only when it reads on its own: not hedged, no pronoun pointing
+    elsewhere, a short complement. Its turn keeps what was said either way."""
+    if claim.verb is None:
+        return True
+    words = re.findall(r"[a-z']+", claim.phrase.casefold())
+    return not manner.hedged and len(words) <= 8 and not _DEICTIC.intersection(words) \
+        and (not words or verb_lemma(words[0]) != "be")
+
+
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
+    if not stands_alone(claim, manner):
+        return []
     if holder.key == PROJECT and claim.attribute == "lives_in":
         holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
     changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
@@ -1082,7 +1102,7 @@ def _stopped(verb: _Verb) -> _Verb | None:
                    verb.rest, _I)
     if job and job["org"]:
         return _Verb("work", f"at {job['org']}", manner)
-    if verb.lemma == "leave" and verb.rest[:1].isupper():
+    if verb.lemma in ("leave", "quit") and verb.rest[:1].isupper():  # an employer
         return _Verb("work", f"at {verb.rest}", manner)
     if verb.lemma != "leave" and verb.rest:
         return _Verb("have", verb.rest, manner)
