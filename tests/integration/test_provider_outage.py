@@ -58,7 +58,9 @@ class Provider:
         user = request["messages"][1]["content"]
         if request["response_format"]["json_schema"]["name"] == "record_extraction":
             self.extractions[user] += 1
-            body: dict[str, Any] = {"facts": [{"content": f"Noted: {user}", "type": "semantic",
+            # not a restatement of the turn (that would fold into it as a repetition)
+            body: dict[str, Any] = {"facts": [{"content": f"Noted by the support desk for "
+                                               f"the weekly review: {user}", "type": "semantic",
                                                "importance": 5, "confidence": 0.9}]}
         else:
             body = {"action": "ADD", "reason": "new", "confidence": 0.9}
@@ -151,7 +153,8 @@ def test_every_remember_survives_a_provider_outage_and_is_processed_once(
     assert all(j.attempts >= 2 for j in jobs.values())  # each failed at least once first
     derived = reopened.list(scope=SCOPE, filters=Filters(tags_any=("derived",)), limit=500)
     contents = [m.content for m in _all_pages(reopened, derived)]
-    assert sorted(contents) == sorted(f"Noted: {t}" for t in texts)  # one each, none twice
+    assert sorted(contents) == sorted(f"Noted by the support desk for the weekly review: {t}"
+                                      for t in texts)  # one each, none twice
     for memory_id in (m for j in jobs.values() for m in (j.result or {})["memory_ids"]):
         adds = [h for h in reopened.history(memory_id, scope=SCOPE) if h.kind is HistoryKind.ADD]
         assert len(adds) == 1 and adds[0].provider == "openai"

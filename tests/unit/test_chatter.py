@@ -20,3 +20,20 @@ def test_turns_with_content_are_not_chatter() -> None:
 def test_a_change_names_the_value_it_leaves() -> None:
     assert displaced_values("I moved from Lisbon to Porto.") == ["Lisbon"]
     assert displaced_values("Actually, my manager is Priya, not Tom.") == ["Tom"]
+
+
+def test_a_slotless_claim_is_kept_as_its_turn_only_when_it_restates_it() -> None:
+    from strata.domain.applying import FactInput, _kept_as_turn
+    from strata.domain.decisions import Action, Decision
+
+    def fact(content: str) -> FactInput:
+        return FactInput(content=content, type="semantic", subject=None, value=None,
+                         negated=False, importance=5, confidence=0.9, pinned=False,
+                         entities=(), event_id="e1")
+
+    add = Decision(Action.ADD, reason="new", confidence=0.9)
+    turn = "my passport expires in May"
+    assert _kept_as_turn(fact("User's passport expires in May"), add, turn)
+    assert not _kept_as_turn(fact("Support desk review noted: passport renewal due in May "
+                                  "before the Lisbon trip"), add, turn)
+    assert not _kept_as_turn(fact("User's passport expires in May"), add, None)

@@ -38,7 +38,7 @@ from strata.domain.models import (
     Provenance,
     Scope,
 )
-from strata.domain.text import content_hash
+from strata.domain.text import content_hash, keywords
 
 #: ``meta`` key of a memory edited by hand: until then, inference may not change it.
 OVERRIDE_KEY = "manual_override_until"
@@ -180,7 +180,8 @@ def plan(
             if sole and own_turn and decision.target_id:
                 _collapse(touched, current, own_turn, decision, fact, now)
             continue
-        if _kept_as_turn(fact, decision, own_turn):
+        turn_text = current[own_turn].content if own_turn in current else None
+        if _kept_as_turn(fact, decision, turn_text):
             result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
             continue
         applied = _applies(decision, origin.review)
@@ -224,10 +225,21 @@ def _applies(decision: Decision, review: ReviewMode) -> bool:
     return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed
 
 
-def _kept_as_turn(fact: FactInput, decision: Decision, own_turn: str | None) -> bool:
-    """A new claim without a slot is what its verbatim turn already says: no second memory."""
-    return (decision.action is Action.ADD and not decision.disputed and fact.subject is None
-            and own_turn is not None)
+#: Share of a slot-less claim's content words found in its turn above which it only
+#: restates the turn ("User's passport expires in May" for "my passport expires in May").
+RESTATES_TURN = 0.6
+_SPEAKER_WORDS = frozenset({"user", "team"})
+
+
+def _kept_as_turn(fact: FactInput, decision: Decision, turn_text: str | None) -> bool:
+    """A new claim without a slot that restates its verbatim turn: no second memory. (A
+    slot-less fact that adds words of its own, as a model's distillation may, is kept.)"""
+    if decision.action is not Action.ADD or decision.disputed or fact.subject is not None \
+            or turn_text is None:
+        return False
+    said = set(keywords(turn_text))
+    claim = [w for w in keywords(fact.content) if w not in _SPEAKER_WORDS]
+    return not claim or sum(w in said for w in claim) / len(claim) >= RESTATES_TURN
 
 
 def _live(memory: Memory | None, now: datetime) -> bool:
