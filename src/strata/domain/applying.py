@@ -180,7 +180,7 @@ def plan(
             if sole and own_turn and decision.target_id:
                 _collapse(touched, current, own_turn, decision, fact, now)
             continue
-        turn_text = current[own_turn].content if own_turn in current else None
+        turn_text = current[own_turn].content if own_turn and own_turn in current else None
         if _kept_as_turn(fact, decision, turn_text):
             result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
             continue
