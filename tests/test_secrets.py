@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from strata.domain.secrets import SECRETS_KEY
 from strata.facade import Strata
+from strata.settings import load_settings
+from strata.stores.memory import InMemoryStore
+from tests.conftest import EMBEDDER
 from tests.unit.test_redaction import SAMPLES
 
 SCOPE = {"team": "canary", "user": "ann"}
@@ -128,3 +132,14 @@ def test_a_secret_given_as_an_entity_never_becomes_a_graph_entity(
     facts = strata.index_graph(memory_id, [entity, "Kestrel"], [("Kestrel", "uses", entity)],
                                scope=SCOPE)
     assert [e.name for e in facts.entities] == ["Kestrel"] and facts.relations == ()
+
+
+def test_a_default_export_imports_without_secrets_and_an_opted_in_one_with_them(
+    strata: Strata,
+) -> None:
+    plant(strata)
+    for include, expected in ((False, []), (True, sorted(s for _, _, s in PLANTED))):
+        copy = Strata(InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name), EMBEDDER,
+                      settings=load_settings(home=Path("/nonexistent")))
+        copy.import_records(list(strata.export(include_secrets=include)))
+        assert sorted(leaked(dumped(copy.export(include_secrets=True)))) == expected
