@@ -297,6 +297,8 @@ def recall(
     reroll: Annotated[int, typer.Option(
         "--reroll", min=0, max=100, help="Reroll attempt: 0 the active level, 1 R4, 2+ R5 "
         "evidence.")] = 0,
+    reveal_secrets: Annotated[bool, typer.Option(
+        "--reveal-secrets", help="Show secrets unmasked (they are masked by default).")] = False,
     types: TypesOpt = None,
     tags_any: TagsAnyOpt = None,
     team: TeamOpt = None,
@@ -310,7 +312,7 @@ def recall(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         result = strata.recall(
             query, scope=_scope(team, user, agent, run), k=k, budget_tokens=budget,
-            filters=filters, preset_name=preset, reroll=reroll,
+            filters=filters, preset_name=preset, reroll=reroll, reveal_secrets=reveal_secrets,
         )
     if as_json:
         render.emit_json(result.to_dict())
