@@ -556,3 +556,11 @@ class Strata:
         current = self.get(memory_id, scope=scope, include_deleted=True)
         return self._time_travel.rollback(current, to_version, reason=reason,
                                           actor=actor or Actor(), if_version=if_version)
+
+    def undo(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
+             actor: Actor | None = None) -> tuple[Memory, ...]:
+        """Undo the pipeline's decision about ``memory_id`` in one call: what it superseded
+        comes back, and an applied inferred correction is retired (``TimeTravel``)."""
+        current = self.get(memory_id, scope=scope)
+        return self._time_travel.undo_decision(current, reason=reason,
+                                               actor=actor or Actor())

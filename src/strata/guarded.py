@@ -406,6 +406,15 @@ class GuardedStrata:
         return self.strata.state_at(at, scope=self.scope(scope), include_deleted=include_deleted,
                                     limit=limit, cursor=cursor)
 
+    def undo(self, memory_id: str, *, reason: str,
+             scope: ScopeLike = None) -> tuple[Memory, ...]:
+        """An operator undoes a pipeline decision (``Strata.undo``) within the owned scope."""
+        self._authorize(Operation.ROLLBACK)
+        where = self.scope(scope)
+        self._owned(memory_id, where)
+        self._spend()
+        return self.strata.undo(memory_id, reason=reason, scope=where, actor=self.actor)
+
     def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
                  if_version: int | None = None) -> Memory:
         """An operator's (moderator's) undo, within the scope the operator owns."""

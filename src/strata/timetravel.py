@@ -14,11 +14,12 @@ from typing import Any
 
 from strata.domain.applying import with_manual_override
 from strata.domain.ids import new_id
-from strata.domain.lifecycle import Actor, Planned
-from strata.domain.models import HistoryEvent, HistoryKind, Memory, Scope
+from strata.domain.lifecycle import Actor, Planned, check_reason
+from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, Memory, Scope
+from strata.domain.review import rejected
 from strata.domain.timetravel import check_horizon, check_time, plan_rollback
 from strata.errors import InvalidInput
-from strata.ports import Clock, ExportRecord, Store
+from strata.ports import Clock, ExportRecord, MemoryChange, Store, WriteBatch
 from strata.results import STATE_PAGE, StateSnapshot
 
 
@@ -61,6 +62,53 @@ class TimeTravel:
                                 actor=actor, reason=reason, if_version=if_version)
         planned = with_manual_override(planned, now, self._manual_override_s)
         return self._apply(planned, current.version)
+
+
+    def undo_decision(self, current: Memory, *, reason: str,
+                      actor: Actor) -> tuple[Memory, ...]:
+        """Undo what the write pipeline decided about ``current`` in one transaction: every
+        memory it superseded (``superseded_by``: the old fact, the turns that asserted it,
+        a repeated turn folded into it) goes back to the version before, and ``current``
+        itself, when the pipeline applied it as an inferred correction, is retired
+        (``deprecated``, like a rejected candidate). Returns the changed memories."""
+        reason = check_reason(reason)
+        now = self.clock.now()
+        replaced = self._superseded_by(current)
+        applied = _applied_decision(current)
+        if not replaced and not applied:
+            raise InvalidInput(f"memory {current.id} carries no decision to undo",
+                               id=current.id, reason_code="no_decision")
+        plans = [with_manual_override(plan_rollback(m, self.store.history(m.id), m.version - 1,
+                                                    now=now, actor=actor, reason=reason),
+                                      now, self._manual_override_s) for m in replaced]
+        if applied:
+            plans.append(rejected(current, reviewer=actor.id, now=now, reason=reason,
+                                  request_id=actor.request_id))
+        before = {m.id: m.version for m in (*replaced, current)}
+        self.store.write(WriteBatch(events=(), memories=(), actor=actor.id, reason=reason,
+                                    request_id=actor.request_id, changes=[
+                                        MemoryChange(after=p.after, history=p.history,
+                                                     expected_version=before[p.after.id])
+                                        for p in plans]))
+        return tuple(p.after for p in plans)
+
+    def _superseded_by(self, current: Memory) -> list[Memory]:
+        found: list[Memory] = []
+        cursor: str | None = None
+        filters = Filters(lifecycles=(Lifecycle.SUPERSEDED,))
+        while True:
+            page = self.store.list(current.scope, filters, limit=STATE_PAGE, cursor=cursor)
+            found.extend(m for m in page.items if m.meta.get("superseded_by") == current.id)
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+
+def _applied_decision(memory: Memory) -> bool:
+    """An inferred fact the pipeline made live on its own (a correction under review)."""
+    decision = memory.meta.get("decision")
+    return isinstance(decision, dict) and decision.get("status") == "applied" \
+        and memory.lifecycle in (Lifecycle.ACTIVE, Lifecycle.DISPUTED)
 
 
 class ImportedHistory:

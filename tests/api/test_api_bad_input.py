@@ -142,7 +142,7 @@ def test_in_the_library_recall_filters_given_as_a_dict_raise_type_error_from_the
     facade: Strata,
 ) -> None:
     facade.remember("Ann drinks green tea", scope=A)
-    as_dict = facade.recall("tea", scope=A, filters={"types": ["semantic"],
+    as_dict = facade.recall("tea", scope=A, filters={"types": ["episodic"],
                                                     "created_after": "2020-01-01T00:00:00Z"})
     assert [h.memory.content for h in as_dict.hits] == ["Ann drinks green tea"]
     assert facade.list(scope=A, filters={"tags_none": ["x"]}).items

@@ -71,7 +71,7 @@ def test_recall_with_filters_and_preset(client: TestClient, remember: Remember) 
     wanted = remember("tea notes for the office", tags=["work"], pinned=True)
     response = client.post("/v1/recall", json={
         "query": "tea notes", "scope": A, "k": 5, "budget_tokens": 500, "preset": "rrf",
-        "filters": {"tags_any": ["work"], "types": ["semantic"], "lifecycles": ["active"],
+        "filters": {"tags_any": ["work"], "types": ["episodic"], "lifecycles": ["active"],
                     "min_importance": 0.1, "pinned": True, "conversation_id": "default",
                     "created_after": "2000-01-01T00:00:00", "created_before": "2999-01-01"},
     })

@@ -35,7 +35,7 @@ def test_remember_with_every_option(cli_json: CliJson) -> None:
 def test_remember_messages_file_and_stdin(cli_json: CliJson, tmp_path: Path) -> None:
     turns = tmp_path / "turns.json"
     turns.write_text(json.dumps([{"role": "user", "content": "I live in Porto"},
-                                 {"role": "assistant", "content": "Porto, noted"}]))
+                                 {"role": "assistant", "content": "Porto has great food"}]))
     assert len(cli_json("remember", "--messages", str(turns))["memory_ids"]) == 2
     piped = cli_json("remember", "-", input="read from stdin\n")
     memory = cli_json("get", piped["memory_ids"][0])
@@ -46,7 +46,7 @@ def test_recall_json_and_context(cli: Cli, cli_json: CliJson) -> None:
     wanted = remembered(cli_json, "the office coffee machine is broken", "--tag", "office")
     remembered(cli_json, "holiday plans for August")
     result = cli_json("recall", "coffee machine", "--team", "a", "-k", "3", "--budget", "200",
-                      "--preset", "hybrid", "--type", "semantic", "--tag", "office")
+                      "--preset", "hybrid", "--type", "episodic", "--tag", "office")
     assert [h["memory"]["id"] for h in result["hits"]] == [wanted]
     context = cli("recall", "coffee machine", "--team", "a", "--context")
     assert context.exit_code == 0 and "coffee machine" in context.stdout

@@ -176,7 +176,7 @@ def test_every_write_path_records_provenance(store: Store, clock: FakeClock) -> 
 def test_approving_a_proposal_writes_one_row_for_the_candidate_and_one_for_its_target(
     store: Store, clock: FakeClock
 ) -> None:
-    strata = reviewed(store, clock, review="capture_only")
+    strata = reviewed(store, clock, review="all")  # capture_only applies a correction at once
     [berlin] = strata.remember("I live in Berlin", scope=U, mode="sync").derived_ids
     strata.approve(berlin, scope=U, reason="ok")
     [munich] = strata.remember("Actually, I moved to Munich", scope=U, mode="sync").derived_ids

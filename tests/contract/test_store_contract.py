@@ -269,10 +269,12 @@ def test_list_pages_newest_first_without_gaps(strata: Strata, clock: FakeClock) 
 
 
 def test_filters_narrow_list_and_recall(strata: Strata) -> None:
-    tea = strata.remember("tea with lemon", scope=A, tags=["drink"], importance=0.9).memory_ids[0]
+    tea = strata.remember("tea with lemon", scope=A, tags=["drink"], importance=0.9,
+                          type="semantic").memory_ids[0]
     ceremony = strata.remember("tea ceremony history", scope=A, type="episodic",
                                importance=0.2, tags=["drink", "japan"]).memory_ids[0]
-    pinned = strata.remember("tea budget is fixed", scope=A, pinned=True).memory_ids[0]
+    pinned = strata.remember("tea budget is fixed", scope=A, pinned=True,
+                             type="semantic").memory_ids[0]
     only = {
         Filters(tags_any=("drink",)): {tea, ceremony},
         Filters(types=(MemoryType.SEMANTIC,), min_importance=0.8): {tea},

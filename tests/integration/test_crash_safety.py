@@ -40,7 +40,7 @@ from strata.facade import Strata
 strata = Strata.open(sys.argv[1], embedder=HashingEmbedder())
 i = 0
 while True:
-    text = f"writer {os.getpid()} remembers fact number {i}: the sky was {i % 7} shades bluer"
+    text = f"writer {os.getpid()} remembers fact number {i}: the sky was {i} shades bluer"
     result = strata.remember(text, conversation_id=f"c{i % 3}")
     ack = {"id": result.memory_ids[0], "event": result.event_ids[0], "text": text}
     sys.stdout.write(json.dumps(ack) + "\\n")
@@ -190,7 +190,7 @@ class Poster(threading.Thread):
         with httpx.Client(base_url=self.base, timeout=10) as client:
             i = 0
             while True:
-                text = f"client {self.label} says note {i}: buy {i % 5} lemons"
+                text = f"client {self.label} says note {i}: buy {i} lemons"
                 try:
                     response = client.post("/v1/remember", json={"text": text})
                 except httpx.TransportError:

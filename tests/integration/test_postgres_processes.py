@@ -140,7 +140,9 @@ def test_two_servers_give_one_winner_per_version_and_one_memory_per_content(
         clients = [stack.enter_context(httpx.Client(base_url=b, timeout=30)) for b in bases]
         with ThreadPoolExecutor(8) as pool:
             remembered = list(pool.map(
-                lambda i: clients[i % 2].post("/v1/remember", json={"text": "Rosa plays cello"}),
+                # raw: no pipeline job may touch the memory while the modifies race
+                lambda i: clients[i % 2].post("/v1/remember", json={"text": "Rosa plays cello",
+                                                                    "mode": "raw"}),
                 range(8)))
         assert [r.status_code for r in remembered] == [200] * 8
         assert len({r.json()["memory_ids"][0] for r in remembered}) == 1

@@ -84,8 +84,9 @@ def envelope_is_intact(text: str, chosen: int) -> bool:
         decoder = json.JSONDecoder()
         quoted, end = decoder.raw_decode(line, 2)
         rest = line[end:]
-        if not isinstance(quoted, str) or (rest not in ("", " [DISPUTED]") and not re.fullmatch(
-                r" \(\d{4}-\d\d-\d\d\)( \[DISPUTED\])?", rest)):
+        if not isinstance(quoted, str) or not re.fullmatch(
+                r"( \(\d{4}-\d\d-\d\d\))?( \[(DISPUTED|SUPERSEDED|UNREVIEWED|ARCHIVED)\])?",
+                rest):
             return False
         if any(ch in quoted for ch in "<>\u2028\u2029\u202e\u2066\x00\x1b\n\r"):
             return False
@@ -104,3 +105,13 @@ def test_an_injection_corpus_leaves_the_envelope_intact_in_every_context() -> No
             assert envelope_is_intact(context.text, len(context.memory_ids)), context.text
             contexts += 1
     assert contexts == 3 * len(INJECTIONS)  # 100 % of them intact
+
+
+def test_lifecycles_a_caller_includes_are_marked_in_the_context() -> None:
+    from strata.domain.context import line_for
+
+    for lifecycle, marker in ((Lifecycle.SUPERSEDED, "[SUPERSEDED]"),
+                              (Lifecycle.CANDIDATE, "[UNREVIEWED]"),
+                              (Lifecycle.DISPUTED, "[DISPUTED]")):
+        assert line_for(mem(1, "User lives in Lisbon", lifecycle=lifecycle)).endswith(marker)
+    assert line_for(mem(2, "User lives in Porto")) == '- "User lives in Porto"'

@@ -75,3 +75,24 @@ def rollback(memory_id: MemoryId, body: RollbackRequest, guarded: GuardedDep,
     memory = guarded.rollback(memory_id, body.to_version, reason=body.reason, scope=scope,
                               if_version=body.if_version)
     return JSONResponse(memory.to_dict())
+
+
+class UndoRequest(RequestModel):
+    """Undo the pipeline's decision about a memory."""
+
+    reason: Reason
+
+
+class UndoResponse(ResponseModel):
+    items: list[MemoryOut] = Field(description="Each memory the undo changed, as it is now.")
+
+
+@timetravel_router.post("/memories/{memory_id}/undo", response_model=UndoResponse,
+                        responses=error_responses(*COMMON_ERRORS, 409, 429))
+def undo(memory_id: MemoryId, body: UndoRequest, guarded: GuardedDep,
+         scope: ScopeDep) -> JSONResponse:
+    """Operators: undo the write pipeline's decision about a memory in one transaction: the
+    memories it superseded come back, and an applied inferred correction is retired. 422
+    (``no_decision``) when the memory carries none."""
+    changed = guarded.undo(memory_id, reason=body.reason, scope=scope)
+    return JSONResponse({"items": [m.to_dict() for m in changed]})

@@ -379,12 +379,16 @@ class LatencyConfig:
     seed: int = DEFAULT_SEED
     remember_ingest: int | None = None  # corpus tail written through remember; default N/10
     url: str | None = None  # a database URL (e.g. postgresql://...); default the SQLite file
+    remember_mode: str = "raw"  # the timed remembers: "raw" (store only) or "auto" (pipeline)
 
     def check(self) -> None:
         for name in ("memories", "queries", "remembers"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInput(f"{name} must be a positive integer", **{name: value})
+        if self.remember_mode not in ("raw", "auto"):
+            raise InvalidInput("remember_mode must be raw or auto",
+                               remember_mode=self.remember_mode)
 
     @property
     def tail(self) -> int:
@@ -726,7 +730,8 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
         first_ms = _ms_since(mark)
         recall_ms, stages = _time_recalls(strata, spec["queries"])
         timed.calls_ms.clear()
-        remember_ms = _time_remembers(strata, spec["remember_texts"])
+        remember_ms = _time_remembers(strata, spec["remember_texts"],
+                                      spec.get("remember_mode", "raw"))
         embed_ms = list(timed.calls_ms)
         cache_hits = _cache_hits(inner) - hits_before
     finally:
@@ -760,11 +765,11 @@ def _time_recalls(
     return wall, stages
 
 
-def _time_remembers(strata: Strata, texts: Sequence[str]) -> list[float]:
+def _time_remembers(strata: Strata, texts: Sequence[str], mode: str = "raw") -> list[float]:
     wall: list[float] = []
     for text in texts:
         mark = time.perf_counter()
-        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live", mode="raw")
+        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live", mode=mode)
         wall.append(_ms_since(mark))
     return wall
 
@@ -854,11 +859,13 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
         }
         spec = {"home": str(home), "url": config.url, "embedder": config.embedder,
                 "cache_dir": str(cache_dir),
-                "warmup_query": queries[0], "queries": queries[1:], "remember_texts": fresh}
+                "warmup_query": queries[0], "queries": queries[1:], "remember_texts": fresh,
+                "remember_mode": config.remember_mode}
         serving = _run_child(spec, home)
     return LatencyReport(
         config={"memories": config.memories, "queries": config.queries,
-                "remembers": config.remembers, "embedder": config.embedder,
+                "remembers": config.remembers, "remember_mode": config.remember_mode,
+                "embedder": config.embedder,
                 "embedder_name": embedder.name, "seed": config.seed,
                 "home": str(config.home) if config.home else None,
                 "backend": backend_of(config.url)},

@@ -467,8 +467,10 @@ class StrataTurns:
     """
 
     def __init__(self, embedder: Embedder, preset_name: str, workdir: Path, *,
-                 compress: bool = False, context_tokens: list[int] | None = None) -> None:
+                 compress: bool = False, context_tokens: list[int] | None = None,
+                 mode: str = "raw") -> None:
         self._embedder = embedder
+        self._mode = mode
         self._preset = preset_name
         self._workdir = workdir
         self._compress = compress
@@ -481,7 +483,7 @@ class StrataTurns:
         memory = Strata.open(self._workdir / dialog.sample_id, embedder=self._embedder,
                              clock=clock)
         self._memory = memory
-        self._dia_ids = ingest_dialog(memory, dialog, SCOPE)
+        self._dia_ids = ingest_dialog(memory, dialog, SCOPE, mode=self._mode)
         if self._compress:  # the compression hammer over every memory, before any question
             memory.compress_run(scope=SCOPE, everything=True)
         memory.warm_up()
@@ -507,9 +509,11 @@ class StrataTurns:
             self._memory.close()
 
 
-def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope) -> dict[str, str]:
+def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope,
+                  mode: str = "raw") -> dict[str, str]:
     """Remember every session of ``dialog`` in ``scope`` (raw: one memory per turn, plus an
-    episode per call); returns the ``dia_id`` of each event id."""
+    episode per call; auto: the default write path with its pipeline); returns the
+    ``dia_id`` of each event id."""
     dia_ids: dict[str, str] = {}
     chunk = memory.settings.max_messages
     for session in dialog.sessions:
@@ -517,7 +521,7 @@ def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope) -> dict[st
             turns = session.turns[start:start + chunk]
             result = memory.remember(
                 messages=[_message(t, session.date) for t in turns],
-                conversation_id=f"session_{session.number}", scope=scope, mode="raw",
+                conversation_id=f"session_{session.number}", scope=scope, mode=mode,
             )
             dia_ids.update(zip(result.event_ids, (t.dia_id for t in turns), strict=True))
     return dia_ids
@@ -545,6 +549,7 @@ class LocomoConfig:
     limit_conversations: int | None = None
     categories: tuple[int, ...] = ALL_CATEGORIES
     compress: bool = False  # run the compression hammer over every memory after ingest
+    mode: str = "raw"  # remember mode: "raw" (one memory per turn) or "auto" (the default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,7 +591,8 @@ def run_locomo(config: LocomoConfig, progress: ProgressHook | None = None) -> Lo
     with tempfile.TemporaryDirectory(prefix="strata-locomo-") as tmp:
         workdir = Path(tmp)
         run = run_system(conversations, lambda: StrataTurns(
-            embedder, config.preset, workdir, compress=config.compress, context_tokens=tokens),
+            embedder, config.preset, workdir, compress=config.compress, context_tokens=tokens,
+            mode=config.mode),
             name=f"strata:{config.preset}", categories=config.categories, progress=progress)
     return LocomoReport(
         config=_config_dict(config, embedder.name, conversations),
@@ -625,6 +631,7 @@ def _config_dict(config: LocomoConfig, embedder_name: str,
     return {
         "system": f"strata:{config.preset}", "preset": config.preset, "embedder": embedder_name,
         "depth": DEPTH, "categories": list(config.categories), "compress": config.compress,
+        "mode": config.mode,
         "files": [{"path": p, "sha256": h} for p, h in files.items()], "corrected": corrected,
     }
 

@@ -44,6 +44,13 @@ def bench() -> None:
     """Measure Strata's performance on this machine."""
 
 
+class RememberModeChoice(StrEnum):
+    """How a benchmark's remembers are written: raw turns only, or the default pipeline."""
+
+    raw = "raw"
+    auto = "auto"
+
+
 class EmbedderChoice(StrEnum):
     """The real runtimes only: a benchmark of the hashing stand-in would mean nothing."""
 
@@ -88,6 +95,9 @@ def latency(
         help="Database URL of an empty store, e.g. postgresql://... (default: "
              "STRATA_DATABASE_URL, else a fresh SQLite file).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    remember_mode: Annotated[RememberModeChoice, typer.Option(
+        help="Mode of the timed remembers: raw (store only) or auto (the default, with the "
+             "extraction and decision pipeline inline).")] = RememberModeChoice.raw,
 ) -> None:
     """Recall / remember latency percentiles, ingest throughput, open time and peak RSS.
 
@@ -98,7 +108,8 @@ def latency(
     console = Console(stderr=True)
     config = LatencyConfig(memories=memories, queries=queries, remembers=remembers,
                            embedder=embedder.value, home=home,
-                           url=url or load_settings().database_url)
+                           url=url or load_settings().database_url,
+                           remember_mode=remember_mode.value)
     with errors_reported(as_json=as_json), _progress(console) as progress:
         report = run_latency(config, _Bars(progress))
     if as_json:
@@ -247,6 +258,10 @@ def locomo(
     compress: Annotated[bool, typer.Option(
         "--compress", help="Run the compression hammer over every memory after ingest "
         "(recall then injects each memory's active representation).")] = False,
+    mode: Annotated[RememberModeChoice, typer.Option(
+        help="Remember mode: raw (one memory per turn, as measured before truth "
+             "maintenance) or auto (the default write path a user gets).")] = (
+        RememberModeChoice.raw),
 ) -> None:
     """Retrieval quality on LoCoMo: recall_any/recall_all@k, nDCG@10, MRR, latency, and the
     context tokens a top-10 recall injects.
@@ -259,7 +274,7 @@ def locomo(
         config = LocomoConfig(
             data=data, preset=preset, embedder=embedder.value if embedder else None,
             corrected=corrected, limit_conversations=limit_conversations,
-            categories=_categories(categories), compress=compress,
+            categories=_categories(categories), compress=compress, mode=mode.value,
         )
         with _progress(console) as progress:
             report = run_locomo(config, _Bars(progress))

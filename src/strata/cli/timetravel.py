@@ -71,3 +71,23 @@ def rollback(
         memory = strata.rollback(memory_id, to_version, reason=reason, if_version=if_version,
                                  scope=_scope(team, user, agent, run))
     render.memory_result(memory, as_json=as_json)
+
+
+def undo(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(help="The memory's id.", metavar="MEMORY_ID",
+                                             show_default=False)],
+    reason: Annotated[str, typer.Option("--reason", show_default=False,
+                                        help="Why (recorded in the history). Required.")],
+    team: TeamOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    run: RunOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Undo the pipeline's decision about a memory: what it superseded comes back, and an
+    applied inferred correction is retired. One transaction, audited."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        changed = strata.undo(memory_id, reason=reason, scope=_scope(team, user, agent, run))
+    for memory in changed:
+        render.memory_result(memory, as_json=as_json)

@@ -31,7 +31,8 @@ DIALOGUE_ACT_WORDS = frozenset(
     got gotcha understood noted roger copy deal done wait moment sec second minute let think
     guess know mean really seriously honestly literally hope hopefully glad happy sorry please
     interesting fair enough ready go going hear hearing says said tell talk chat catch
-    congrats congratulations bless luck much lot lots thing things day weekend""".split()
+    congrats congratulations bless luck much lot lots thing things day weekend one job point
+    shot aw aww doing asking ask""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -39,8 +40,8 @@ MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save sav
 #: Laughter and elongated interjections: "hahaha", "lolol", "sooo", "hmmmm".
 _LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h+m+|m+|u+h+)$")
 _REPEATS = re.compile(r"(\w)\1{2,}")
-#: A capitalised word after the first (a name: "Carla", "Porto") or a digit is content.
-_NAME_OR_NUMBER = re.compile(r"(?<=\S\s)[A-Z][a-z]+|\d")
+#: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.
+_NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing.

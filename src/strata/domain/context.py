@@ -63,16 +63,21 @@ class Context:
 
 def quote(text: str) -> str:
     """Stored text as one inert JSON string (see the module docstring)."""
-    kept = "".join(
-        " " if ch.isspace() else ch for ch in text
+    kept = text if text.isascii() and text.isprintable() else "".join(  # plain ASCII: nothing
+        " " if ch.isspace() else ch for ch in text                   # to drop (hot path)
         if ch.isspace() or unicodedata.category(ch) not in _DROPPED_CATEGORIES
     )
     return json.dumps(" ".join(kept.split()).translate(_ANGLES), ensure_ascii=False)
 
 
+#: Lifecycles a caller may ask recall to include, marked so the reader knows.
+_MARKERS = {Lifecycle.DISPUTED: " [DISPUTED]", Lifecycle.SUPERSEDED: " [SUPERSEDED]",
+            Lifecycle.CANDIDATE: " [UNREVIEWED]", Lifecycle.ARCHIVED: " [ARCHIVED]"}
+
+
 def line_for(memory: Memory, injected: str | None = None) -> str:
     """The memory's line: ``injected`` (its active representation) or else its content."""
-    marker = " [DISPUTED]" if memory.lifecycle is Lifecycle.DISPUTED else ""
+    marker = _MARKERS.get(memory.lifecycle, "")
     when = ""
     if memory.type is MemoryType.EPISODIC:
         when = f" ({(memory.valid_from or memory.created_at).date().isoformat()})"

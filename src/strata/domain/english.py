@@ -42,7 +42,10 @@ _CHATTER = re.compile(
     r"talk (?:to you )?(?:later|soon)|"
     r"good (?:morning|night|evening|afternoon)|how are you|what's up|never ?mind|"
     r"thanks? (?:you )?(?:so much |a lot )?(?:for .*)?|that's (?:great|cool|nice|funny|"
-    r"awesome|helpful|interesting|good)|me too|same here))[\s!.,:;)(-]*)+$",
+    r"awesome|helpful|interesting|good)|me too|same here|(?:nice|good|great) (?:one|job|work|call|"
+    r"point|idea|catch)|well done|love (?:it|that)|not bad|no way|agreed|same|fair|"
+    r"(?:that|this) (?:is|was) (?:great|cool|nice|funny|awesome|helpful|interesting|good)|"
+    r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
     _I,
 )
 _QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
@@ -55,7 +58,9 @@ _REMEMBER = re.compile(
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly)[,!.]?\s+)+", _I)
 _CORRECTION = re.compile(
-    r"^(?:actually|correction|update|to correct myself|scratch that|i was wrong(?: about that)?|"
+    r"^(?:actually|correction|update|to correct myself|scratch that|"
+    r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
+    r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
     r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b[,:!.-]*\s*(?:that\s+)?",
     _I)
@@ -162,12 +167,25 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"april|may|june|july|august|september|october|november|december|the past \w+|"
          r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
          r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
-         r"as well|for now|from now on|again|already|full[- ]time|part[- ]time")
+         r"as well|for now|from now on|again|already|full[- ]time|part[- ]time|"
+         r"(?:starting|beginning|as of|effective) (?:today|now|tomorrow|(?:this|next|last) \w+|"
+         r"\w+day|(?:january|february|march|april|may|june|july|august|september|october|"
+         r"november|december)(?: \d{1,2})?)|"
+         r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
+         r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment")
 _TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
 _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
                         r"night)|yesterday|ago|back in|in \d{4})\b", _I)
 _TRAIL = re.compile(r"[\s.!;:,]+$")
+_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from now on|now)\b", _I)
+#: Asides at the end of a clause that say nothing about its claim.
+_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
+                         r"like i said|you know|just so you know|for what it's worth|"
+                         r"if you remember|in case you forgot)\b[\s.!,]*)+$", _I)
+#: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
+_RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
+                     r"(?:than|over|instead of) (?P<old>.+)$", _I)
 _ARTICLE = re.compile(r"^(?:the|a|an|some)\s+", _I)
 
 
@@ -248,7 +266,9 @@ def is_past_form(word: str, lemma: str) -> bool:
 _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
-                      r",\s+(?=(?:i|we|my|i'm|i've)\s)", _I)
+                      r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
+                      r"(?:i|we|my|i'm)\s)", _I)
 
 
 def sentences(text: str) -> list[str]:
@@ -275,18 +295,27 @@ def clauses(sentence: str) -> list[str]:
     pieces = _JOINERS.split(sentence)
     result: list[str] = []
     subject: str | None = None
+    when = ""  # "Beginning next month, I live in Bergen": the time belongs to the next clause
     for piece in (p.strip() for p in pieces if p and p.strip()):
+        if not _TIME_HEAD.sub("", piece).strip(" ,"):
+            when = f"{when} {piece}".strip()
+            continue
+        piece, when = f"{when} {piece}".strip(), ""
         bare = _TIME_HEAD.sub("", piece)
         holder = _HOLDER.match(bare)
         if holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
+        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)):
+            result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
         elif result:
             result[-1] = f"{result[-1]} and {piece}"
         else:
             result.append(piece)
+    if when:
+        result.append(when)
     return result
 
 
@@ -580,6 +609,10 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         split = _prep_split(rest, {"to": "uses", "": "uses"})
         phrase = split[1] if split else rest
         return _Claim(f"uses_{_category(phrase) or 'tool'}", phrase)
+    role_of = re.match(r"^(?P<v>.+?)\s+as\s+(?:my|our|the|a|an)\s+(?P<noun>[a-z][\w -]{1,30})$",
+                       rest, _I) if lemma == "use" else None
+    if role_of is not None:  # "I use Helix as my editor": the editor is Helix
+        return _Claim(_used_as(role_of["noun"]), role_of["v"])
     if lemma == "use" and _category(rest):
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
@@ -598,6 +631,12 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
+
+
+def _used_as(noun: str) -> str:
+    """The attribute "X as my <noun>" sets: the tool family when the noun names one."""
+    noun = noun.casefold().strip()
+    return f"uses_{noun}" if noun in _CATEGORIES else noun_attribute(noun)
 
 
 def _be_claim(rest: str) -> _Claim | None:
@@ -632,6 +671,9 @@ _ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?:
                          r"(?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
                         "update", "set", "bump", "give", "postpone", "delay", "increase"})
+#: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
+_LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
+                       r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 _OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|case|"
                     r"portfolio|budget)\b", _I)
@@ -642,6 +684,8 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
     noun = re.sub(r"\bcolor\b", "colour", noun)
+    if noun in _CATEGORIES and not of:
+        return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
     if noun in _ATTRIBUTE_NOUNS and not of:
         return _ATTRIBUTE_NOUNS[noun]
     if "deadline" in noun or "due date" in noun:
@@ -656,7 +700,8 @@ def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
     if det == "my":
         return _Holder(USER, "User") if role == "user" else None
-    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None:
+    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
+            or noun.casefold() in _ATTRIBUTE_NOUNS:  # "the budget": the team's budget
         return _Holder(PROJECT, "The team")
     return _Holder(f"topic:{slug(noun)}", _phrase(f"the {noun}"))
 
@@ -684,6 +729,11 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(USER, "User") if role == "user" else None
         return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
                                                                manner)]
+    labelled = _LABELLED.match(clause)
+    if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
+        said = replace(manner, change=manner.change or bool(labelled["new"]))
+        return [_attribute_statement(_Holder(USER, "User"),
+                                     noun_attribute(labelled["noun"]), labelled["v"], said)]
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
     if match is None:
         return None
@@ -794,8 +844,28 @@ def _entity(holder: _Holder) -> str:
     return holder.name.split()[-1] if holder.key.startswith("person:") else holder.name
 
 
+#: Words that point outside the sentence: a claim that needs them cannot stand on its own.
+_DEICTIC = frozenset("""i me my mine you your yours we us our it its they them their he him his
+    she her this that these those here there someone something""".split())
+
+
+def stands_alone(claim: _Claim, manner: _Manner) -> bool:
+    """A claim of a verb outside the class table ("User wants them to...", "The team is be
+    content") is kept only when it reads on its own: not hedged, no pronoun pointing
+    elsewhere, a short complement. Its turn keeps what was said either way."""
+    if claim.verb is None:
+        return True
+    words = re.findall(r"[a-z']+", claim.phrase.casefold())
+    return not manner.hedged and len(words) <= 8 and not _DEICTIC.intersection(words) \
+        and (not words or verb_lemma(words[0]) != "be")
+
+
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
+    if not stands_alone(claim, manner):
+        return []
+    if holder.key == PROJECT and claim.attribute == "lives_in":
+        holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
     changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
     if (manner.past and changes) or claim.attribute in _PERMANENT:
         manner = replace(manner, past=False)
@@ -908,8 +978,42 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         if not body or is_chatter(body):
             continue
         for clause in clauses(_expand(body)):
-            found.extend(read_clause(clause, manner, role, found))
-    return found
+            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
+    return list(_distinct(found))
+
+
+_PLACE_ATTRIBUTES = frozenset({"lives_in", "located_in", "visited", "works_at", "born_in"})
+
+
+def _resolved(statement: Statement, before: list[Statement]) -> Statement:
+    """"..., so I live there now": "there" is the place named last in the same text."""
+    if statement.value is None or statement.value.casefold() not in ("there", "here") \
+            or statement.attribute not in _PLACE_ATTRIBUTES:
+        return statement
+    place = next((s.value for s in reversed(before) if s.value
+                  and s.attribute in _PLACE_ATTRIBUTES and s.value[:1].isupper()), None)
+    if place is None:
+        return statement
+    content = re.sub(r"\b(?:there|here)\b", place, statement.content, count=1)
+    return replace(statement, value=place, content=content,
+                   entities=tuple(dict.fromkeys((*statement.entities, place))))
+
+
+def _distinct(statements: list[Statement]) -> list[Statement]:
+    """One statement per claim: a text that says the same thing twice says it once."""
+    seen: dict[tuple[str, str | None, str | None, bool], int] = {}
+    kept: list[Statement] = []
+    for statement in statements:
+        key = (statement.holder, statement.attribute,
+               (statement.value or statement.content).casefold(), statement.negated)
+        if key in seen:
+            index = seen[key]
+            kept[index] = replace(kept[index], explicit_change=kept[index].explicit_change
+                                  or statement.explicit_change)
+            continue
+        seen[key] = len(kept)
+        kept.append(statement)
+    return kept
 
 
 def read_clause(clause: str, manner: _Manner, role: str,
@@ -917,6 +1021,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     """The claims of one clause; ``before`` are the claims read earlier in the same text, the
     target of a bare correction ("sorry, I meant Porto")."""
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
+    clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
     if is_chatter(clause):
         return []
     not_tail = _NOT_TAIL.search(clause)
@@ -927,7 +1032,9 @@ def read_clause(clause: str, manner: _Manner, role: str,
     head = _TIME_HEAD.match(clause)
     if head is not None and len(clause) > head.end():
         past = _PAST_TIME.search(head.group(0)) is not None
-        clause, manner = clause[head.end():], replace(manner, past=manner.past or past)
+        starts = _STARTING.search(head.group(0)) is not None
+        clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
+                                                      change=manner.change or starts)
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
@@ -995,7 +1102,7 @@ def _stopped(verb: _Verb) -> _Verb | None:
                    verb.rest, _I)
     if job and job["org"]:
         return _Verb("work", f"at {job['org']}", manner)
-    if verb.lemma == "leave" and verb.rest[:1].isupper():
+    if verb.lemma in ("leave", "quit") and verb.rest[:1].isupper():  # an employer
         return _Verb("work", f"at {verb.rest}", manner)
     if verb.lemma != "leave" and verb.rest:
         return _Verb("have", verb.rest, manner)

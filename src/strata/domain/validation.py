@@ -19,6 +19,7 @@ served as ``null`` instead of breaking the answer.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -32,8 +33,11 @@ MIN_TIME = datetime.min.replace(tzinfo=UTC) + timedelta(days=1)
 MAX_TIME = datetime.max.replace(tzinfo=UTC) - timedelta(days=1)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def has_surrogate(text: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def check_unicode(text: str, field: str) -> str:

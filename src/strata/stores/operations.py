@@ -89,6 +89,8 @@ def doctor(url: str) -> list[Check]:
             found = [Check(*c) for c in checks(url)]
     else:
         found = _sqlite_checks(url)
+    if not all(check.ok for check in found if check.name == "database"):
+        return found  # not a store at all: nothing more to read from it
     return [*found, retention_check(_meta_value(url, "retention_policy"))]
 
 
@@ -123,7 +125,7 @@ def _meta_value(url: str, key: str) -> str | None:
         try:
             with _sqlite(url) as conn:
                 row = conn.execute(query + "?", (key,)).fetchone()
-        except sqlite3.OperationalError:
+        except sqlite3.DatabaseError:  # no table yet, or not a database (checked above)
             return None
     return str(row[0]) if row else None
 

@@ -1,0 +1,120 @@
+"""Truth maintenance with the defaults a user keeps (issue 12): a correction supersedes the
+old fact and the turn that said it, a repetition folds into what is known, and each
+decision is undone with one call (library, HTTP, CLI), in one transaction, audited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from strata.api.app import create_app
+from strata.domain.models import Filters, HistoryKind, Lifecycle, Scope
+from strata.errors import InvalidInput
+from strata.facade import Strata
+from strata.ports import Store
+from strata.settings import load_settings
+from strata.testing import FakeClock
+from tests.cli.conftest import run_in
+from tests.conftest import EMBEDDER
+
+A = Scope("t", user="ana")
+EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELETED))
+
+
+def facade(store: Store, clock: FakeClock) -> Strata:
+    return Strata(store, EMBEDDER, clock=clock, settings=load_settings(
+        home=Path("/nonexistent"), review_mode="capture_only"))
+
+
+def by_content(strata: Strata) -> dict[str, Lifecycle]:
+    return {m.content: m.lifecycle for m in strata.list(scope=A, filters=EVERY).items}
+
+
+def correct_manager(strata: Strata) -> str:
+    strata.remember("My manager is Tom.", scope=A)
+    said = strata.remember("Actually, my manager is Priya, not Tom.", scope=A)
+    applied = [m for m in strata.list(scope=A, filters=Filters(tags_any=("decision:applied",)))
+               .items]
+    assert [m.content for m in applied] == ["User's manager is Priya"], said
+    return applied[0].id
+
+
+def test_a_correction_supersedes_the_old_fact_and_the_turn_that_asserted_it(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    correct_manager(strata)
+    states = by_content(strata)
+    assert states["My manager is Tom."] is Lifecycle.SUPERSEDED
+    assert states["User's manager is Tom"] is Lifecycle.SUPERSEDED
+    top = strata.recall("Who is my manager?", scope=A).hits[0].memory.content
+    assert "Priya" in top
+
+
+def test_undo_brings_back_what_a_correction_superseded_and_retires_the_correction(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    priya = correct_manager(strata)
+    changed = strata.undo(priya, reason="Tom is still my manager", scope=A)
+    assert {m.content: m.lifecycle for m in changed} == {
+        "My manager is Tom.": Lifecycle.ACTIVE, "User's manager is Tom": Lifecycle.CANDIDATE,
+        "User's manager is Priya": Lifecycle.DEPRECATED}
+    assert by_content(strata)["My manager is Tom."] is Lifecycle.ACTIVE
+    rows = store.history(priya)
+    assert rows[-1].kind is HistoryKind.REJECT and "Tom is still" in rows[-1].reason
+    hits = [h.memory.content for h in strata.recall("Who is my manager?", scope=A).hits]
+    assert "User's manager is Priya" not in hits
+    with pytest.raises(InvalidInput):  # undone once: nothing left to undo
+        strata.undo(priya, reason="again", scope=A)
+
+
+def test_a_repetition_folds_into_the_memory_and_undo_brings_the_turn_back(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    first = strata.remember("I work at Acme.", scope=A).memory_ids[0]
+    strata.remember("I work at Acme, by the way.", scope=A)
+    assert by_content(strata)["I work at Acme, by the way."] is Lifecycle.SUPERSEDED
+    live = strata.list(scope=A).items
+    assert sum("Acme" in m.content for m in live) == 1
+    strata.undo(first, reason="two separate statements", scope=A)
+    assert by_content(strata)["I work at Acme, by the way."] is Lifecycle.ACTIVE
+
+
+def test_undo_of_a_memory_without_a_decision_is_refused_and_changes_nothing(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    only = strata.remember("I like jazz.", scope=A).memory_ids[0]
+    before = by_content(strata)
+    with pytest.raises(InvalidInput) as refused:
+        strata.undo(only, reason="nothing", scope=A)
+    assert refused.value.details.get("reason_code") == "no_decision"
+    assert by_content(strata) == before
+
+
+def test_undo_over_http_and_the_cli(tmp_path: Path) -> None:
+    strata = Strata.open(tmp_path, embedder=EMBEDDER)
+    try:
+        strata.remember("I live in Lisbon.", scope="t")
+        strata.remember("I moved from Lisbon to Porto.", scope="t")
+        applied = strata.list(scope="t", filters=Filters(tags_any=("decision:applied",))).items
+        assert [m.content for m in applied] == ["User lives in Porto"]
+        with TestClient(create_app(strata)) as http:
+            bad = http.post(f"/v1/memories/{applied[0].id}/undo", json={"reason": ""},
+                            params={"team": "t"})
+            assert bad.status_code == 422
+            done = http.post(f"/v1/memories/{applied[0].id}/undo",
+                             json={"reason": "still in Lisbon"}, params={"team": "t"})
+            assert done.status_code == 200, done.text
+            assert {m["content"] for m in done.json()["items"]} >= {"I live in Lisbon."}
+            again = http.post(f"/v1/memories/{applied[0].id}/undo",
+                              json={"reason": "twice"}, params={"team": "t"})
+            assert again.status_code == 422 and again.json()["error"]["code"]
+    finally:
+        strata.close()
+    cli = run_in(tmp_path, "undo", applied[0].id, "--reason", "x", "--team", "t")
+    assert cli.exit_code != 0 and "no decision" in (cli.stdout + cli.stderr)
