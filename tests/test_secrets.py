@@ -143,3 +143,14 @@ def test_a_default_export_imports_without_secrets_and_an_opted_in_one_with_them(
                       settings=load_settings(home=Path("/nonexistent")))
         copy.import_records(list(strata.export(include_secrets=include)))
         assert sorted(leaked(dumped(copy.export(include_secrets=True)))) == expected
+
+
+def test_the_session_start_context_of_agent_hooks_masks_secrets(strata: Strata) -> None:
+    from strata.domain.models import Scope
+    from strata.hooks import SessionHooks
+
+    plant(strata)
+    hooks = SessionHooks(strata)
+    for start in (hooks.session_start("s1", scope=Scope.parse(SCOPE), budget_tokens=8000),
+                  hooks.compaction_complete("shield", scope=Scope.parse(SCOPE))):
+        assert start.context_memory_ids and leaked([start.context]) == []
