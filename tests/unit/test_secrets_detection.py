@@ -51,6 +51,14 @@ def test_card_numbers_need_the_luhn_check() -> None:
     assert secret_kinds("all zeros 0000 0000 0000 0000") == ()
 
 
+def test_every_listed_detect_secrets_plugin_loads_with_a_kind() -> None:
+    from strata.domain.secrets import LIBRARY_PLUGINS, _library_plugins
+
+    loaded = _library_plugins()
+    assert [name for name, _, _ in loaded] == list(LIBRARY_PLUGINS)
+    assert all(kind and hasattr(plugin, "analyze_string") for _, kind, plugin in loaded)
+
+
 def test_detect_secrets_finds_what_our_patterns_do_not() -> None:
     """Kinds only the library knows (here a SendGrid and a PyPI token)."""
     sendgrid = "SG." + "a" * 22 + "." + "b" * 43
