@@ -32,6 +32,7 @@ from strata.domain.models import (
     ScopeLike,
 )
 from strata.domain.review import approved, rejected, review_edits
+from strata.domain.secrets import masked
 from strata.domain.text import search_text
 from strata.errors import InvalidInput, NotFound, StrataError
 from strata.ingest import EPISODE_TAG, memory_embedding_text, memory_search_text
@@ -242,8 +243,9 @@ class Editor:
         vector = search = None
         if planned.content_changed:
             source = self._source_event(planned.after)
-            vector = self.embedder.embed([memory_embedding_text(planned.after.content, source)])[0]
-            search = memory_search_text(planned.after.content, source)
+            shown = masked(planned.after).content  # the indexes never hold a secret
+            vector = self.embedder.embed([memory_embedding_text(shown, source)])[0]
+            search = memory_search_text(shown, source)
         changed = self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
             embedding=vector, search_text=search,
@@ -254,7 +256,7 @@ class Editor:
 
     def _source_event(self, memory: Memory) -> Event | None:
         events = self.store.events(memory.provenance.event_ids[:1])
-        return events[0] if events else None
+        return masked(events[0]) if events else None
 
 
 def check_batch(items: object, limit: int) -> None:

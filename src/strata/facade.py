@@ -329,13 +329,16 @@ class Strata:
         budget_tokens: int | None = None, filters: Filters | Mapping[str, Any] | None = None,
         preset_name: str | None = None, config: RecallConfig | None = None, reroll: int = 0,
         need_more_context: bool = False, escalation: str | None = None,
+        reveal_secrets: bool = False,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
-        (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank)."""
+        (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank).
+        Secrets in them are masked (``[secret:<kind>]``) unless ``reveal_secrets``."""
         return self.reader.recall(
             query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
             preset_name=preset_name, config=config, reroll=reroll,
             need_more_context=need_more_context, escalation=escalation,
+            reveal_secrets=reveal_secrets,
         )
 
     @overload
@@ -437,10 +440,11 @@ class Strata:
 
     # -- moving data ------------------------------------------------------------------------
 
-    def export(self, *, scope: Scope | None = None) -> Iterator[dict[str, Any]]:
+    def export(self, *, scope: Scope | None = None, include_secrets: bool = False
+               ) -> Iterator[dict[str, Any]]:
         """The store in the export format (``strata.transfer``); with ``scope``, only what is
-        owned within it."""
-        return export_lines(self.store, scope)
+        owned within it. Secrets are masked unless ``include_secrets``."""
+        return export_lines(self.store, scope, include_secrets=include_secrets)
 
     def import_records(
         self, records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None,

@@ -27,6 +27,7 @@ from strata.domain.graph import (
     query_keys,
 )
 from strata.domain.models import Memory, Scope, ScopeLike
+from strata.domain.secrets import find_secrets, masked
 from strata.domain.text import content_hash
 from strata.editing import lookup
 from strata.errors import InvalidInput, NotFound
@@ -52,13 +53,16 @@ def facts_for(
     memory: Memory, entities: Iterable[str], relations: Iterable[Relation | tuple[str, str, str]],
 ) -> GraphFacts:
     """The memory's graph: the extractor's entities and relations plus the proper names in
-    its text, with "User" read as the memory's speaker."""
+    its text, with "User" read as the memory's speaker. A name or relation holding a secret
+    is left out (an entity is shown to every reader of the scope)."""
     triples = [
         (r.source, r.predicate, r.target, r.confidence) if isinstance(r, Relation)
         else (r[0], r[1], r[2], 1.0)
         for r in relations
     ]
-    names = [*entities, *proper_names(memory.content)]
+    triples = [t for t in triples if not any(find_secrets(part) for part in t[:3])]
+    names = [n for n in [*entities, *proper_names(masked(memory).content)]
+             if not find_secrets(n)]
     return graph_facts(names, triples, person=person_of(memory))
 
 
@@ -168,7 +172,7 @@ class Graph:
         """Index a memory's proper names and rule-extracted relations (on every write)."""
         from strata.providers.rules import RuleBasedProvider
 
-        extraction = RuleBasedProvider(self._now).extract(memory.content)
+        extraction = RuleBasedProvider(self._now).extract(masked(memory).content)
         ingest_memory(self.store, memory, extraction, self._now())
 
     def index_graph(

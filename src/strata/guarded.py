@@ -199,7 +199,10 @@ class GuardedStrata:
     # -- reading ----------------------------------------------------------------------------
 
     def recall(self, query: str, *, scope: ScopeLike = None, **options: Any) -> Recall:
+        """Secrets stay masked unless asked (``reveal_secrets``) by an admin."""
         self._authorize(Operation.READ)
+        if options.get("reveal_secrets"):
+            self._authorize(Operation.REVEAL_SECRETS)
         return self.strata.recall(query, scope=self.scope(scope), **options)
 
     @overload
@@ -316,10 +319,13 @@ class GuardedStrata:
 
     # -- moving data ------------------------------------------------------------------------
 
-    def export(self) -> Iterator[dict[str, Any]]:
-        """What this principal owns (everything, for the local user)."""
+    def export(self, *, include_secrets: bool = False) -> Iterator[dict[str, Any]]:
+        """What this principal owns (everything, for the local user); secrets masked unless
+        an admin asks for them (``include_secrets``)."""
         self._authorize(Operation.EXPORT)
-        return self.strata.export(scope=self.principal.scope)
+        if include_secrets:
+            self._authorize(Operation.REVEAL_SECRETS)
+        return self.strata.export(scope=self.principal.scope, include_secrets=include_secrets)
 
     def import_records(self, records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None,
                        on_progress: Callable[[int], None] | None = None) -> ImportReport:

@@ -40,6 +40,7 @@ from strata.domain.jobs import Job, JobKind
 from strata.domain.lifecycle import change_row
 from strata.domain.models import Event, Filters, HistoryKind, Lifecycle, Memory, Scope
 from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
+from strata.domain.secrets import masked
 from strata.errors import InvalidInput, VersionConflict
 from strata.escalation import active_versions
 from strata.ingest import memory_embedding_text
@@ -130,7 +131,7 @@ class CompressionHammer:
 
     def _rules(self, memory: Memory) -> tuple[MemoryVersion, ...]:
         events = evidence_of_content(self.store, memory)
-        return derive_levels(memory, events, now=self._now(), new_id=new_id)
+        return derive_levels(masked(memory), events, now=self._now(), new_id=new_id)
 
     def _change(self, memory: Memory, choice: Choice, decision: Decision, now: datetime,
                 actor: str, request_id: str | None, why: str) -> MemoryChange:
@@ -251,9 +252,11 @@ class CompressionHammer:
         if self.embedder is None or not memories:
             return {}
         first = {m.id: m.provenance.event_ids[0] for m in memories if m.provenance.event_ids}
-        events = {e.id: e for e in self.store.events(list(dict.fromkeys(first.values())))}
+        events = {e.id: masked(e)
+                  for e in self.store.events(list(dict.fromkeys(first.values())))}
         vectors = self.embedder.embed([
-            memory_embedding_text(m.content, events.get(first.get(m.id, ""))) for m in memories])
+            memory_embedding_text(masked(m).content, events.get(first.get(m.id, "")))
+            for m in memories])
         counts: dict[str, int] = {}
         for memory, vector in zip(memories, vectors, strict=True):
             hits = self.store.vector_search(memory.scope, vector, NOISY_K + 1, Filters())
@@ -304,8 +307,8 @@ def evidence_of_content(store: Store, memory: Memory) -> list[Event]:
     content is no longer what it was when written (a modify; a rollback to the original
     brings them back): then the events say what the memory no longer says ("I live in
     Lisbon" corrected to Porto), and the content is its own evidence (bullets without
-    witnesses)."""
+    witnesses). Secrets in them are masked: levels are derived, and recall shows them."""
     first = next((row.after for row in store.history(memory.id) if row.after is not None), None)
     if first is not None and first.get("content") != memory.content:
         return []
-    return store.events(memory.provenance.event_ids)
+    return [masked(e) for e in store.events(memory.provenance.event_ids)]

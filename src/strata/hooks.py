@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from strata.domain.context import build_context
 from strata.domain.models import Filters, Memory, MemoryType, Scope
+from strata.domain.secrets import masked
 from strata.errors import InvalidInput
 from strata.facade import Strata
 from strata.guarded import GuardedStrata
@@ -125,7 +126,7 @@ class SessionHooks:
         if this_session:
             groups.append(self._list(scope, Filters(conversation_id=session_id), RECENT))
         groups.append(self._list(scope, Filters(), RECENT))
-        built = build_context(_unique(groups), budget)
+        built = build_context([masked(m) for m in _unique(groups)], budget)  # no secrets
         return SessionContext(session_id, built.text, built.memory_ids, built.tokens)
 
     def _list(self, scope: Scope, filters: Filters, limit: int) -> list[Memory]:

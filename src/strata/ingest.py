@@ -17,6 +17,7 @@ from strata.domain.chatter import is_chatter
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata.domain.secrets import SECRETS_KEY, marked, masked
 from strata.domain.tagging import kind_type
 from strata.domain.text import content_hash, search_text
 from strata.domain.validation import check_json, check_time, check_unicode
@@ -182,7 +183,7 @@ def build_events(request: RememberRequest, now: datetime) -> list[Event]:
         Event(
             id=new_id(), scope=request.scope, conversation_id=request.conversation_id, seq=0,
             ts=message.ts or now, text=message.content, content_hash=content_hash(message.content),
-            author=message.author, role=message.role, meta=dict(message.meta),
+            author=message.author, role=message.role, meta=marked(message.meta, message.content),
         )
         for message in request.messages
     ]
@@ -201,9 +202,18 @@ def build_memories(
             importance=request.importance, pinned=request.pinned, subject=draft.subject,
             conversation_id=request.conversation_id, tags=request.tags,
             provenance=Provenance(event_ids=(event.id,), extractor=extractor),
-            valid_from=event.ts, meta={"speaker": event.author} if event.author else {},
+            valid_from=event.ts, meta=_memory_meta(draft, event),
         ))
     return memories
+
+
+def _memory_meta(draft: Draft, event: Event) -> dict[str, Any]:
+    """The speaker, and the secrets mark: the event's when the draft is its text verbatim."""
+    meta = {"speaker": event.author} if event.author else {}
+    if draft.content != event.text:
+        return marked(meta, draft.content)
+    kinds = event.meta.get(SECRETS_KEY)
+    return {**meta, SECRETS_KEY: kinds} if kinds else meta
 
 
 def _name(value: object, field: str) -> str | None:
@@ -297,8 +307,9 @@ def build_episode(
     request: RememberRequest, events: Sequence[Event], parts: Sequence[Memory], now: datetime,
 ) -> Memory:
     """One episodic memory for a multi-message remember: the whole exchange, so that recall
-    can score a session as a unit and pass the score on to its turns (``meta.parts``)."""
-    lines = [f"{e.author}: {e.text}" if e.author else e.text for e in events]
+    can score a session as a unit and pass the score on to its turns (``meta.parts``). Derived:
+    secrets in the events are masked."""
+    lines = [f"{e.author}: {e.text}" if e.author else e.text for e in map(masked, events)]
     content = "\n".join(lines)
     return Memory(
         id=new_id(), scope=request.scope, type=MemoryType.EPISODIC, content=content,

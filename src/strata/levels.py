@@ -33,6 +33,7 @@ from strata.domain.jobs import JobKind, NewJob
 from strata.domain.lifecycle import Actor, check_reason
 from strata.domain.models import Filters, Memory, Scope
 from strata.domain.representations import MemoryVersion
+from strata.domain.secrets import masked
 from strata.domain.tagging import normalize_tag
 from strata.errors import InvalidInput, NotFound
 from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress, evidence_of_content
@@ -75,7 +76,8 @@ class Levels:
     def derive(self, memory: Memory) -> tuple[MemoryVersion, ...]:
         """R4, R3 and R1 of ``memory`` (not stored): the rules', R3 by a model if any."""
         events = evidence_of_content(self.store, memory)
-        return derive_with(self._providers, memory, events, now=self._now(), new_id=new_id)
+        return derive_with(self._providers, masked(memory), events, now=self._now(),
+                           new_id=new_id)
 
     def compress(self, memory: Memory, *, actor: Actor, reason: str) -> Compressed:
         """Compress one memory now (a moderator's "compress now"); see the module doc."""

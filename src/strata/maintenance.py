@@ -28,6 +28,7 @@ from strata.domain.models import (
     Scope,
     ScopeLike,
 )
+from strata.domain.secrets import masked
 from strata.errors import InvalidInput, NotFound, UnsupportedJob
 from strata.ingest import memory_embedding_text
 from strata.policy import owns
@@ -54,7 +55,7 @@ class Maintenance:
         if not memories:
             return JobOutput({"reembedded": 0, "memory_ids": []})
         sources = self._sources(memories)
-        vectors = self.embedder.embed([memory_embedding_text(m.content, sources.get(m.id))
+        vectors = self.embedder.embed([memory_embedding_text(masked(m).content, sources.get(m.id))
                                        for m in memories])
         now = self.clock.now()
         reason = f"reembed with {self.embedder.name}"
@@ -73,7 +74,7 @@ class Maintenance:
     def _sources(self, memories: list[Memory]) -> dict[str, Event]:
         first = {m.id: m.provenance.event_ids[0] for m in memories if m.provenance.event_ids}
         events = {e.id: e for e in self.store.events(list(dict.fromkeys(first.values())))}
-        return {mid: events[eid] for mid, eid in first.items() if eid in events}
+        return {mid: masked(events[eid]) for mid, eid in first.items() if eid in events}
 
 
 def decide(job: Job) -> JobOutput:

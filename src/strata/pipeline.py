@@ -21,6 +21,7 @@ from strata.domain.chatter import is_chatter
 from strata.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.models import Event, Filters, Memory, Scope
+from strata.domain.secrets import masked
 from strata.domain.text import content_hash, search_text
 from strata.errors import NotFound, ProviderUnavailable
 from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Stamp, Store, Vector, WriteBatch
@@ -72,7 +73,7 @@ class WritePipeline:
     # -- extract ----------------------------------------------------------------------------
 
     def extract(self, job: Job) -> JobOutput:
-        events = self._events(job)
+        events = [masked(e) for e in self._events(job)]  # derived facts never hold a secret
         found, warnings = self._extract(events)
         if not found:
             return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],

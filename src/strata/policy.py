@@ -79,6 +79,8 @@ class Operation(enum.StrEnum):
     MAINTAIN = "maintain"  # run the tiers, decay and retention sweeps
     # -- time travel --
     ROLLBACK = "rollback"  # write an earlier version back (a moderator's undo)
+    # -- secrets (decision 0020) --
+    REVEAL_SECRETS = "reveal_secrets"  # recall or export secrets unmasked, when asked
 
 
 REQUIRED_ROLE: Mapping[Operation, Role] = {
@@ -95,6 +97,7 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
     Operation.ARCHIVE: Role.WRITER,
     Operation.MAINTAIN: Role.OPERATOR,
     Operation.ROLLBACK: Role.OPERATOR,  # -- time travel --
+    Operation.REVEAL_SECRETS: Role.ADMIN,
 }
 
 

@@ -20,9 +20,11 @@ from strata.domain.boosts import (
     neighbour_bonus,
 )
 from strata.domain.context import build_context
+from strata.domain.escalation import Rung
 from strata.domain.fusion import Weights, fuse, recency_score
 from strata.domain.graph import favour_linked
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
+from strata.domain.secrets import masked, masked_text
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.domain.visibility import recallable
@@ -110,10 +112,11 @@ class Retriever:
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
-        config: RecallConfig, attempt: int = 0,
+        config: RecallConfig, attempt: int = 0, reveal_secrets: bool = False,
     ) -> Recall:
         """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
-        which representation of each memory the context injects, never the ranking."""
+        which representation of each memory the context injects, never the ranking. Secrets
+        are masked in hits and context unless ``reveal_secrets`` (decision 0020)."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:
@@ -140,8 +143,12 @@ class Retriever:
         mark = time.perf_counter()
         shown = _with_identity(ranked, identity)
         served = self._ladders.injected(shown, attempt)
-        context = build_context(shown, budget_tokens,
-                                {i: rung.inline for i, rung in served.items()})
+        texts = {m.id: served[m.id].inline if reveal_secrets else _inline_masked(m, served[m.id])
+                 for m in shown}
+        if not reveal_secrets:
+            shown = [masked(m) for m in shown]
+            ranked = [replace(h, memory=masked(h.memory)) for h in ranked]
+        context = build_context(shown, budget_tokens, texts)
         hits = tuple(replace(h, level=served[h.memory.id].level.name,
                              witnesses=served[h.memory.id].witnesses) for h in ranked)
         timings["levels"] = _ms_since(mark)
@@ -294,6 +301,12 @@ def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
     ranked = [hit.memory for hit in hits]
     seen = {m.id for m in ranked}
     return [*ranked, *(m for m in identity if m.id not in seen)]
+
+
+def _inline_masked(memory: Memory, rung: Rung) -> str:
+    """The context line of ``memory``, secrets masked when it or the raw events served (an
+    R5 rung) are marked as holding one."""
+    return masked_text(rung.inline, memory.meta, *(e.meta for e in rung.events))
 
 
 def _ms_since(mark: float) -> float:

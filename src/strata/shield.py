@@ -28,6 +28,7 @@ from strata.domain.applying import ReviewMode
 from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_type
 from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Provenance, Scope, ScopeLike
+from strata.domain.secrets import masked
 from strata.domain.shield import as_statement, missed, summarize
 from strata.domain.text import content_hash, keywords, search_text
 from strata.errors import InvalidInput
@@ -87,15 +88,16 @@ class CompactionShield:
         )
         now = self._now()
         events = build_events(request, now)
-        found, warnings = self.extract(events)
-        found = [*found, *verify(events, found)]
+        plain = [masked(e) for e in events]  # facts and summary never hold a secret
+        found, warnings = self.extract(plain)
+        found = [*found, *verify(plain, found)]
         found = unique(found)
         review = ReviewMode(self.strata.settings.review_mode)
-        memories = [held(fact_memory(f, events, request.scope, request.conversation_id, now),
+        memories = [held(fact_memory(f, plain, request.scope, request.conversation_id, now),
                          review) for f in found]
-        summary = summary_memory(events, request.scope, request.conversation_id, now)
+        summary = summary_memory(plain, request.scope, request.conversation_id, now)
         summary = held(summary, review) if summary is not None else None
-        rows = self._rows(memories, [f.event_index for f in found], events, summary)
+        rows = self._rows(memories, [f.event_index for f in found], plain, summary)
         key = idempotency_key or _digest(messages)
         outcome = self.strata.store.write(WriteBatch(
             events=events, memories=rows, actor=actor.id, reason="compaction shield",

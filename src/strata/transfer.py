@@ -27,6 +27,7 @@ from strata.domain.graph import facts_from_dict
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, HistoryEvent, Memory, Scope
 from strata.domain.representations import MemoryVersion
+from strata.domain.secrets import masked_text
 from strata.errors import InvalidInput
 from strata.ingest import memory_search_text
 from strata.policy import owns
@@ -83,18 +84,40 @@ class Digest:
         return {"record": "checksum", "counts": dict(self.counts), "sha256": self.sha.hexdigest()}
 
 
-def export_lines(store: Store, scope: Scope | None = None) -> Iterator[dict[str, Any]]:
+def export_lines(store: Store, scope: Scope | None = None, *, include_secrets: bool = False
+                 ) -> Iterator[dict[str, Any]]:
     """The store in the export format; with ``scope``, only what is owned within it (history
-    and versions: of the memories exported)."""
+    and versions: of the memories exported). Secrets in marked events and memories (and in
+    the memory snapshots of history rows) are masked unless ``include_secrets``."""
     yield {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION}
     digest, kept = Digest(), set[str]()
     for record in store.export():
         if scope is not None and not _exported_within(record, scope, kept):
             continue
-        line = {"record": record.kind, **record.data}
+        data = record.data if include_secrets else without_secrets(record.kind, record.data)
+        line = {"record": record.kind, **data}
         digest.add(line)
         yield line
     yield digest.record()
+
+
+def without_secrets(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An export record with the secrets of its marked text masked (the mark stays)."""
+    if kind == "event":
+        return {**data, "text": masked_text(data["text"], data.get("meta") or {})}
+    if kind == "memory":
+        return _masked_snapshot(data)
+    if kind == "history":
+        return {**data, **{side: _masked_snapshot(data[side]) for side in ("before", "after")
+                           if isinstance(data.get(side), dict)}}
+    return data  # versions and graph links are derived from masked text already
+
+
+def _masked_snapshot(memory: dict[str, Any]) -> dict[str, Any]:
+    content = memory.get("content")
+    if not isinstance(content, str):
+        return memory
+    return {**memory, "content": masked_text(content, memory.get("meta") or {})}
 
 
 def _exported_within(record: ExportRecord, scope: Scope, kept: set[str]) -> bool:

@@ -21,6 +21,7 @@ from strata.domain.applying import ReviewMode
 from strata.domain.jobs import Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
+from strata.domain.secrets import masked
 from strata.domain.text import search_text
 from strata.errors import InvalidInput
 from strata.ingest import (
@@ -225,17 +226,20 @@ class Writer:
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
     ) -> list[NewMemory]:
         """Vectors and search texts: each turn with its speaker, the turn it answers and the
-        reply it got; and the ids of the turns around it."""
+        reply it got; and the ids of the turns around it. Secrets are masked in both: the
+        indexes hold what recall may show."""
+        events = [masked(e) for e in events]
         last = len(events) - 1
         sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
                     events[d.event_index + 1] if d.event_index < last else None)
                    for d in drafts]
         vectors = self.embedder.embed([
-            memory_embedding_text(m.content, event, previous)
+            memory_embedding_text(masked(m).content, event, previous)
             for m, (event, previous, _) in zip(memories, sources, strict=True)
         ])
         return [
-            NewMemory(m, vectors[i], d.event_index, memory_search_text(m.content, *sources[i]))
+            NewMemory(m, vectors[i], d.event_index,
+                      memory_search_text(masked(m).content, *sources[i]))
             for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
                                            strict=True))
         ]

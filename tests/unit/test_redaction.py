@@ -1,10 +1,12 @@
-"""One realistic sample per secret pattern: redacted, and restorable from the placeholder map."""
+"""One realistic sample per secret pattern: redacted, and restorable from the placeholder map.
+The samples are also the planted secrets of the secrets canary tests."""
 
 from __future__ import annotations
 
 import pytest
 
-from strata.providers.redaction import PATTERNS, Redactor
+from strata.domain.secrets import PATTERNS
+from strata.providers.redaction import Redactor
 
 #: (pattern name, text containing a secret, the secret that must disappear)
 SAMPLES: list[tuple[str, str, str]] = [
@@ -39,6 +41,8 @@ SAMPLES: list[tuple[str, str, str]] = [
     ("PASSWORD", "set password=Tr0ub4dor&3 on the router", "Tr0ub4dor&3"),
     ("PASSWORD", "My email password is correcthorsebattery", "correcthorsebattery"),
     ("PASSWORD", "the wifi password was: Kitchen-42-Blue", "Kitchen-42-Blue"),
+    ("PASSWORD", "The password for the staging server is now Gr33nTea!", "Gr33nTea!"),
+    ("CARD_NUMBER", "pay with my card 4111 1111 1111 1111 next time", "4111 1111 1111 1111"),
 ]
 
 
@@ -52,7 +56,7 @@ def test_each_pattern_redacts_its_sample_and_restores_it(name: str, text: str,
 
 
 def test_every_pattern_has_a_sample() -> None:
-    assert {name for name, _ in PATTERNS} <= {name for name, _, _ in SAMPLES}
+    assert {name.upper() for name, _ in PATTERNS} <= {name for name, _, _ in SAMPLES}
 
 
 def test_ordinary_text_is_left_alone() -> None:

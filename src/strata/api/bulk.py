@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
@@ -88,9 +88,14 @@ def get_job(
     },
     response_class=StreamingResponse,
 )
-def export(guarded: GuardedDep) -> StreamingResponse:
-    """Stream what the caller owns as JSONL (operators and admins; everything in local mode)."""
-    records = guarded.export()
+def export(
+    guarded: GuardedDep,
+    include_secrets: Annotated[bool, Query(description="Secrets unmasked (admins only).")]
+    = False,
+) -> StreamingResponse:
+    """Stream what the caller owns as JSONL (operators and admins; everything in local mode).
+    Secrets are masked unless an admin asks ``include_secrets=true``."""
+    records = guarded.export(include_secrets=include_secrets)
     lines = (json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
     return StreamingResponse(lines, media_type=NDJSON)
 

@@ -185,6 +185,8 @@ class RecallRequest(RequestModel):
     escalation: Literal["auto", "ask"] | None = Field(
         default=None, description="auto: re-run one level up (escalated: true); ask: 409 "
         "need_more_context. Default: STRATA_ESCALATION_MODE.")
+    reveal_secrets: bool = Field(default=False, strict=True, description="Show secrets "
+                                 "unmasked in hits and context (admins only; default masked).")
 
 
 class ModifyRequest(RequestModel):

@@ -297,6 +297,8 @@ def recall(
     reroll: Annotated[int, typer.Option(
         "--reroll", min=0, max=100, help="Reroll attempt: 0 the active level, 1 R4, 2+ R5 "
         "evidence.")] = 0,
+    reveal_secrets: Annotated[bool, typer.Option(
+        "--reveal-secrets", help="Show secrets unmasked (they are masked by default).")] = False,
     types: TypesOpt = None,
     tags_any: TagsAnyOpt = None,
     team: TeamOpt = None,
@@ -310,7 +312,7 @@ def recall(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         result = strata.recall(
             query, scope=_scope(team, user, agent, run), k=k, budget_tokens=budget,
-            filters=filters, preset_name=preset, reroll=reroll,
+            filters=filters, preset_name=preset, reroll=reroll, reveal_secrets=reveal_secrets,
         )
     if as_json:
         render.emit_json(result.to_dict())
@@ -514,22 +516,27 @@ def export(
                        help="Where to write; stdout if left out."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
+    include_secrets: Annotated[bool, typer.Option(
+        "--include-secrets", help="Write secrets unmasked (they are masked by default).",
+    )] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Write every event, memory (with its vector) and history row as JSONL. Refuses the
-    store's own files, symlinks, anything but a regular file, and an existing FILE unless
-    --force."""
+    """Write every event, memory (with its vector) and history row as JSONL, secrets masked
+    unless --include-secrets. Refuses the store's own files, symlinks, anything but a regular
+    file, and an existing FILE unless --force."""
     from strata.cli.transfer import check_export_target, export_to_file, progress_bar, write_jsonl
 
     with open_strata(_options(ctx), as_json=as_json) as strata:
         if file is None:
-            write_jsonl(strata.export(), sys.stdout, lambda _: None)
+            write_jsonl(strata.export(include_secrets=include_secrets), sys.stdout,
+                        lambda _: None)
             return
         check_export_target(file, _store_file(strata), force=force)
         counts = strata.stats()
         total = counts.events + counts.memories + counts.history_rows
         with progress_bar("exporting", total, in_bytes=False) as step:
-            written = export_to_file(strata.export(), file, step)
+            written = export_to_file(strata.export(include_secrets=include_secrets), file,
+                                     step)
     if as_json:
         render.emit_json({"path": str(file), "records": written})
     else:

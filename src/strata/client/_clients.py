@@ -226,10 +226,11 @@ class StrataClient:
         """A job's state; ``scope``: the one that created it (a job is found only within it)."""
         return self._send(_core.job(job_id, scope=scope))
 
-    def export(self) -> Iterator[dict[str, Any]]:
-        """What the caller may export, one record per line as it arrives. A refusal raises
-        here; iterate to the end (or close the iterator) to release the connection."""
-        call = _core.export()
+    def export(self, *, include_secrets: bool = False) -> Iterator[dict[str, Any]]:
+        """What the caller may export, one record per line as it arrives (secrets masked
+        unless an admin asks ``include_secrets``). A refusal raises here; iterate to the end
+        (or close the iterator) to release the connection."""
+        call = _core.export(include_secrets=include_secrets)
         return _records(call, self._open_stream(call))
 
     def import_records(self, records: Iterable[Mapping[str, Any]], *,
@@ -430,9 +431,9 @@ class AsyncStrataClient:
         """A job's state; ``scope``: the one that created it (a job is found only within it)."""
         return await self._send(_core.job(job_id, scope=scope))
 
-    async def export(self) -> AsyncIterator[dict[str, Any]]:
+    async def export(self, *, include_secrets: bool = False) -> AsyncIterator[dict[str, Any]]:
         """``async for record in await client.export()``: a refusal raises at the await."""
-        call = _core.export()
+        call = _core.export(include_secrets=include_secrets)
         return _async_records(call, await self._open_stream(call))
 
     async def import_records(self, records: Iterable[Mapping[str, Any]], *,

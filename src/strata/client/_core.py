@@ -72,6 +72,7 @@ class RecallOptions(TypedDict, total=False):
     reroll: int
     need_more_context: bool
     escalation: str | None
+    reveal_secrets: bool  # admins only; secrets are masked otherwise
 
 
 class ModifyOptions(TypedDict, total=False):
@@ -133,6 +134,7 @@ def recall(query: str, **options: Any) -> Call[Recall]:
         "budget_tokens": options.get("budget_tokens"), "preset": options.get("preset_name"),
         "filters": _filters_body(options.get("filters")),
         **_escalation_body(options),
+        "reveal_secrets": True if options.get("reveal_secrets") else None,
     }
     return Call("POST", "/v1/recall", parse_recall, body=_without_none(body))
 
@@ -289,9 +291,10 @@ def job(job_id: str, *, scope: ScopeLike = None) -> Call[dict[str, Any]]:
     return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", dict, params=_scope_params(scope))
 
 
-def export() -> Call[dict[str, Any]]:
+def export(*, include_secrets: bool = False) -> Call[dict[str, Any]]:
     """The export streams JSONL: ``parse`` reads one line."""
-    return Call("GET", "/v1/export", parse_record)
+    return Call("GET", "/v1/export", parse_record,
+                params=_flag("include_secrets", include_secrets))
 
 
 def import_records(records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None

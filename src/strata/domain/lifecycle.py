@@ -23,6 +23,7 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
+from strata.domain.secrets import marked
 from strata.domain.tagging import MAX_TAG_CHARS as MAX_TAG_CHARS
 from strata.domain.tagging import MAX_TAGS as MAX_TAGS
 from strata.domain.tagging import kind_type, normalize_tags
@@ -124,7 +125,7 @@ def plan_modify(
             # Versions summarise the old content: recall injects the new content until the
             # memory is compressed again.
             changes.update(content=content, content_hash=content_hash(content),
-                           active_version_id=None)
+                           active_version_id=None, meta=marked(current.meta, content))
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if pinned is not None:
