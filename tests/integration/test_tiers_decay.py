@@ -16,7 +16,7 @@ from strata.ports import MemoryChange, Store
 from strata.settings import load_settings
 from strata.testing import FakeClock
 from strata.tiers import CachedStore
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, force_forget
 
 A = {"team": "a"}
 AGENT = {"team": "a", "agent": "kyra"}
@@ -110,7 +110,7 @@ def test_hot_cache_serves_hot_memories_and_is_never_stale(cached: Strata) -> Non
         lambda: cached.modify(hot, reason="edit", scope=A, content="Ann leads the whole project"),
         lambda: cached.archive(hot, reason="moderator", scope=A),
         lambda: cached.unarchive(hot, reason="moderator", scope=A),
-        lambda: cached.forget(hot, reason="gone", scope=A, force=True),
+        lambda: force_forget(cached, hot, scope=A),
         lambda: cached.recover(hot, reason="back", scope=A),
         lambda: cached.run_tiers(),
     ]
