@@ -58,7 +58,7 @@ def jsonl(strata: Strata) -> bytes:
     return b"".join(json.dumps(r, sort_keys=True).encode() + b"\n" for r in strata.export())
 
 
-@pytest.mark.parametrize("adapter", ["memory", "sqlite"])
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
 def test_export_import_after_compress_fails_with_unknown_record_type_version(
     adapter: str, tmp_path: Path
 ) -> None:
@@ -73,6 +73,25 @@ def test_export_import_after_compress_fails_with_unknown_record_type_version(
     assert report.inserted == report.read
     assert jsonl(target) == first, "export → import → export is not byte-identical"
     assert target.graph_entities(scope=A), "the graph did not come along"
+
+
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
+def test_graph_rows_are_not_exported_at_all(adapter: str, tmp_path: Path) -> None:
+    """A memory's graph links are in the export, and come back with the import: the
+    imported store finds the same entities and relation."""
+    source = facade(STORE_ADAPTERS[adapter](tmp_path / "a"))
+    maria = source.remember("Maria works at Acme.", scope=A, raw=True).memory_ids[0]
+    source.index_graph(maria, entities=["Maria", "Acme"],
+                       relations=[("Maria", "works_at", "Acme")], scope=A)
+    records = list(source.export())
+    graph = [r for r in records if r["record"] == "graph"]
+    assert [r["memory_id"] for r in graph] == [maria]
+    (tmp_path / "b").mkdir()
+    target = facade(STORE_ADAPTERS[adapter](tmp_path / "b"))
+    target.import_records(records)
+    names = {e.canonical_name for e in target.graph_entities(scope=A)}
+    assert {"maria", "acme"} <= names, names
+    assert [r for r in target.export() if r["record"] == "graph"] == graph
 
 
 def test_a_changed_or_truncated_export_is_refused_by_its_checksum() -> None:
