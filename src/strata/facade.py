@@ -39,7 +39,7 @@ from strata.guarded import GuardedStrata
 from strata.ingest import Extractor
 from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
-from strata.opening import open_parts
+from strata.opening import open_parts, with_install_defaults
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer
 from strata.ports import Clock, Embedder, Page, StoreStats, SystemClock, TokenRecord
@@ -128,8 +128,9 @@ class Strata:
         ``url`` (default: the ``database_url`` setting) selects another database, e.g.
         ``postgresql://...`` for many processes sharing one Postgres."""
         store, chosen, config = open_parts(path, url=url, embedder=embedder, settings=settings)
-        strata = cls(store, chosen, settings=config, clock=clock)
-        record_policy(store, config, strata._clock.now())  # -- retention: before any worker
+        clock = clock or SystemClock()
+        policy = record_policy(store, config, clock.now())  # -- retention: before any worker
+        strata = cls(store, chosen, settings=with_install_defaults(config, policy), clock=clock)
         if config.embedded_worker:
             strata.start_worker()
         return strata
