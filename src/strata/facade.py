@@ -252,8 +252,11 @@ class Strata:
         without it, nothing changed)."""
         actor = actor or Actor()
         where = Scope.parse(scope)
-        self.forgetting.check_force(self.editor.get(memory_id, scope=where), force=force,
-                                    confirm_token=confirm_token, scope=where, actor=actor)
+        if force:  # only a forced forget can reach a pinned memory
+            confirmed = self.forgetting.check_force(
+                self.editor.get(memory_id, scope=where), force=force,
+                confirm_token=confirm_token, scope=where, actor=actor)
+            if_version = if_version if confirmed is None or if_version else confirmed
         return self.editor.forget(memory_id, reason=reason, scope=where, force=force,
                                   if_version=if_version, actor=actor)
 

@@ -97,12 +97,13 @@ class Forgetting:
         return ForgetPreview(candidates, preview_token, confirm, threshold, expires)
 
     def check_force(self, memory: Memory, *, force: bool, confirm_token: str | None,
-                    scope: Scope, actor: Actor) -> None:
+                    scope: Scope, actor: Actor) -> int | None:
         """Refuse to force-forget a pinned ``memory`` without a confirm token of a preview
         that showed it at this version, issued to ``actor`` in ``scope``
-        (``ConfirmationRequired``, nothing changed). Unpinned memories pass."""
+        (``ConfirmationRequired``, nothing changed). Unpinned memories pass (None); a
+        confirmed one returns the version confirmed (the forget must find it unchanged)."""
         if not (force and memory.pinned):
-            return
+            return None
         if confirm_token is None:
             raise ConfirmationRequired(
                 f"memory {memory.id} is pinned: force-forgetting it needs a preview "
@@ -118,6 +119,7 @@ class Forgetting:
         if [memory.id, memory.version] not in confirmed.get("pinned", ()):
             raise InvalidInput(f"confirm_token does not confirm memory {memory.id} at version "
                                f"{memory.version}; run the preview again", id=memory.id)
+        return memory.version
 
     def _matches(self, signals: Mapping[str, float]) -> bool:
         """Recall always fills k; a forget candidate must actually match the query."""
