@@ -110,3 +110,12 @@ def clock() -> FakeClock:
 def strata(store: Store, clock: FakeClock) -> Strata:
     """The facade over each store adapter, with the hashing embedder and a fake clock."""
     return Strata(store, EMBEDDER, settings=load_settings(home=Path("/nonexistent")), clock=clock)
+
+
+def force_forget(strata: Any, memory_id: str, *, scope: Any, reason: str = "forced") -> Any:
+    """Forget a pinned memory the only way there is ([003] §27.2): preview it by id, then
+    forget with ``force`` and the preview's confirm token (``strata``: a facade or a guarded
+    view)."""
+    preview = strata.forget_preview(ids=[memory_id], scope=scope)
+    return strata.forget(memory_id, reason=reason, scope=scope, force=True,
+                         confirm_token=preview.confirm_token)

@@ -110,9 +110,10 @@ class Editor:
         if_version: int | None = None,
         actor: Actor | None = None,
     ) -> Memory:
-        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``. The
-        memories derived from the same raw events (extracted facts, the episode) are
-        forgotten with it: they carry what it said."""
+        """Soft-delete; a pinned memory needs ``force`` (the facade checks its confirmation
+        first). Recoverable with ``recover``. The unpinned memories derived from the same raw
+        events (extracted facts, the episode) are forgotten with it: they carry what it
+        said."""
         current = self.get(memory_id, scope=scope)
         check_version(current, if_version)
         planned = plan_forget(
@@ -120,10 +121,10 @@ class Editor:
         )
         forgotten = self.apply(planned, current.version)
         for copy in self._derived_copies(current, Scope.parse(scope)):
-            if force or not copy.pinned:
+            if not copy.pinned:  # a pinned copy goes only through its own confirmed preview
                 self.apply(plan_forget(copy, now=self._now(), actor=actor or Actor(),
-                                       reason=f"derived from {memory_id}: {reason}",
-                                       force=force), copy.version)
+                                       reason=f"derived from {memory_id}: {reason}"),
+                           copy.version)
         return forgotten
 
     def _derived_copies(self, memory: Memory, where: Scope) -> list[Memory]:

@@ -39,7 +39,7 @@ from strata.guarded import GuardedStrata
 from strata.ingest import Extractor
 from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
-from strata.opening import open_parts
+from strata.opening import open_parts, with_install_defaults
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer
 from strata.ports import Clock, Embedder, Page, StoreStats, SystemClock, TokenRecord
@@ -113,8 +113,8 @@ class Strata:
                                         self.settings.mutation_burst)
         secret = self.settings.confirm_secret
         signer = Signer(secret.get_secret_value().encode() if secret else secrets.token_bytes(32))
-        self.forgetting = Forgetting(self._retriever, self.settings, self._clock, signer,
-                                     self.reader.config, self.editor.forget)
+        self.forgetting = Forgetting(store, self._retriever, self.settings, self._clock, signer,
+                                     self.reader.config, self.forget)
         self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
                                        self.settings.manual_override_s)
 
@@ -128,8 +128,9 @@ class Strata:
         ``url`` (default: the ``database_url`` setting) selects another database, e.g.
         ``postgresql://...`` for many processes sharing one Postgres."""
         store, chosen, config = open_parts(path, url=url, embedder=embedder, settings=settings)
-        strata = cls(store, chosen, settings=config, clock=clock)
-        record_policy(store, config, strata._clock.now())  # -- retention: before any worker
+        clock = clock or SystemClock()
+        policy = record_policy(store, config, clock.now())  # -- retention: before any worker
+        strata = cls(store, chosen, settings=with_install_defaults(config, policy), clock=clock)
         if config.embedded_worker:
             strata.start_worker()
         return strata
@@ -245,9 +246,18 @@ class Strata:
 
     def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                force: bool = False, if_version: int | None = None,
-               actor: Actor | None = None) -> Memory:
-        """Soft-delete; a pinned memory needs ``force``. Recoverable with ``recover``."""
-        return self.editor.forget(memory_id, reason=reason, scope=scope, force=force,
+               actor: Actor | None = None, confirm_token: str | None = None) -> Memory:
+        """Soft-delete; recoverable with ``recover``. A pinned memory needs ``force`` and the
+        ``confirm_token`` of a ``forget_preview(ids=[memory_id])`` (``ConfirmationRequired``
+        without it, nothing changed)."""
+        actor = actor or Actor()
+        where = Scope.parse(scope)
+        if force:  # only a forced forget can reach a pinned memory
+            confirmed = self.forgetting.check_force(
+                self.editor.get(memory_id, scope=where), force=force,
+                confirm_token=confirm_token, scope=where, actor=actor)
+            if_version = if_version if confirmed is None or if_version else confirmed
+        return self.editor.forget(memory_id, reason=reason, scope=where, force=force,
                                   if_version=if_version, actor=actor)
 
     def recover(
@@ -275,13 +285,14 @@ class Strata:
         """Each item as its own ``modify``, one result per item (``Editor.modify_many``)."""
         return self.editor.modify_many(items, scope=scope, actor=actor, modify=modify)
 
-    def forget_preview(self, query: str, *, scope: ScopeLike = None,
+    def forget_preview(self, query: str | None = None, *, ids: Sequence[str] | None = None,
+                       scope: ScopeLike = None,
                        filters: Filters | Mapping[str, Any] | None = None, limit: int = 20,
                        actor: Actor | None = None) -> ForgetPreview:
-        """What a forget by ``query`` would delete, with its signed tokens; changes nothing
-        (``Forgetting.forget_preview``)."""
-        return self.forgetting.forget_preview(query, scope=scope, filters=filters, limit=limit,
-                                              actor=actor)
+        """What a forget by ``query`` (or of ``ids``) would delete, with its signed tokens;
+        changes nothing (``Forgetting.forget_preview``)."""
+        return self.forgetting.forget_preview(query, ids=ids, scope=scope, filters=filters,
+                                              limit=limit, actor=actor)
 
     def forget_execute(
         self, ids: Sequence[str], *, preview_token: str, reason: str, scope: ScopeLike = None,

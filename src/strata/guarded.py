@@ -101,13 +101,16 @@ class GuardedStrata:
                                   **fields)
 
     def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-               force: bool = False, if_version: int | None = None) -> Memory:
+               force: bool = False, if_version: int | None = None,
+               confirm_token: str | None = None) -> Memory:
+        """A pinned memory needs an operator, ``force`` and a preview's ``confirm_token``."""
         self._authorize(Operation.FORCE_FORGET if force else Operation.WRITE)
         where = self.scope(scope)
         self._owned(memory_id, where)
         self._spend()
         return self.strata.forget(memory_id, reason=reason, scope=where, force=force,
-                                  if_version=if_version, actor=self.actor)
+                                  if_version=if_version, actor=self.actor,
+                                  confirm_token=confirm_token)
 
     def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
         self._authorize(Operation.WRITE)
@@ -147,11 +150,12 @@ class GuardedStrata:
         self._owned(memory_id, scope)
         return self.strata.modify(memory_id, reason=reason, scope=scope, actor=actor, **fields)
 
-    def forget_preview(self, query: str, *, scope: ScopeLike = None,
-                       filters: Filters | None = None, limit: int = 20) -> ForgetPreview:
-        where = self._forget_scope(scope)
-        return self.strata.forget_preview(query, scope=where, filters=filters, limit=limit,
-                                          actor=self.actor)
+    def forget_preview(self, query: str | None = None, *, ids: Sequence[str] | None = None,
+                       scope: ScopeLike = None, filters: Filters | None = None,
+                       limit: int = 20) -> ForgetPreview:
+        where = self._forget_scope(scope) if ids is None else self._id_forget_scope(scope)
+        return self.strata.forget_preview(query, ids=ids, scope=where, filters=filters,
+                                          limit=limit, actor=self.actor)
 
     def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
                        scope: ScopeLike = None, confirm_token: str | None = None,
@@ -175,11 +179,19 @@ class GuardedStrata:
             self._authorize(Operation.BROAD_FORGET)
         return where
 
+    def _id_forget_scope(self, scope: ScopeLike) -> Scope:
+        """Previewing named ids is a writer's operation in any scope it may write to (the
+        ids are checked as owned there), like forgetting them one by one."""
+        self._authorize(Operation.WRITE)
+        return self.scope(scope)
+
     def _forget_unmetered(self, memory_id: str, *, reason: str, scope: Scope, force: bool,
-                          actor: Actor, if_version: int | None = None) -> Memory:
+                          actor: Actor, if_version: int | None = None,
+                          confirm_token: str | None = None) -> Memory:
         self._owned(memory_id, scope)
         return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
-                                  actor=actor, if_version=if_version)
+                                  actor=actor, if_version=if_version,
+                                  confirm_token=confirm_token)
 
     def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
                conversation_id: str | None = None,

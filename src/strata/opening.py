@@ -3,6 +3,7 @@ and the environment, the embedder and the store they name, and the process-wide 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,14 @@ def _limit_blas_threads(threads: int | None) -> None:
 
         threadpool_limits(limits=threads, user_api="blas")
 
+
+
+def with_install_defaults(settings: Settings, policy: Mapping[str, Any]) -> Settings:
+    """[003] §27.3: ``local_only`` defaults to true for new installs; a store that already
+    held data at its first open under a recorded policy (an existing install) keeps the old
+    default, false, unless the settings say otherwise."""
+    from strata.retention import NEW_INSTALL
+
+    if "local_only" in settings.model_fields_set or policy.get(NEW_INSTALL, True):
+        return settings
+    return settings.model_copy(update={"local_only": False})

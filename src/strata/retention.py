@@ -71,6 +71,10 @@ class RetentionWindows:
                 if (window := getattr(self, name)) is not None}
 
 
+#: The recorded policy's note that the store was empty at its first open under a policy.
+NEW_INSTALL = "new_install"
+
+
 def policy_of(settings: Settings) -> dict[str, Any]:
     """The retention policy the settings ask for (days; None: keep forever)."""
     return {"tombstone_days": settings.retention_tombstone_days,
@@ -81,15 +85,24 @@ def policy_of(settings: Settings) -> dict[str, Any]:
 
 def record_policy(store: Store, settings: Settings, now: datetime) -> dict[str, Any]:
     """The store's policy: recorded now on a store without one (keep everything unless the
-    settings set purge windows), replaced when the settings set purge windows that differ."""
+    settings set purge windows), replaced when the settings set purge windows that differ.
+    The first record also notes whether the store was a new install (empty): the privacy
+    default ``local_only`` follows it ([003] §27.3, ``opening.with_install_defaults``)."""
     recorded = store.retention_policy()
     wanted = policy_of(settings)
     explicit = (settings.retention_tombstone_days is not None
                 or settings.retention_history_days is not None)
     if recorded is None or (explicit and _windows(recorded) != _windows(wanted)):
-        recorded = {**wanted, "recorded_at": now.isoformat()}
+        new_install = _is_empty(store) if recorded is None else recorded.get(
+            NEW_INSTALL, True)
+        recorded = {**wanted, NEW_INSTALL: new_install, "recorded_at": now.isoformat()}
         store.record_retention_policy(recorded)
     return recorded
+
+
+def _is_empty(store: Store) -> bool:
+    stats = store.stats()
+    return stats.memories == 0 and stats.events == 0
 
 
 def _windows(policy: dict[str, Any]) -> dict[str, Any]:

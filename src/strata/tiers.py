@@ -75,8 +75,22 @@ class Sweeper:
     def run_decay(self, *, actor: Actor | None = None, dry_run: bool = False,
                   team: str | None = None) -> SweepReport:
         who = actor or Actor("decay")
-        return self._sweep("decay", lambda m, now: plan_decay(m, now, self.decay_rules, who),
-                           dry_run, lambda p: p.after.lifecycle.value, team)
+        latest = self._team_latest()
+        return self._sweep("decay", lambda m, now: plan_decay(
+            m, now, self.decay_rules, who, latest.get(m.scope.team)),
+            dry_run, lambda p: p.after.lifecycle.value, team)
+
+    def _team_latest(self) -> dict[str, datetime]:
+        """Each team's project epoch, read as when its newest memory was created."""
+        latest: dict[str, datetime] = {}
+        after: str | None = None
+        while page := self.store.scan_memories(after, SWEEP_PAGE):
+            after = page[-1].id
+            for memory in page:
+                team = memory.scope.team
+                if team not in latest or memory.created_at > latest[team]:
+                    latest[team] = memory.created_at
+        return latest
 
     def handlers(self) -> dict[JobKind, Handler]:
         return {JobKind.TIERS: lambda job: _output(job, self.run_tiers(**_options(job))),

@@ -279,7 +279,13 @@ def test_operator_only_routes(api: TestClient, bearer: Bearer) -> None:
     broad = {"mode": "preview", "query": "note", "scope": A}
     assert api.post("/v1/forget", headers=writer, json=broad).status_code == 403
     assert api.post("/v1/forget", headers=operator, json=broad).status_code == 200
-    gone = api.delete(f"/v1/memories/{pinned}", headers=operator, params=force)
+    assert api.delete(f"/v1/memories/{pinned}", headers=operator,
+                      params=force).status_code == 428  # an operator still confirms
+    shown = api.post("/v1/forget", headers=operator, json={"mode": "preview", "ids": [pinned]})
+    confirmed = {**force, "confirm_token": shown.json()["confirm_token"]}
+    assert api.delete(f"/v1/memories/{pinned}", headers=writer,
+                      params=confirmed).status_code == 403  # a writer never may
+    gone = api.delete(f"/v1/memories/{pinned}", headers=operator, params=confirmed)
     assert gone.status_code == 200 and gone.json()["lifecycle"] == "deleted"
 
 

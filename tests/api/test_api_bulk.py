@@ -195,3 +195,24 @@ def test_a_job_outside_team_default_answers_404_in_local_mode(client: TestClient
     assert answer.json()["id"] == job_id
     assert client.get(f"/v1/jobs/{job_id}", params={"team": "other"}).status_code == 404
     assert StrataClient(http=client).job(job_id, scope={"team": "acme"})["id"] == job_id
+
+
+def test_post_v1_import_after_compress_fails_with_unknown_record_type_version(
+    facade: Strata, client: TestClient, tmp_path: Path
+) -> None:
+    """The whole workload of issue 13 (compress, review, graph, forget, recover) exported
+    over HTTP imports over HTTP into an empty store, which exports the same bytes."""
+    from tests.integration.test_transfer import workload
+
+    workload(facade)
+    exported = client.get("/v1/export")
+    assert exported.status_code == 200
+    kinds = {json.loads(line)["record"] for line in exported.text.splitlines()}
+    assert {"version", "graph", "history"} <= kinds
+    with Strata.open(tmp_path / "copy", embedder=HashingEmbedder()) as copy, \
+            TestClient(create_app(copy)) as other:
+        loaded = other.post("/v1/import", content=exported.content,
+                            headers={"content-type": "application/x-ndjson"})
+        assert loaded.status_code == 200, loaded.text
+        assert loaded.json()["inserted"] == loaded.json()["read"]
+        assert other.get("/v1/export").content == exported.content

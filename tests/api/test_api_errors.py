@@ -60,8 +60,34 @@ def test_forgetting_a_pinned_memory_needs_force(client: TestClient, remember: Re
     path = f"/v1/memories/{memory_id}"
     error_of(client.delete(path, params={**A, "reason": "tidy"}), 409, "pinned")
     assert client.get(path, params=A).json()["lifecycle"] == "active"
-    forced = client.delete(path, params={**A, "reason": "tidy", "force": "true"})
-    assert forced.status_code == 200
+
+
+def test_force_deleting_a_pinned_memory_needs_no_preview_or_confirmation(
+    client: TestClient, remember: Remember
+) -> None:
+    """[003] §27.2: force alone is refused (428, nothing changed); a preview of the id
+    hands out the confirm token that the DELETE, or an execute, must bring."""
+    memory_id, other = remember("keep me", pinned=True), remember("keep me too", pinned=True)
+    path = f"/v1/memories/{memory_id}"
+    force = {**A, "reason": "tidy", "force": "true"}
+    error_of(client.delete(path, params=force), 428, "confirmation_required")
+    preview = client.post("/v1/forget", json={"mode": "preview", "ids": [memory_id, other],
+                                              "scope": A})
+    assert preview.status_code == 200, preview.text
+    shown = preview.json()
+    assert [c["memory"]["id"] for c in shown["candidates"]] == [memory_id, other]
+    execute = {"mode": "execute", "ids": [other], "preview_token": shown["preview_token"],
+               "reason": "tidy", "scope": A, "force": True}
+    error_of(client.post("/v1/forget", json=execute), 428, "confirmation_required")
+    for memory in (path, f"/v1/memories/{other}"):
+        current = client.get(memory, params=A).json()
+        assert (current["lifecycle"], current["version"]) == ("active", 1)
+    error_of(client.delete(path, params={**force, "confirm_token": "bad.00"}), 422,
+             "invalid_input")
+    forced = client.delete(path, params={**force, "confirm_token": shown["confirm_token"]})
+    assert forced.status_code == 200 and forced.json()["lifecycle"] == "deleted"
+    done = client.post("/v1/forget", json={**execute, "confirm_token": shown["confirm_token"]})
+    assert done.status_code == 200 and done.json()["items"][0]["ok"], done.text
 
 
 def test_modify_into_a_duplicate_is_409(client: TestClient, remember: Remember) -> None:

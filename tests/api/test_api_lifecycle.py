@@ -74,7 +74,9 @@ def test_background_maintenance_ignores_dry_run_and_the_team() -> None:
     facade = memory_strata(clock=clock)
     for team in ("a", "b"):
         facade.remember(f"team {team} note", scope={"team": team}, raw=True)
-    clock.advance(days=400)  # every memory is idle past archive_after_days
+    clock.advance(days=400)  # every memory is idle past archive_after_days ...
+    for team in ("a", "b"):  # ... and each team's project epoch has advanced since
+        facade.remember(f"team {team} news", scope={"team": team}, raw=True)
 
     def snapshot() -> dict[str, tuple[str, int]]:
         return {r["id"]: (r["lifecycle"], r["version"]) for r in facade.export()
@@ -99,7 +101,7 @@ def test_background_maintenance_ignores_dry_run_and_the_team() -> None:
         assert http.get(f"/v1/jobs/{real.json()['job_id']}", headers=operator).status_code == 200
     after = {m.content: m.lifecycle.value for m in facade.list(
         scope={"team": "a"}, filters=Filters(lifecycles=tuple(Lifecycle))).items}
-    assert after == {"team a note": "active"}  # team A untouched
+    assert after == {"team a note": "active", "team a news": "active"}  # team A untouched
     changed = {m.content: m.lifecycle.value for m in facade.list(
         scope={"team": "b"}, filters=Filters(lifecycles=tuple(Lifecycle))).items}
-    assert changed == {"team b note": "archived"}
+    assert changed == {"team b note": "archived", "team b news": "active"}

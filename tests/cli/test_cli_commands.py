@@ -149,8 +149,28 @@ def test_conflicts_exit_1(cli: Cli, cli_json: CliJson) -> None:
     pinned = cli("forget", memory_id, "--team", "a", "--reason", "r")
     assert pinned.exit_code == 1 and "pinned" in pinned.stderr
     assert cli_json("get", memory_id, "--team", "a")["version"] == 1
-    assert cli_json("forget", memory_id, "--team", "a", "--reason", "r", "--force")["lifecycle"] \
-        == "deleted"
+    assert cli_json("forget", memory_id, "--team", "a", "--reason", "r", "--force",
+                    "--yes")["lifecycle"] == "deleted"
+
+
+def test_force_deleting_a_pinned_memory_needs_no_preview_or_confirmation(
+    cli: Cli, cli_json: CliJson
+) -> None:
+    """[003] §27.2: ``forget --force`` shows the pinned memory and asks; no answer (no
+    terminal) or "n" refuses with exit 1 and changes nothing; "y" (or --yes) forgets it."""
+    memory_id = remembered(cli_json, "the vault code", "--pinned")
+    forget = ("forget", memory_id, "--team", "a", "--reason", "r", "--force")
+    for answer in (None, "n\n"):
+        refused = cli(*forget, input=answer)
+        assert refused.exit_code == 1, refused.output
+        assert "the vault code" in refused.stderr and "not confirmed" in refused.stderr
+        assert cli_json("get", memory_id, "--team", "a")["lifecycle"] == "active"
+    history = cli_json("history", memory_id, "--team", "a")
+    assert [h["kind"] for h in history["items"]] == ["ADD"]
+    done = cli(*forget, "--json", input="y\n")
+    assert done.exit_code == 0, done.output
+    # (the test runner echoes the typed answer onto stdout: the JSON is the last line)
+    assert json.loads(done.stdout.splitlines()[-1])["lifecycle"] == "deleted"
 
 
 def test_json_errors_are_json_on_stderr(cli: Cli) -> None:

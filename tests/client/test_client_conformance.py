@@ -123,12 +123,24 @@ def bulk_operations(step: Callable[..., Any], memory_id: str) -> None:
          confirm_token=preview.confirm_token)
     step("forget_execute", ids, preview_token=preview.preview_token, reason="bulk",
          scope=BULK, confirm_token=preview.confirm_token)
+    pinned_forget(step)
     step("job", "no-such-job")
     exported = step("export")
     step("import_records", [{"text": "Imported note about owls."}], scope=ALICE)
     step("import_records", exported)  # everything is there already: all skipped
     step("import_records", [{"record": "memory", "id": "x"}])  # malformed: refused
     step("list", scope=BULK, filters=Filters(include_deleted=True))
+
+
+def pinned_forget(step: Callable[..., Any]) -> None:
+    """Force-forgetting a pinned memory ([003] §27.2): refused without the confirm token of
+    a preview of its id, done with it."""
+    pinned = step("remember", "Never fly kites in storms.", scope=BULK, pinned=True)
+    memory_id = pinned.memory_ids[0]
+    step("forget", memory_id, reason="tidy", scope=BULK, force=True)
+    shown = step("forget_preview", ids=[memory_id], scope=BULK)
+    step("forget", memory_id, reason="tidy", scope=BULK, force=True,
+         confirm_token=shown.confirm_token)
 
 
 def level_operations(step: Callable[..., Any], compress: Callable[[str], object]) -> None:
@@ -243,7 +255,8 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
         "InvalidInput", "InvalidInput",  # the review steps
         "InvalidInput", "VersionConflict", "NotFound",  # the time-travel steps
         "VersionConflict", "InvalidInput", "InvalidInput", "ConfirmationRequired",
-        "InvalidInput", "NotFound", "InvalidInput",
+        "InvalidInput", "ConfirmationRequired",  # the pinned force-forget without its token
+        "NotFound", "InvalidInput",
         "InvalidInput", "InvalidInput", "NotFound", "InvalidInput", "NotFound",
         "NeedMoreContext", "InvalidInput"]
     leveled = [r for r in got if isinstance(r, LeveledMemory)]

@@ -27,6 +27,7 @@ from strata.domain.models import (
 from strata.domain.text import content_hash, search_text
 from strata.domain.visibility import can_see
 from strata.errors import (
+    ConfirmationRequired,
     DuplicateContent,
     IdempotencyMismatch,
     InvalidInput,
@@ -37,7 +38,7 @@ from strata.errors import (
 from strata.facade import Strata
 from strata.ports import MemoryChange, NewMemory, Store, WriteBatch
 from strata.testing import FakeClock
-from tests.conftest import EMBEDDER, STORE_ADAPTERS
+from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget
 
 A = Scope(team="acme")
 B = Scope(team="globex")
@@ -189,7 +190,9 @@ def test_pinned_memories_need_force(strata: Strata) -> None:
     with pytest.raises(PinnedMemory):
         strata.forget(memory_id, scope=A, reason="cleanup")
     assert strata.get(memory_id, scope=A).lifecycle is Lifecycle.ACTIVE
-    assert strata.forget(memory_id, scope=A, reason="cleanup", force=True).is_deleted
+    with pytest.raises(ConfirmationRequired):  # force alone: a preview must confirm it
+        strata.forget(memory_id, scope=A, reason="cleanup", force=True)
+    assert force_forget(strata, memory_id, scope=A, reason="cleanup").is_deleted
 
 
 def test_recover_refuses_a_live_memory_and_a_duplicate(strata: Strata) -> None:

@@ -21,7 +21,7 @@ from strata.recall import RecallConfig
 from strata.settings import load_settings
 from strata.stores.memory import InMemoryStore
 from strata.testing import FakeClock
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, force_forget
 
 VIEWER = Scope("t", user="ana", agent="bot")
 OTHER = Scope("t", user="ben")
@@ -87,7 +87,7 @@ def _apply_fate(strata: Strata, memory_id: str, scope: Scope, fate: str) -> None
     if fate == "archive":
         strata.archive(memory_id, reason="test", scope=scope)
     elif fate == "forget":
-        strata.forget(memory_id, reason="test", scope=scope, force=True)
+        force_forget(strata, memory_id, scope=scope, reason="test")
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))

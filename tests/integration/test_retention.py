@@ -16,7 +16,7 @@ from strata.facade import Strata
 from strata.ports import JobCompletion, Store, WriteBatch
 from strata.settings import load_settings
 from strata.testing import FakeClock
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, force_forget
 from tests.integration.test_graph_counts import (
     EXPECTED_ENTITIES,
     EXPECTED_RELATIONS,
@@ -75,7 +75,7 @@ def test_retention_purges_exactly_what_is_past_its_window(strata: Strata, clock:
     at(180 - 1 / 24)
     strata.modify(edge_out, reason="edit", scope=A, importance=0.7)  # ... UPDATE just inside
     at(100)
-    strata.forget(pinned_tomb, reason="gone", scope=A, force=True)
+    force_forget(strata, pinned_tomb, scope=A, reason="gone")
     at(30 + 1 / 24)
     strata.forget(gone, reason="gone", scope=A)
     at(30 - 1 / 24)

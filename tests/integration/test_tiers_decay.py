@@ -16,7 +16,7 @@ from strata.ports import MemoryChange, Store
 from strata.settings import load_settings
 from strata.testing import FakeClock
 from strata.tiers import CachedStore
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, force_forget
 
 A = {"team": "a"}
 AGENT = {"team": "a", "agent": "kyra"}
@@ -54,13 +54,14 @@ def test_decay_archives_idle_expires_past_valid_to_and_hides_them(strata: Strata
     strata.store.apply(MemoryChange(expiring, 1, replace(
         plan_archive(current, clock.now(), Actor(), "x").history, kind=HistoryKind.UPDATE)))
     clock.advance(days=91)
+    newer = add(strata, "We moved the builds to GitHub Actions")  # the project moved on
     report = strata.run_decay()
     assert report.moved == {"archived": 1, "expired": 1}
     assert strata.get(idle, scope=A).lifecycle is Lifecycle.ARCHIVED  # fetchable by id
     assert strata.get(fresh, scope=A).lifecycle is Lifecycle.EXPIRED
     assert strata.get(pinned, scope=A).lifecycle is Lifecycle.ACTIVE
     listed = {m.id for m in strata.list(scope=A).items}
-    assert listed == {pinned}
+    assert listed == {pinned, newer}
     assert [h.memory.id for h in strata.recall("Jenkins", scope=A).hits] != [idle]
     asked = strata.recall("Jenkins", scope=A, filters=Filters(lifecycles=(Lifecycle.ARCHIVED,)))
     assert [h.memory.id for h in asked.hits] == [idle]
@@ -110,7 +111,7 @@ def test_hot_cache_serves_hot_memories_and_is_never_stale(cached: Strata) -> Non
         lambda: cached.modify(hot, reason="edit", scope=A, content="Ann leads the whole project"),
         lambda: cached.archive(hot, reason="moderator", scope=A),
         lambda: cached.unarchive(hot, reason="moderator", scope=A),
-        lambda: cached.forget(hot, reason="gone", scope=A, force=True),
+        lambda: force_forget(cached, hot, scope=A),
         lambda: cached.recover(hot, reason="back", scope=A),
         lambda: cached.run_tiers(),
     ]
@@ -144,9 +145,26 @@ def test_decay_archives_and_colds_an_idle_memory_of_importance_0_8(strata: Strat
                    type=MemoryType.IDENTITY)
     idle = add(strata, "We tried a standing desk once", importance=0.5)
     clock.advance(days=400)
+    add(strata, "The office moved to the third floor")  # the project epoch advanced
     strata.run_decay()
     strata.run_tiers()
     assert strata.get(idle, scope=A).lifecycle is Lifecycle.ARCHIVED
     for memory_id, scope in ((important, A), (identity, AGENT)):
         kept = strata.get(memory_id, scope=scope)
         assert kept.lifecycle is Lifecycle.ACTIVE and kept.tier is not Tier.COLD, memory_id
+
+
+def test_decay_archives_idle_memories_although_the_project_epoch_did_not_advance(
+    strata: Strata, clock: FakeClock
+) -> None:
+    """[001]: archived when not accessed in N days *and* the project moved on. A dormant
+    team keeps its memories however long nobody looks; one new memory in the team (not in
+    another team) lets the idle ones go."""
+    old = add(strata, "We tried a standing desk once")
+    clock.advance(days=400)
+    add(strata, "Team b ships on Mondays", scope={"team": "b"})
+    assert strata.run_decay().moved == {}
+    assert strata.get(old, scope=A).lifecycle is Lifecycle.ACTIVE
+    add(strata, "We bought new chairs")
+    assert strata.run_decay().moved == {"archived": 1}
+    assert strata.get(old, scope=A).lifecycle is Lifecycle.ARCHIVED

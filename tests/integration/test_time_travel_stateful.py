@@ -48,7 +48,7 @@ from strata.facade import Strata
 from strata.hammer import evidence_of_content
 from strata.settings import load_settings
 from strata.testing import FakeClock
-from tests.conftest import EMBEDDER, STORE_ADAPTERS
+from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget
 
 TEXTS = (
     "I live in Berlin", "Actually, I moved to Munich", "I think I live in Paris",
@@ -168,8 +168,8 @@ class TimeTravelMachine(RuleBasedStateMachine):
     @rule(pick=PICK, force=st.booleans())
     def forget(self, pick: int, force: bool) -> None:
         if (chosen := self._pick(pick)) is not None:
-            self._do("forget", lambda: self.strata.forget(
-                chosen[0], reason="gone", scope=chosen[1], force=force))
+            self._do("forget", lambda: force_forget(self.strata, chosen[0], scope=chosen[1])
+                     if force else self.strata.forget(chosen[0], reason="gone", scope=chosen[1]))
 
     @rule(pick=PICK)
     def recover(self, pick: int) -> None:

@@ -58,7 +58,7 @@ def jsonl(strata: Strata) -> bytes:
     return b"".join(json.dumps(r, sort_keys=True).encode() + b"\n" for r in strata.export())
 
 
-@pytest.mark.parametrize("adapter", ["memory", "sqlite"])
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
 def test_export_import_after_compress_fails_with_unknown_record_type_version(
     adapter: str, tmp_path: Path
 ) -> None:
@@ -73,6 +73,25 @@ def test_export_import_after_compress_fails_with_unknown_record_type_version(
     assert report.inserted == report.read
     assert jsonl(target) == first, "export → import → export is not byte-identical"
     assert target.graph_entities(scope=A), "the graph did not come along"
+
+
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
+def test_graph_rows_are_not_exported_at_all(adapter: str, tmp_path: Path) -> None:
+    """A memory's graph links are in the export, and come back with the import: the
+    imported store finds the same entities and relation."""
+    source = facade(STORE_ADAPTERS[adapter](tmp_path / "a"))
+    maria = source.remember("Maria works at Acme.", scope=A, raw=True).memory_ids[0]
+    source.index_graph(maria, entities=["Maria", "Acme"],
+                       relations=[("Maria", "works_at", "Acme")], scope=A)
+    records = list(source.export())
+    graph = [r for r in records if r["record"] == "graph"]
+    assert [r["memory_id"] for r in graph] == [maria]
+    (tmp_path / "b").mkdir()
+    target = facade(STORE_ADAPTERS[adapter](tmp_path / "b"))
+    target.import_records(records)
+    names = {e.canonical_name for e in target.graph_entities(scope=A)}
+    assert {"maria", "acme"} <= names, names
+    assert [r for r in target.export() if r["record"] == "graph"] == graph
 
 
 def test_a_changed_or_truncated_export_is_refused_by_its_checksum() -> None:
@@ -131,3 +150,37 @@ def test_forged_history_rides_on_a_memory_id_owned_by_another_scope() -> None:
     with pytest.raises(InvalidInput, match="outside your scope"):
         attacker.import_records(forged)
     assert strata.history(victim, scope="b") == before
+
+
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
+def test_export_reads_graph_links_after_the_memory_snapshot_outside_its_transaction(
+    adapter: str, tmp_path: Path
+) -> None:
+    """Writes that land while an export streams (a new memory with links, an existing
+    memory relinked) are not in it: every record kind is read at one point, so the graph
+    never names a memory the export lacks nor links a memory had after that point."""
+    store = STORE_ADAPTERS[adapter](tmp_path)
+    try:
+        strata = facade(store)
+        maria = strata.remember("Maria works at Acme.", scope=A, raw=True).memory_ids[0]
+        strata.index_graph(maria, entities=["Maria", "Acme"],
+                           relations=[("Maria", "works_at", "Acme")], scope=A)
+        stream = strata.export()
+        seen = []
+        for line in stream:  # up to the first history row: every memory row has been read
+            seen.append(line)
+            if line["record"] == "history":
+                break
+        later = strata.remember("Bob lives in Oslo.", scope=A, raw=True).memory_ids[0]
+        strata.index_graph(later, entities=["Bob", "Oslo"], scope=A)
+        strata.index_graph(maria, entities=["Maria", "Globex"],
+                           relations=[("Maria", "works_at", "Globex")], scope=A)
+        seen.extend(stream)
+    finally:
+        store.close()
+    memories = {r["id"] for r in seen if r["record"] == "memory"}
+    graph = {r["memory_id"]: r for r in seen if r["record"] == "graph"}
+    assert later not in memories
+    assert set(graph) <= memories, "the export's graph names a memory it does not hold"
+    names = {str(e) for e in graph[maria]["entities"]}
+    assert any("Acme" in n for n in names) and not any("Globex" in n for n in names), graph

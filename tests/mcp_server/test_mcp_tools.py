@@ -217,3 +217,22 @@ def test_review_tools_list_approve_and_reject_candidates(tmp_path: Any) -> None:
         refused = drive(strata, call("memory_approve", memory_id=other, reason="x"), reader)
         assert error_code(refused) == "permission_denied"
         assert strata.get(other, scope=ALICE).lifecycle.value == "candidate"
+
+
+def test_force_deleting_a_pinned_memory_needs_no_preview_or_confirmation(
+    strata: Strata,
+) -> None:
+    """[003] §27.2: an agent is denied force-delete. ``memory_forget`` has no ``force`` (a
+    call that passes one is refused by the schema) and no confirmation to give, so a pinned
+    memory is refused ("pinned") and stays exactly as it was."""
+    pinned = strata.remember("The vault code is 4711.", scope=ALICE, pinned=True).memory_ids[0]
+    assert error_code(drive(strata, call("memory_forget", memory_id=pinned,
+                                         reason="user asked"))) == "pinned"
+    forced = drive(strata, call("memory_forget", memory_id=pinned, reason="x", force=True))
+    assert forced.is_error
+    confirmed = drive(strata, call("memory_forget", memory_id=pinned, reason="x",
+                                   confirm_token="a.00"))
+    assert confirmed.is_error
+    memory = strata.get(pinned, scope=ALICE)
+    assert (memory.version, memory.is_deleted) == (1, False)
+    assert [h.kind.value for h in strata.history(pinned, scope=ALICE)] == ["ADD"]

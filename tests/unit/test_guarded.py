@@ -24,7 +24,7 @@ from strata.policy import Principal, Role
 from strata.ports import Store
 from strata.settings import load_settings
 from strata.testing import FakeClock, memory_strata
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, force_forget
 
 A, B = Scope(team="a"), Scope(team="b")
 
@@ -118,7 +118,9 @@ def test_forcing_a_pinned_forget_takes_an_operator(strata: Strata) -> None:
     pinned = strata.remember("never forget", scope=A, pinned=True).memory_ids[0]
     with pytest.raises(PermissionDenied):
         caller(strata, "writer").forget(pinned, reason="r", force=True)
-    gone = caller(strata, "operator").forget(pinned, reason="r", force=True)
+    with pytest.raises(ConfirmationRequired):
+        caller(strata, "operator").forget(pinned, reason="r", force=True)
+    gone = force_forget(caller(strata, "operator"), pinned, scope=None)
     assert gone.is_deleted
 
 
@@ -136,7 +138,8 @@ def test_preview_then_execute_deletes_only_chosen_candidates(strata: Strata) -> 
     pinned = strata.remember("tea pinned", scope=A, pinned=True).memory_ids[0]
     preview = strata.forget_preview("tea", scope=A, actor=None)
     assert {c.memory.id for c in preview.candidates} == {*ids, pinned}
-    assert preview.confirm_token is None  # 4 candidates <= threshold 10
+    # 4 candidates <= threshold 10, but one is pinned: forcing it would need the confirmation
+    assert preview.confirm_token is not None
     assert all(not strata.get(i, scope=A).is_deleted for i in ids)  # a preview changes nothing
 
     result = strata.forget_execute([ids[0], pinned], preview_token=preview.preview_token,

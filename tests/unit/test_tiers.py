@@ -77,11 +77,13 @@ def test_a_tier_move_is_a_new_version_with_snapshots() -> None:
 def test_decay_archives_idle_and_expires_past_valid_to() -> None:
     rules = DecayRules(archive_after=90 * DAY)
     idle = mem(created_at=NOW - 91 * DAY)
-    archived = plan_decay(idle, NOW, rules, Actor("decay"))
+    assert plan_decay(idle, NOW, rules, Actor("decay")) is None  # the epoch is unknown
+    assert plan_decay(idle, NOW, rules, Actor("decay"), idle.created_at) is None  # not moved
+    archived = plan_decay(idle, NOW, rules, Actor("decay"), NOW - DAY)
     assert archived is not None and archived.after.lifecycle is Lifecycle.ARCHIVED
     assert archived.history.kind is HistoryKind.ARCHIVE and archived.after.tier is Tier.COLD
     assert plan_decay(mem(created_at=NOW - 91 * DAY, last_accessed=NOW - DAY), NOW, rules,
-                      Actor()) is None  # accessed recently
+                      Actor(), NOW) is None  # accessed recently
     for protected in ({"pinned": True}, {"type": MemoryType.IDENTITY}):
         assert plan_decay(mem(created_at=NOW - 400 * DAY, valid_to=NOW - DAY, **protected),
                           NOW, rules, Actor()) is None

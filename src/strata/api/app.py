@@ -39,6 +39,8 @@ from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
 from strata.api.schemas import (
     MAX_ID_CHARS,
+    MAX_TOKEN_CHARS,
+    SIGNED,
     HealthResponse,
     HistoryResponse,
     MemoryOut,
@@ -304,7 +306,8 @@ def modify_memory(
     return JSONResponse(memory.to_dict())
 
 
-@memories_router.delete("/{memory_id}", response_model=MemoryOut, responses=_WRITE)
+@memories_router.delete("/{memory_id}", response_model=MemoryOut,
+                        responses=error_responses(*COMMON_ERRORS, 409, 428, 429))
 def forget_memory(
     memory_id: MemoryId,
     guarded: GuardedDep,
@@ -317,16 +320,19 @@ def forget_memory(
                                         "logs: prefer the body or X-Strata-Reason")] = None,
     force: bool = False,
     if_version: Annotated[int | None, Query(ge=1)] = None,
+    confirm_token: Annotated[str | None, Query(min_length=1, max_length=MAX_TOKEN_CHARS,
+                                               pattern=SIGNED)] = None,
 ) -> JSONResponse:
-    """Soft-delete (recoverable); a pinned memory needs ``force=true`` (operators only). The
-    reason: a JSON body ``{"reason": ...}`` (preferred), the ``X-Strata-Reason`` header, or
-    the ``reason`` query parameter; exactly one of them."""
+    """Soft-delete (recoverable); a pinned memory needs ``force=true`` (operators only) and
+    the ``confirm_token`` of a ``POST /v1/forget`` preview of its id (428 without it, nothing
+    changed). The reason: a JSON body ``{"reason": ...}`` (preferred), the
+    ``X-Strata-Reason`` header, or the ``reason`` query parameter; exactly one of them."""
     given = [r for r in (body.reason if body else None, x_strata_reason, reason) if r]
     if len(given) != 1:
         raise InvalidInput("give the reason once: in the body, X-Strata-Reason or ?reason=",
                            given=len(given))
     memory = guarded.forget(memory_id, reason=given[0], scope=scope, force=force,
-                            if_version=if_version)
+                            if_version=if_version, confirm_token=confirm_token)
     return JSONResponse(memory.to_dict())
 
 

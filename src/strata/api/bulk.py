@@ -52,7 +52,7 @@ def forget_by_query(
     nothing; ``execute`` soft-deletes ids chosen from that preview."""
     scope = body.scope.to_scope()
     if isinstance(body, ForgetPreviewRequest):
-        preview = guarded.forget_preview(body.query, scope=scope,
+        preview = guarded.forget_preview(body.query, ids=body.ids, scope=scope,
                                          filters=body.filters.to_filters(), limit=body.limit)
         return JSONResponse(preview.to_dict())
     result = guarded.forget_execute(

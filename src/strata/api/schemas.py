@@ -226,10 +226,13 @@ class ModifyBatchRequest(RequestModel):
 
 
 class ForgetPreviewRequest(RequestModel):
-    """Which memories owned within ``scope`` match ``query`` and ``filters``; changes nothing."""
+    """Which memories owned within ``scope`` match ``query`` and ``filters``, or which of
+    ``ids`` are live there (exactly one of ``query`` and ``ids``); changes nothing. A pinned
+    candidate comes with a ``confirm_token``: forcing its forget needs it."""
 
     mode: Literal["preview"]
-    query: QueryText
+    query: QueryText | None = None
+    ids: list[MemoryIdField] | None = Field(default=None, min_length=1, max_length=MAX_K)
     scope: ScopeIn = Field(default_factory=ScopeIn)
     filters: FiltersIn = Field(default_factory=FiltersIn)
     limit: int = Field(default=20, ge=1, le=MAX_K, strict=True)
@@ -237,12 +240,12 @@ class ForgetPreviewRequest(RequestModel):
 
 class ForgetExecuteRequest(RequestModel):
     """Soft-delete ``ids`` chosen from a preview (same caller and scope); more than the
-    threshold also need the preview's ``confirm_token``."""
+    threshold, or ``force`` over a pinned one, also need the preview's ``confirm_token``."""
 
     mode: Literal["execute"]
     ids: list[MemoryIdField] = Field(min_length=1, max_length=MAX_K)
     preview_token: str = Field(min_length=1, max_length=MAX_TOKEN_CHARS, pattern=SIGNED)
-    confirm_token: str | None = Field(default=None, min_length=1, max_length=1_000,
+    confirm_token: str | None = Field(default=None, min_length=1, max_length=MAX_TOKEN_CHARS,
                                       pattern=SIGNED)
     reason: Reason
     scope: ScopeIn = Field(default_factory=ScopeIn)

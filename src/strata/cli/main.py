@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -29,8 +29,11 @@ from strata.cli.options import scope_dict as _scope
 from strata.cli.review import review_app
 from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
 from strata.cli.tokens import token_app
-from strata.domain.models import Filters, Lifecycle, MemoryType
-from strata.errors import InvalidInput
+from strata.domain.models import Filters, Lifecycle, MemoryType, ScopeLike
+from strata.errors import ConfirmationRequired, InvalidInput
+
+if TYPE_CHECKING:
+    from strata.facade import Strata
 
 
 class RememberMode(enum.StrEnum):
@@ -239,7 +242,10 @@ def forget(
     ctx: typer.Context,
     memory_id: MemoryIdArg,
     reason: ReasonOpt,
-    force: Annotated[bool, typer.Option("--force", help="Forget even a pinned memory.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Forget even a pinned memory (shows it and asks first).")] = False,
+    yes: Annotated[bool, typer.Option(
+        "--yes", help="With --force: the confirmation, given in advance.")] = False,
     if_version: IfVersionOpt = None,
     team: TeamOpt = None,
     user: UserOpt = None,
@@ -247,13 +253,34 @@ def forget(
     run: RunOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Soft-delete a memory (recoverable with `strata recover`)."""
+    """Soft-delete a memory (recoverable with `strata recover`). A pinned one needs --force,
+    and the confirmation of what it is (asked on the terminal, or --yes)."""
     with open_strata(_options(ctx), as_json=as_json) as strata:
-        memory = strata.forget(
-            memory_id, reason=reason, scope=_scope(team, user, agent, run), force=force,
-            if_version=if_version,
-        )
+        where = _scope(team, user, agent, run)
+        token = confirm_force(strata, memory_id, where, yes=yes) if force else None
+        memory = strata.forget(memory_id, reason=reason, scope=where, force=force,
+                               if_version=if_version, confirm_token=token)
     render.memory_result(memory, as_json=as_json)
+
+
+def confirm_force(strata: Strata, memory_id: str, where: ScopeLike, *, yes: bool
+                  ) -> str | None:
+    """Preview ``memory_id``; if it is pinned, show it and ask (unless ``yes``): the
+    preview's confirm token, or ``ConfirmationRequired`` when not confirmed."""
+    preview = strata.forget_preview(ids=[memory_id], scope=where)
+    if preview.confirm_token is None or yes:
+        return preview.confirm_token  # not pinned (or not there: forget says which)
+    shown = preview.candidates[0].memory
+    typer.echo(f"{shown.id} (pinned, version {shown.version}): {render.preview(shown.content)}",
+               err=True)
+    try:
+        confirmed = typer.confirm("Force-forget this pinned memory?", err=True)
+    except typer.Abort:  # no terminal and no answer
+        confirmed = False
+    if not confirmed:
+        raise ConfirmationRequired("force-forgetting a pinned memory was not confirmed; "
+                                   "nothing changed (answer y, or pass --yes)", id=memory_id)
+    return preview.confirm_token
 
 
 @app.command()

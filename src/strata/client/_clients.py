@@ -213,8 +213,8 @@ class StrataClient:
                     ) -> BatchResult:
         return self._send(_core.modify_many(items, scope=scope))
 
-    def forget_preview(self, query: str, **options: Unpack[ForgetPreviewOptions]
-                       ) -> ForgetPreview:
+    def forget_preview(self, query: str | None = None,
+                       **options: Unpack[ForgetPreviewOptions]) -> ForgetPreview:
         return self._send(_core.forget_preview(query, **options))
 
     def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
@@ -418,8 +418,8 @@ class AsyncStrataClient:
                           scope: ScopeLike = None) -> BatchResult:
         return await self._send(_core.modify_many(items, scope=scope))
 
-    async def forget_preview(self, query: str, **options: Unpack[ForgetPreviewOptions]
-                             ) -> ForgetPreview:
+    async def forget_preview(self, query: str | None = None,
+                             **options: Unpack[ForgetPreviewOptions]) -> ForgetPreview:
         return await self._send(_core.forget_preview(query, **options))
 
     async def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,

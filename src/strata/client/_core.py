@@ -98,6 +98,7 @@ class ForgetOptions(TypedDict, total=False):
     scope: ScopeLike
     force: bool
     if_version: int | None
+    confirm_token: str | None
 
 
 class ListOptions(TypedDict, total=False):
@@ -108,6 +109,7 @@ class ListOptions(TypedDict, total=False):
 
 
 class ForgetPreviewOptions(TypedDict, total=False):
+    ids: Sequence[str] | None
     scope: ScopeLike
     filters: Filters | None
     limit: int
@@ -207,8 +209,9 @@ def modify(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
 def forget(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
     params = [*_scope_params(options.get("scope"))]
     params += _flag("force", bool(options.get("force", False)))
-    if options.get("if_version") is not None:
-        params.append(("if_version", str(options["if_version"])))
+    for name in ("if_version", "confirm_token"):
+        if options.get(name) is not None:
+            params.append((name, str(options[name])))
     return Call("DELETE", _memory_path(memory_id), Memory.from_dict, params=params,
                 body={"reason": reason})  # not the query string: it lands in access logs
 
@@ -267,9 +270,11 @@ def modify_many(items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None
     return Call("POST", "/v1/modify", parse_batch, body=body)
 
 
-def forget_preview(query: str, **options: Any) -> Call[ForgetPreview]:
+def forget_preview(query: str | None = None, **options: Any) -> Call[ForgetPreview]:
+    ids = options.get("ids")
     body: dict[str, Any] = {
-        "mode": "preview", "query": query, "scope": _scope(options.get("scope")),
+        "mode": "preview", "query": query, "ids": None if ids is None else [*ids],
+        "scope": _scope(options.get("scope")),
         "filters": _filters_body(options.get("filters")), "limit": options.get("limit", 20),
     }
     return Call("POST", "/v1/forget", parse_forget_preview, body=_without_none(body))

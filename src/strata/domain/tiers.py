@@ -19,7 +19,9 @@ Tiers (where a memory sits; visibility does not change):
   raised importance (``modify``) promotes on the next run through the importance rule.
 
 Decay (lifecycles): active / disputed → **archived** when idle (neither accessed nor created
-for ``archive_after``), never for pinned, identity or important (≥ 0.8, [002]) memories; a
+for ``archive_after``) *and* the project epoch advanced since it was last used ([001]: its team
+remembered something newer; a dormant project keeps its memories), never for pinned, identity
+or important (≥ 0.8, [002]) memories; a
 memory whose ``valid_to`` has passed → **expired** (identity and pinned ones excepted: [002]
 "NEVER expired"). A moderator archives or unarchives explicitly. Superseded memories are not
 archived: ``superseded`` already has every property of ``archived`` (out of default recall and
@@ -140,9 +142,16 @@ def is_idle(memory: Memory, now: datetime, rules: DecayRules) -> bool:
     return now - (memory.last_accessed or memory.created_at) > rules.archive_after
 
 
-def plan_decay(memory: Memory, now: datetime, rules: DecayRules, actor: Actor
-               ) -> Planned | None:
-    """Expire a memory past its ``valid_to``, else archive an idle one; None: leave it."""
+def epoch_advanced(memory: Memory, team_latest: datetime | None) -> bool:
+    """The project moved on since ``memory`` was last used: its team's newest memory
+    (``team_latest``, created) is younger than that use."""
+    return team_latest is not None and team_latest > (memory.last_accessed or memory.created_at)
+
+
+def plan_decay(memory: Memory, now: datetime, rules: DecayRules, actor: Actor,
+               team_latest: datetime | None = None) -> Planned | None:
+    """Expire a memory past its ``valid_to``, else archive an idle one whose project epoch
+    advanced (``team_latest``: when its team's newest memory was created); None: leave it."""
     if memory.lifecycle not in DECAYABLE | {Lifecycle.ARCHIVED}:
         return None
     if memory.pinned or memory.type is MemoryType.IDENTITY:
@@ -151,7 +160,8 @@ def plan_decay(memory: Memory, now: datetime, rules: DecayRules, actor: Actor
         return _planned(memory, now, actor, HistoryKind.EXPIRE, "valid_to has passed",
                         lifecycle=Lifecycle.EXPIRED, tier=Tier.COLD)
     important = memory.importance >= rules.protect_importance
-    if memory.lifecycle in DECAYABLE and not important and is_idle(memory, now, rules):
+    if (memory.lifecycle in DECAYABLE and not important and is_idle(memory, now, rules)
+            and epoch_advanced(memory, team_latest)):
         days = rules.archive_after.total_seconds() / 86_400
         return _planned(memory, now, actor, HistoryKind.ARCHIVE,
                         f"not accessed in {days:g} days", lifecycle=Lifecycle.ARCHIVED,

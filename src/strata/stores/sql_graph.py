@@ -9,7 +9,7 @@ the rows a change touched, inside the caller's transaction, so they cannot drift
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -191,23 +191,24 @@ class GraphSQL:
 
     # -- reads ----------------------------------------------------------------------------------
 
-    def all_facts(self, conn: Connection) -> dict[str, GraphFacts]:
-        """Every memory's links as ``index_graph`` took them (for export), by memory id."""
+    def all_facts(self, rows: Callable[[str], Iterable[Any]]) -> dict[str, GraphFacts]:
+        """Every memory's links as ``index_graph`` took them (for export), by memory id, read
+        through ``rows`` (the export's snapshot: the same point as its memory rows)."""
         entities: dict[str, list[EntityRef]] = {}
-        for memory_id, text, canonical, kind in conn.execute(
-                self.statements["export_mentions"]).fetchall():
+        for memory_id, text, canonical, kind in rows(self.statements["export_mentions"]):
             entities.setdefault(memory_id, []).append(EntityRef(text, canonical, kind))
         relations: dict[str, list[RelationRef]] = {}
-        for memory_id, source, relation, target, confidence in conn.execute(
-                self.statements["export_relations"]).fetchall():
+        for memory_id, source, relation, target, confidence in rows(
+                self.statements["export_relations"]):
             relations.setdefault(memory_id, []).append(
                 RelationRef(source, relation, target, float(confidence)))
         return {m: GraphFacts(tuple(refs), tuple(relations.get(m, ())))
                 for m, refs in entities.items()}
 
-    def records(self, conn: Connection, memory_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+    def records(self, rows: Callable[[str], Iterable[Any]], memory_ids: Sequence[str]
+                ) -> Iterator[dict[str, Any]]:
         """The export records of the memories' links, in the order of ``memory_ids``."""
-        facts = self.all_facts(conn)
+        facts = self.all_facts(rows)
         for memory_id in memory_ids:
             if memory_id in facts:
                 yield facts_to_dict(memory_id, facts[memory_id])

@@ -411,8 +411,7 @@ class SQLStore(SQLJobQueue):
                 yield ExportRecord("history", history_from_row(d, row).to_dict())
             for row in rows(self._sql["export_versions"]):
                 yield ExportRecord("version", version_from_row(d, row).to_dict())
-        with self._conn() as conn:
-            for links in self.graph.records(conn, exported):
+            for links in self.graph.records(rows, exported):
                 yield ExportRecord("graph", links)
 
     # -- knowledge graph ----------------------------------------------------------------------
