@@ -20,12 +20,12 @@ import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from strata.domain.graph import Entity, GraphFacts, Neighborhood
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.hammer_rules import CompressReport
+from strata.domain.compression.representations import MemoryVersion
+from strata.domain.graph_rules import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
-from strata.domain.representations import MemoryVersion
 from strata.editing import check_batch
 from strata.policy import (
     Operation,

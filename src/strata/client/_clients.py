@@ -32,8 +32,8 @@ from strata.client._core import (
     RememberOptions,
     ScopeLike,
 )
-from strata.domain.escalation import VersionInfo
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.escalation_rules import VersionInfo
+from strata.domain.compression.hammer_rules import CompressReport
 from strata.domain.models import Event, HistoryEvent, Memory
 from strata.errors import TransportError
 from strata.results import (

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypedDict, TypeVar
 
-from strata.domain.escalation import VersionInfo
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.escalation_rules import VersionInfo
+from strata.domain.compression.hammer_rules import CompressReport
+from strata.domain.compression.representations import Witness
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
-from strata.domain.representations import Witness
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
 from strata.results import (
     STATE_PAGE,
