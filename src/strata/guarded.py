@@ -61,6 +61,9 @@ else:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+#: The targets, read once (an enum member lookup costs more than the rest of a check).
+_NONE, _SCOPE, _TEAM = Target.NONE, Target.SCOPE, Target.TEAM
+_OWNED_OR_DELETED = Target.OWNED_OR_DELETED
 
 
 class _Guard(Generic[P, R]):
@@ -114,18 +117,18 @@ class GuardedStrata:
     def call(self, name: str, rule: Rule, *args: Any, **kwargs: Any) -> Any:
         """Apply ``rule`` (role, scope, ownership, rate limit, actor), then call the facade's
         method ``name``: what every derived method does."""
-        for own in ("actor", "team"):
-            if own in kwargs:
-                raise TypeError(f"{name}() takes no {own}: the principal's applies")
+        if "actor" in kwargs or "team" in kwargs:
+            own = "actor" if "actor" in kwargs else "team"
+            raise TypeError(f"{name}() takes no {own}: the principal's applies")
         self._authorize(rule.operation)
-        if rule.target is Target.TEAM:
+        target = rule.target
+        if target is _TEAM:
             kwargs["team"] = self._team()
-        elif rule.target is not Target.NONE:
+        elif target is not _NONE:
             where = kwargs["scope"] = self.scope(kwargs.get("scope"))
-            if rule.target in (Target.OWNED, Target.OWNED_OR_DELETED):
+            if target is not _SCOPE:  # owned, with or without the deleted
                 memory_id: Any = args[0] if args else kwargs.get("memory_id")
-                self._owned(memory_id, where,
-                            include_deleted=rule.target is Target.OWNED_OR_DELETED)
+                self._owned(memory_id, where, include_deleted=target is _OWNED_OR_DELETED)
         if rule.spend:
             self._spend()
         if rule.acts:
