@@ -222,7 +222,7 @@ class Editor:
                 if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Archive an active or disputed memory (out of default recall and list; still
         searchable with a lifecycle filter and fetchable by id). A new version."""
-        from strata.domain.tiers import plan_archive
+        from strata.domain.tier_rules import plan_archive
 
         current = self.get(memory_id, scope=scope)
         check_version(current, if_version)
@@ -232,7 +232,7 @@ class Editor:
     def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                   if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Bring an archived memory back to the lifecycle it had before (a new version)."""
-        from strata.domain.tiers import plan_unarchive
+        from strata.domain.tier_rules import plan_unarchive
 
         current = self.get(memory_id, scope=scope)
         check_version(current, if_version)

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from strata.auth import Tokens
+from strata.compression.levels import Levels, hammer_policy
 from strata.domain.applying import ReviewMode
-from strata.domain.graph import Entity, GraphFacts, Neighborhood
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.hammer_rules import CompressReport
+from strata.domain.compression.representations import MemoryVersion, Witness
+from strata.domain.graph_rules import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus
 from strata.domain.lifecycle import Actor
 from strata.domain.models import (
@@ -31,13 +33,12 @@ from strata.domain.models import (
     Scope,
     ScopeLike,
 )
-from strata.domain.representations import MemoryVersion, Witness
 from strata.editing import Editor
 from strata.forgetting import Forgetting
 from strata.graph import Graph, StoreGraph
 from strata.guarded import GuardedStrata
+from strata.history.timetravel import TimeTravel
 from strata.ingest import Extractor
-from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
 from strata.opening import open_parts, with_install_defaults
 from strata.pipeline import GraphHook, WritePipeline
@@ -60,7 +61,6 @@ from strata.retention import RetentionReport, record_policy, retention_for
 from strata.settings import PROMOTE_LOCK_MINUTES, Settings, load_settings
 from strata.shield import CompactionShield
 from strata.tiers import SweepReport, hot_cached, sweeper_for
-from strata.timetravel import TimeTravel
 from strata.transfer import Importer, export_lines
 from strata.worker import Runner, Worker
 from strata.writer import Writer
@@ -523,7 +523,7 @@ class Strata:
     def run_tiers(self, *, dry_run: bool = False, team: str | None = None,
                   actor: Actor | None = None) -> SweepReport:
         """Move every memory (of ``team``, if given) to the tier the rules give it now
-        (``strata.domain.tiers``)."""
+        (``strata.domain.tier_rules``)."""
         return self._sweeper.run_tiers(actor=actor, dry_run=dry_run, team=team)
 
     def run_decay(self, *, dry_run: bool = False, team: str | None = None,

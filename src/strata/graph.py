@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from strata.domain.graph import (
+from strata.domain.graph_rules import (
     Edge,
     Entity,
     GraphFacts,

@@ -12,47 +12,86 @@ the rules of ``strata.policy`` applied before each call, in this order:
 4. changes need the target owned within the principal's scope (``ScopeDenied``);
 5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket
    (``RateLimited``), token principals only: the local user is trusted.
+
+Most methods are derived from ``strata.policy.GUARDED_RULES`` (facade method → role, scope
+check, rate limit, actor): guarding a new facade operation is one entry there and one line
+``name = _guard(facade.name)`` here, typed from the facade's own signature. The few with rules
+of their own (``policy.GUARDED_BY_HAND``) are written out below.
 """
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from functools import partial
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, cast, overload
 
-from strata.domain.graph import Entity, GraphFacts, Neighborhood
-from strata.domain.hammer import CompressReport
-from strata.domain.jobs import Job
 from strata.domain.lifecycle import Actor
-from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
-from strata.domain.representations import MemoryVersion
+from strata.domain.models import Filters, Memory, Scope, ScopeLike
 from strata.editing import check_batch
 from strata.policy import (
+    GUARDED_RULES,
     Operation,
     Principal,
+    Rule,
+    Target,
     authorize,
     check_owns,
     is_broad,
     narrow,
 )
-from strata.ports import Page, StoreStats
-from strata.results import (
-    BatchResult,
-    ForgetPreview,
-    ImportReport,
-    Recall,
-    RememberResult,
-    ShieldResult,
-)
-from strata.settings import PROMOTE_LOCK_MINUTES
+from strata.results import BatchResult, ForgetPreview, ImportReport, Recall
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from strata.facade import Strata
-    from strata.results import LeveledMemory, StateSnapshot
+    from strata.results import LeveledMemory
     from strata.retention import RetentionReport
-    from strata.tiers import SweepReport
+
+    #: What the type checker reads ``facade.remember`` as: the facade's own method.
+    facade = Strata
+else:
+    class _Unchecked:
+        """At run time a derived method needs only its name (``__set_name__``), so
+        ``facade.remember`` is None here: importing the facade would close an import circle
+        (``strata.facade`` imports this module for ``as_principal``)."""
+
+        def __getattr__(self, name: str) -> None:
+            return None
+
+    facade = _Unchecked()
+
+P = ParamSpec("P")
+R = TypeVar("R")
+#: The targets, read once (an enum member lookup costs more than the rest of a check).
+_NONE, _SCOPE, _TEAM = Target.NONE, Target.SCOPE, Target.TEAM
+_OWNED_OR_DELETED = Target.OWNED_OR_DELETED
+
+
+class _Guard(Generic[P, R]):
+    """A facade method seen through the guard: ``GUARDED_RULES[name]`` applied, then the
+    facade's method of the same name called with the narrowed scope (and the principal as
+    actor). ``method`` (the facade's) only gives the type checker the signature."""
+
+    def __init__(self, method: Callable[Concatenate[Strata, P], R]) -> None:
+        self.name = ""
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
+        self.rule = GUARDED_RULES[name]
+
+    @overload
+    def __get__(self, view: None, owner: type[Any]) -> _Guard[P, R]: ...
+
+    @overload
+    def __get__(self, view: GuardedStrata, owner: type[Any]) -> Callable[P, R]: ...
+
+    def __get__(self, view: GuardedStrata | None, owner: type[Any]
+                ) -> _Guard[P, R] | Callable[P, R]:
+        if view is None:
+            return self
+        return cast("Callable[P, R]", partial(view.call, self.name, self.rule))
+
+
+_guard = _Guard
 
 
 class GuardedStrata:
@@ -75,6 +114,27 @@ class GuardedStrata:
 
     _authorize = require
 
+    def call(self, name: str, rule: Rule, *args: Any, **kwargs: Any) -> Any:
+        """Apply ``rule`` (role, scope, ownership, rate limit, actor), then call the facade's
+        method ``name``: what every derived method does."""
+        if "actor" in kwargs or "team" in kwargs:
+            own = "actor" if "actor" in kwargs else "team"
+            raise TypeError(f"{name}() takes no {own}: the principal's applies")
+        self._authorize(rule.operation)
+        target = rule.target
+        if target is _TEAM:
+            kwargs["team"] = self._team()
+        elif target is not _NONE:
+            where = kwargs["scope"] = self.scope(kwargs.get("scope"))
+            if target is not _SCOPE:  # owned, with or without the deleted
+                memory_id: Any = args[0] if args else kwargs.get("memory_id")
+                self._owned(memory_id, where, include_deleted=target is _OWNED_OR_DELETED)
+        if rule.spend:
+            self._spend()
+        if rule.acts:
+            kwargs["actor"] = self.actor
+        return getattr(self.strata, name)(*args, **kwargs)
+
     def _spend(self, cost: int = 1) -> None:
         if self.principal.kind == "token":
             self.strata.rate_limiter.take(self.principal.id, cost)
@@ -84,21 +144,51 @@ class GuardedStrata:
         check_owns(self.principal, memory.scope, memory_id)
         return memory
 
-    # -- writing ----------------------------------------------------------------------------
+    def _team(self) -> str | None:
+        return self.principal.scope.team if self.principal.scope is not None else None
 
-    def remember(self, text: str | None = None, *, scope: ScopeLike = None,
-                 **fields: Any) -> RememberResult:
-        self._authorize(Operation.WRITE)
-        return self.strata.remember(text, scope=self.scope(scope), actor=self.actor, **fields)
+    # -- derived from strata.policy.GUARDED_RULES -------------------------------------------
 
-    def modify(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-               **fields: Any) -> Memory:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.modify(memory_id, reason=reason, scope=where, actor=self.actor,
-                                  **fields)
+    remember = _guard(facade.remember)
+    modify = _guard(facade.modify)
+    recover = _guard(facade.recover)
+    approve = _guard(facade.approve)
+    reject = _guard(facade.reject)
+    shield = _guard(facade.shield)
+    index_graph = _guard(facade.index_graph)
+    list = _guard(facade.list)
+    history = _guard(facade.history)
+    evidence = _guard(facade.evidence)
+    versions = _guard(facade.versions)
+    job = _guard(facade.job)
+    stats = _guard(facade.stats)
+    graph_entities = _guard(facade.graph_entities)
+    graph_neighbors = _guard(facade.graph_neighbors)
+    review_queue = _guard(facade.review_queue)
+    compress = _guard(facade.compress)
+    compress_run = _guard(facade.compress_run)
+    compress_topic = _guard(facade.compress_topic)
+    enqueue_compress = _guard(facade.enqueue_compress)
+    promote_version = _guard(facade.promote_version)
+    pin = _guard(facade.pin)
+    unpin = _guard(facade.unpin)
+    archive = _guard(facade.archive)
+    unarchive = _guard(facade.unarchive)
+    run_tiers = _guard(facade.run_tiers)
+    run_decay = _guard(facade.run_decay)
+    schedule_maintenance = _guard(facade.schedule_maintenance)
+    state_at = _guard(facade.state_at)
+    rollback = _guard(facade.rollback)
+    undo = _guard(facade.undo)
+
+    # -- written out: rules of their own (policy.GUARDED_BY_HAND) ---------------------------
+
+    def recall(self, query: str, *, scope: ScopeLike = None, **options: Any) -> Recall:
+        """Secrets stay masked unless asked (``reveal_secrets``) by an admin."""
+        self._authorize(Operation.READ)
+        if options.get("reveal_secrets"):
+            self._authorize(Operation.REVEAL_SECRETS)
+        return self.strata.recall(query, scope=self.scope(scope), **options)
 
     def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                force: bool = False, if_version: int | None = None,
@@ -111,31 +201,6 @@ class GuardedStrata:
         return self.strata.forget(memory_id, reason=reason, scope=where, force=force,
                                   if_version=if_version, actor=self.actor,
                                   confirm_token=confirm_token)
-
-    def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where, include_deleted=True)
-        return self.strata.recover(memory_id, reason=reason, scope=where, actor=self.actor)
-
-    def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                **edits: Any) -> Memory:
-        """Review mode: writers review the candidates of the scopes they may write to (they
-        could modify or forget those memories anyway). ``edits``: tags, topic, importance,
-        note (``Strata.approve``)."""
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.approve(memory_id, reason=reason, scope=where, actor=self.actor,
-                                   **edits)
-
-    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.reject(memory_id, reason=reason, scope=where, actor=self.actor)
 
     def modify_many(self, items: Sequence[Mapping[str, Any]], *,
                     scope: ScopeLike = None) -> BatchResult:
@@ -193,30 +258,6 @@ class GuardedStrata:
                                   actor=actor, if_version=if_version,
                                   confirm_token=confirm_token)
 
-    def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
-               conversation_id: str | None = None,
-               idempotency_key: str | None = None) -> ShieldResult:
-        self._authorize(Operation.WRITE)
-        return self.strata.shield(messages, scope=self.scope(scope),
-                                  conversation_id=conversation_id,
-                                  idempotency_key=idempotency_key, actor=self.actor)
-
-    def index_graph(self, memory_id: str, entities: Sequence[str] = (),
-                    relations: Sequence[Any] = (), *, scope: ScopeLike = None) -> GraphFacts:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        return self.strata.index_graph(memory_id, entities, relations, scope=where)
-
-    # -- reading ----------------------------------------------------------------------------
-
-    def recall(self, query: str, *, scope: ScopeLike = None, **options: Any) -> Recall:
-        """Secrets stay masked unless asked (``reveal_secrets``) by an admin."""
-        self._authorize(Operation.READ)
-        if options.get("reveal_secrets"):
-            self._authorize(Operation.REVEAL_SECRETS)
-        return self.strata.recall(query, scope=self.scope(scope), **options)
-
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
             level: None = None, have: str | None = None) -> Memory: ...
@@ -234,102 +275,15 @@ class GuardedStrata:
         return self.strata.get(memory_id, scope=self.scope(scope),
                                include_deleted=include_deleted, level=level, have=have)
 
-    def list(self, *, scope: ScopeLike = None, filters: Filters | None = None, limit: int = 50,
-             cursor: str | None = None) -> Page:
-        self._authorize(Operation.READ)
-        return self.strata.list(scope=self.scope(scope), filters=filters, limit=limit,
-                                cursor=cursor)
-
-    def history(self, memory_id: str, *, scope: ScopeLike = None
-                ) -> builtins.list[HistoryEvent]:
-        self._authorize(Operation.READ)
-        return self.strata.history(memory_id, scope=self.scope(scope))
-
-    def evidence(self, memory_id: str, *, scope: ScopeLike = None,
-                 witness: str | Mapping[str, Any] | None = None) -> builtins.list[Event]:
-        self._authorize(Operation.READ)
-        return self.strata.evidence(memory_id, scope=self.scope(scope), witness=witness)
-
-    # -- representation levels --
-
-    def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        self._authorize(Operation.MODERATE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        return self.strata.compress(memory_id, reason=reason, scope=where, actor=self.actor)
-
-    def versions(self, memory_id: str, *, scope: ScopeLike = None
-                 ) -> builtins.list[MemoryVersion]:
-        self._authorize(Operation.READ)
-        return self.strata.versions(memory_id, scope=self.scope(scope))
-
-    # -- compression hammer ([001] A: moderator controls) --
-    # Runs and promotes are an operator's (MODERATE); a pin is a writer's change, like
-    # modify's ``pinned``. Runs cover only memories owned within the narrowed scope.
-
-    def compress_run(self, *, scope: ScopeLike = None, **options: Any) -> CompressReport:
-        self._authorize(Operation.MODERATE)
-        return self.strata.compress_run(scope=self.scope(scope), actor=self.actor, **options)
-
-    def compress_topic(self, topic: str, *, scope: ScopeLike = None,
-                       dry_run: bool = False) -> CompressReport:
-        return self.compress_run(scope=scope, topic=topic, dry_run=dry_run)
-
-    def enqueue_compress(self, *, scope: ScopeLike = None, **options: Any
-                         ) -> builtins.list[str]:
-        self._authorize(Operation.MODERATE)
-        return self.strata.enqueue_compress(scope=self.scope(scope), actor=self.actor,
-                                            **options)
-
-    def promote_version(self, memory_id: str, version_id: str, *, reason: str,
-                        lock_minutes: int = PROMOTE_LOCK_MINUTES,
-                        scope: ScopeLike = None) -> Memory:
-        self._authorize(Operation.MODERATE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        return self.strata.promote_version(memory_id, version_id, reason=reason,
-                                           lock_minutes=lock_minutes, scope=where,
-                                           actor=self.actor)
-
-    def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
-            scope: ScopeLike = None) -> Memory:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.pin(memory_id, min_level=min_level, reason=reason, scope=where,
-                               actor=self.actor)
-
-    def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
-              ) -> Memory:
-        self._authorize(Operation.WRITE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.unpin(memory_id, reason=reason, scope=where, actor=self.actor)
-
-    def graph_entities(self, *, scope: ScopeLike = None, limit: int = 50,
-                       prefix: str | None = None) -> builtins.list[Entity]:
-        self._authorize(Operation.READ)
-        return self.strata.graph_entities(scope=self.scope(scope), limit=limit, prefix=prefix)
-
-    def graph_neighbors(self, entity_id: str, *, depth: int = 1,
-                        scope: ScopeLike = None) -> Neighborhood:
-        self._authorize(Operation.READ)
-        return self.strata.graph_neighbors(entity_id, depth=depth, scope=self.scope(scope))
-
-    def job(self, job_id: str, *, scope: ScopeLike = None) -> Job:
-        """Visible only within ``scope`` (within the principal's), if it holds the scope
-        that created the job."""
-        self._authorize(Operation.READ)
-        return self.strata.job(job_id, scope=self.scope(scope))
-
-    def stats(self) -> StoreStats:
-        """The counts this principal may see: its team's (a token), the store's (local)."""
-        self._authorize(Operation.READ)
-        return self.strata.stats(team=self._team())
-
-    # -- moving data ------------------------------------------------------------------------
+    def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
+        """The configured windows only (an override would need a human's approval), over the
+        whole store: a purged tombstone's or history row's team is not always known any
+        more. A team-bound caller is shown the counts, not the ids (other teams' rows)."""
+        self._authorize(Operation.MAINTAIN)
+        report = self.strata.run_retention(dry_run=dry_run)
+        if self._team() is not None:
+            report.ids = {category: [] for category in report.ids}
+        return report
 
     def export(self, *, include_secrets: bool = False) -> Iterator[dict[str, Any]]:
         """What this principal owns (everything, for the local user); secrets masked unless
@@ -355,84 +309,3 @@ class GuardedStrata:
 
         return within_scope(records, self.principal.scope, self.strata.store)
 
-    # -- tiers, decay and retention --
-
-    def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                if_version: int | None = None) -> Memory:
-        """A moderator's (or the owner's) archive of a memory it may write."""
-        self._authorize(Operation.ARCHIVE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.archive(memory_id, reason=reason, scope=where,
-                                   if_version=if_version, actor=self.actor)
-
-    def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                  if_version: int | None = None) -> Memory:
-        self._authorize(Operation.ARCHIVE)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.unarchive(memory_id, reason=reason, scope=where,
-                                     if_version=if_version, actor=self.actor)
-
-    def run_tiers(self, *, dry_run: bool = False) -> SweepReport:
-        """Operators and admins; a token's sweep covers its own team only."""
-        self._authorize(Operation.MAINTAIN)
-        return self.strata.run_tiers(dry_run=dry_run, team=self._team(), actor=self.actor)
-
-    def run_decay(self, *, dry_run: bool = False) -> SweepReport:
-        self._authorize(Operation.MAINTAIN)
-        return self.strata.run_decay(dry_run=dry_run, team=self._team(), actor=self.actor)
-
-    def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
-        """The configured windows only (an override would need a human's approval), over the
-        whole store: a purged tombstone's or history row's team is not always known any
-        more. A team-bound caller is shown the counts, not the ids (other teams' rows)."""
-        self._authorize(Operation.MAINTAIN)
-        report = self.strata.run_retention(dry_run=dry_run)
-        if self._team() is not None:
-            report.ids = {category: [] for category in report.ids}
-        return report
-
-    def _team(self) -> str | None:
-        return self.principal.scope.team if self.principal.scope is not None else None
-
-    def schedule_maintenance(self, kind: str, *, dry_run: bool = False) -> str:
-        """A job over this principal's team (a token's), readable by it (``job``)."""
-        self._authorize(Operation.MAINTAIN)
-        return self.strata.schedule_maintenance(kind, team=self._team(), dry_run=dry_run)
-    # -- review --------------------------------------------------------------------------------
-
-    def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
-                     cursor: str | None = None) -> Page:
-        """Candidates are listed to readers like any memory they see; deciding needs WRITE."""
-        self._authorize(Operation.READ)
-        return self.strata.review_queue(scope=self.scope(scope), limit=limit, cursor=cursor)
-    # -- time travel --
-
-    def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
-                 limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
-        """A read: what this principal may see, as it was at ``at``."""
-        self._authorize(Operation.READ)
-        return self.strata.state_at(at, scope=self.scope(scope), include_deleted=include_deleted,
-                                    limit=limit, cursor=cursor)
-
-    def undo(self, memory_id: str, *, reason: str,
-             scope: ScopeLike = None) -> tuple[Memory, ...]:
-        """An operator undoes a pipeline decision (``Strata.undo``) within the owned scope."""
-        self._authorize(Operation.ROLLBACK)
-        where = self.scope(scope)
-        self._owned(memory_id, where)
-        self._spend()
-        return self.strata.undo(memory_id, reason=reason, scope=where, actor=self.actor)
-
-    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
-                 if_version: int | None = None) -> Memory:
-        """An operator's (moderator's) undo, within the scope the operator owns."""
-        self._authorize(Operation.ROLLBACK)
-        where = self.scope(scope)
-        self._owned(memory_id, where, include_deleted=True)
-        self._spend()
-        return self.strata.rollback(memory_id, to_version, reason=reason, scope=where,
-                                    if_version=if_version, actor=self.actor)

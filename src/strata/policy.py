@@ -101,6 +101,75 @@ REQUIRED_ROLE: Mapping[Operation, Role] = {
 }
 
 
+class Target(enum.Enum):
+    """How a guarded operation's scope and target are checked before the facade is called."""
+
+    NONE = "none"  # no scope to check
+    SCOPE = "scope"  # ``scope`` narrowed to the principal's
+    OWNED = "owned"  # + the memory (first argument) owned within it
+    OWNED_OR_DELETED = "owned_or_deleted"  # the same, a deleted memory included
+    TEAM = "team"  # ``team`` set to the principal's (None, the whole store, for the local user)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One guarded operation: the role it needs, how its scope and target are checked,
+    whether it spends from the rate-limit bucket and whether the principal is passed on to
+    the facade as its ``actor``."""
+
+    operation: Operation
+    target: Target
+    spend: bool = False
+    acts: bool = True
+
+
+def _rules(operation: Operation, target: Target, names: str, *, spend: bool = False,
+           acts: bool = True) -> dict[str, Rule]:
+    return dict.fromkeys(names.split(), Rule(operation, target, spend, acts))
+
+
+#: Facade method → its rule. ``GuardedStrata`` derives a method from each entry (one line
+#: there: ``name = _guard(facade.name)``). Runs and promotes are an operator's (MODERATE); a
+#: pin is a writer's change, like modify's ``pinned``; forget and modify calls spend.
+GUARDED_RULES: Mapping[str, Rule] = {
+    **_rules(Operation.READ, Target.SCOPE, "list history evidence versions job "
+             "graph_entities graph_neighbors review_queue state_at", acts=False),
+    **_rules(Operation.READ, Target.TEAM, "stats", acts=False),
+    **_rules(Operation.WRITE, Target.SCOPE, "remember shield"),
+    **_rules(Operation.WRITE, Target.OWNED, "modify approve reject pin unpin", spend=True),
+    **_rules(Operation.WRITE, Target.OWNED_OR_DELETED, "recover"),
+    **_rules(Operation.WRITE, Target.OWNED, "index_graph", acts=False),
+    **_rules(Operation.MODERATE, Target.SCOPE, "compress_run compress_topic enqueue_compress"),
+    **_rules(Operation.MODERATE, Target.OWNED, "compress promote_version"),
+    **_rules(Operation.ARCHIVE, Target.OWNED, "archive unarchive", spend=True),
+    **_rules(Operation.ROLLBACK, Target.OWNED_OR_DELETED, "rollback", spend=True),
+    **_rules(Operation.ROLLBACK, Target.OWNED, "undo", spend=True),
+    **_rules(Operation.MAINTAIN, Target.TEAM, "run_tiers run_decay"),
+    **_rules(Operation.MAINTAIN, Target.TEAM, "schedule_maintenance", acts=False),
+}
+
+#: Guarded facade methods whose rule does not fit one ``Rule``, written out in
+#: ``strata.guarded``: forget (``force`` needs more), the batches and forget by query (one
+#: spend per call, ownership per item), get (typed overloads), export and import (the
+#: principal's own scope; every record checked), retention (ids hidden from a team) and
+#: recall (revealing secrets needs an admin).
+GUARDED_BY_HAND = frozenset({
+    "forget", "modify_many", "forget_preview", "forget_execute", "get", "export",
+    "import_records", "run_retention", "recall",
+})
+
+#: Facade methods with no guarded counterpart, by design: the process's own controls
+#: (opening, closing, workers), the job desk, token management and authentication itself,
+#: the retention horizon and the all-teams maintenance schedule. The trusted local CLI calls
+#: them on ``Strata``; no principal reaches them.
+UNGUARDED = frozenset({
+    "open", "close", "start_worker", "stop_worker", "make_worker", "work", "warm_up",
+    "jobs", "retry_job", "purge_jobs", "job_counts", "reembed", "as_principal",
+    "create_token", "authenticate", "tokens", "revoke_token", "schedule_all_maintenance",
+    "history_horizon",
+})
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
     """The caller a request acts for. ``scope`` None means unrestricted (local mode)."""

@@ -17,10 +17,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.compression.representations import MemoryVersion
+from strata.domain.graph_rules import Edge, Entity, GraphFacts
 from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
-from strata.domain.representations import MemoryVersion
 
 Vector = npt.NDArray[np.float32]
 

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, overload
 
+from strata.compression.escalation import Ladders, escalated_recall, parse_mode
+from strata.domain.compression.representations import MemoryVersion, Witness
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
-from strata.domain.representations import MemoryVersion, Witness
 from strata.editing import lookup
 from strata.errors import InvalidInput
-from strata.escalation import Ladders, escalated_recall, parse_mode
 from strata.ports import Clock, Page, Store
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
 from strata.results import LeveledMemory, Recall

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from strata.compression.escalation import Ladders, level_of_attempt
 from strata.domain.boosts import (
     damp_other_speakers,
     episode_bonus,
@@ -19,17 +20,16 @@ from strata.domain.boosts import (
     named_speaker,
     neighbour_bonus,
 )
+from strata.domain.compression.escalation_rules import Rung
 from strata.domain.context import build_context
-from strata.domain.escalation import Rung
 from strata.domain.fusion import Weights, fuse, recency_score
-from strata.domain.graph import favour_linked
+from strata.domain.graph_rules import favour_linked
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.secrets import masked, masked_text
 from strata.domain.text import search_text
 from strata.domain.timeq import mentioned_periods
 from strata.domain.visibility import recallable
 from strata.errors import InvalidInput
-from strata.escalation import Ladders, level_of_attempt
 from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder, Store

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from strata.domain.escalation import Served
+from strata.domain.compression.escalation_rules import Served
+from strata.domain.compression.representations import Witness
 from strata.domain.models import Memory, Scope
-from strata.domain.representations import Witness
 from strata.ports import Page, StoreStats
 
 __all__ = [

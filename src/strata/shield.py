@@ -3,7 +3,7 @@ about to trim from its context, before it trims them.
 
 1. The messages become immutable events (the raw record, as ``remember`` writes them).
 2. Extraction pass: the provider chain's extractor, message by message.
-3. Verification pass (``strata.domain.shield.missed``): salient sentences no extracted fact
+3. Verification pass (``strata.domain.shield_rules.missed``): salient sentences no extracted fact
    covers become facts of their own.
 4. The union, deduplicated by content hash, is stored as memories whose provenance names the
    event, the extractor and the pass; plus one episodic summary of the conversation.
@@ -29,7 +29,7 @@ from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, check_type
 from strata.domain.models import Event, Lifecycle, Memory, MemoryType, Provenance, Scope, ScopeLike
 from strata.domain.secrets import masked
-from strata.domain.shield import as_statement, missed, summarize
+from strata.domain.shield_rules import as_statement, missed, summarize
 from strata.domain.text import content_hash, keywords, search_text
 from strata.errors import InvalidInput
 from strata.graph import ingest_memory

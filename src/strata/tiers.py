@@ -1,4 +1,4 @@
-"""The tier manager and the decay sweep (rules in ``strata.domain.tiers``), and the hot cache.
+"""The tier manager and the decay sweep (rules in ``strata.domain.tier_rules``), and the hot cache.
 
 ``Sweeper`` walks every non-deleted memory (``Store.scan_memories``), asks a pure rule what it
 should become, and commits each move on its own through ``Store.apply`` (compare-and-set, with
@@ -25,7 +25,7 @@ from typing import Any, cast
 from strata.domain.jobs import Job, JobKind
 from strata.domain.lifecycle import Actor, Planned
 from strata.domain.models import Filters, Memory, MemoryType, Scope, Tier
-from strata.domain.tiers import DecayRules, TierRules, plan_decay, plan_tier
+from strata.domain.tier_rules import DecayRules, TierRules, plan_decay, plan_tier
 from strata.domain.visibility import can_see
 from strata.errors import DuplicateContent, NotFound, VersionConflict
 from strata.ports import Clock, MemoryChange, Page, Store

@@ -23,18 +23,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from strata.domain.graph import facts_from_dict
+from strata.domain.compression.representations import MemoryVersion
+from strata.domain.graph_rules import facts_from_dict
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, HistoryEvent, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.domain.secrets import masked_text
 from strata.errors import InvalidInput
+from strata.history.imports import ImportedHistory
 from strata.ingest import memory_search_text
 from strata.policy import owns
 from strata.ports import Embedder, ExportKind, ExportRecord, Store
 from strata.results import ImportReport
 from strata.stores.common import encode_vector
-from strata.timetravel import ImportedHistory
 
 FORMAT = "strata-export"
 FORMAT_VERSION = 1

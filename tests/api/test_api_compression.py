@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from strata.api.app import create_app
 from strata.cli.main import app as cli_app
 from strata.client import StrataClient
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.hammer_rules import CompressReport
+from strata.domain.compression.representations import Level
 from strata.domain.models import HistoryKind, Scope
-from strata.domain.representations import Level
 from strata.embedders.hashing import HashingEmbedder
 from strata.errors import NotFound, PermissionDenied
 from strata.facade import Strata

@@ -17,7 +17,7 @@ import pytest
 
 from strata.api.app import create_app
 from strata.client import AsyncStrataClient, StrataClient
-from strata.domain.escalation import VersionInfo
+from strata.domain.compression.escalation_rules import VersionInfo
 from strata.domain.models import Filters, HistoryEvent, MemoryType
 from strata.embedders.hashing import HashingEmbedder
 from strata.errors import NeedMoreContext, StrataError

@@ -3,7 +3,7 @@ the facade: merges, counts that follow forget / modify / recover, no orphans, vi
 
 from __future__ import annotations
 
-from strata.domain.graph import Entity
+from strata.domain.graph_rules import Entity
 from strata.errors import NotFound
 from strata.facade import Strata
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from strata.domain.compression.representations import Level
 from strata.domain.models import HistoryKind, Scope
-from strata.domain.representations import Level
 from strata.errors import InvalidInput, NotFound
 from strata.facade import Strata
 from strata.testing import FakeClock

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
-from strata.domain.timetravel import same_state
+from strata.domain.timetravel_rules import same_state
 from strata.errors import HistoryPurged, InvalidInput, NotFound, VersionConflict
 from strata.facade import Strata
+from strata.history.timetravel import TimeTravel
 from strata.settings import load_settings
 from strata.testing import FakeClock
-from strata.timetravel import TimeTravel
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 A = Scope(team="acme")

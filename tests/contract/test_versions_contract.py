@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from strata.domain.compression.representations import Level, MemoryVersion
 from strata.domain.lifecycle import Actor, history_row
 from strata.domain.models import HistoryKind, Lifecycle, Scope
-from strata.domain.representations import Level, MemoryVersion
 from strata.errors import DuplicateContent, NotFound, VersionConflict
 from strata.facade import Strata
 from strata.ports import MemoryChange, WriteBatch

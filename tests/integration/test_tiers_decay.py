@@ -9,7 +9,7 @@ import pytest
 
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Filters, HistoryKind, Lifecycle, MemoryType, Scope, Tier
-from strata.domain.tiers import plan_archive
+from strata.domain.tier_rules import plan_archive
 from strata.errors import NotFound
 from strata.facade import Strata
 from strata.ports import MemoryChange, Store

@@ -33,9 +33,11 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from strata.compression.escalation import Ladders
+from strata.compression.hammer import evidence_of_content
+from strata.domain.compression.representations import Level
 from strata.domain.models import Filters, Lifecycle, Memory, Scope
-from strata.domain.representations import Level
-from strata.domain.timetravel import ACCESS_FIELDS
+from strata.domain.timetravel_rules import ACCESS_FIELDS
 from strata.errors import (
     DuplicateContent,
     InvalidInput,
@@ -43,9 +45,7 @@ from strata.errors import (
     PinnedMemory,
     VersionConflict,
 )
-from strata.escalation import Ladders
 from strata.facade import Strata
-from strata.hammer import evidence_of_content
 from strata.settings import load_settings
 from strata.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from strata.domain.compression.representations import Level, derive_levels
 from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
-from strata.domain.representations import Level, derive_levels
 from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
 from strata.providers.chain import ProviderChain

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.escalation import (
+from strata.domain.compression.escalation_rules import (
     Escalation,
     Source,
     auto_rung,
@@ -19,8 +19,7 @@ from strata.domain.escalation import (
     serve,
     slice_events,
 )
-from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
-from strata.domain.representations import (
+from strata.domain.compression.representations import (
     Bullet,
     DerivationKind,
     Level,
@@ -28,6 +27,7 @@ from strata.domain.representations import (
     Section,
     Witness,
 )
+from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
 from strata.errors import InvalidInput, NotFound
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

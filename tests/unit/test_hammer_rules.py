@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.hammer import (
+from strata.domain.compression.hammer_rules import (
     CONTENT_LEVEL,
     MANUAL_PROMOTE,
     HammerPolicy,

@@ -7,8 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from strata.domain.models import Event, Memory, MemoryType, Scope
-from strata.domain.representations import (
+from strata.domain.compression.representations import (
     Bullet,
     DerivationKind,
     Level,
@@ -18,6 +17,7 @@ from strata.domain.representations import (
     derive_levels,
     normalize_text,
 )
+from strata.domain.models import Event, Memory, MemoryType, Scope
 from strata.domain.text import content_hash
 from strata.errors import InvalidInput
 

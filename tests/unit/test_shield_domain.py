@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from strata.domain.shield import SUMMARY_CHARS, as_statement, covered, missed, salience, summarize
+from strata.domain.shield_rules import (
+    SUMMARY_CHARS,
+    as_statement,
+    covered,
+    missed,
+    salience,
+    summarize,
+)
 
 
 def test_a_salient_sentence_no_fact_covers_is_missed() -> None:

@@ -1,4 +1,5 @@
-"""The pure tier and decay rules of ``strata.domain.tiers`` ([002] Tier Manager, [001] decay)."""
+"""The pure tier and decay rules of ``strata.domain.tier_rules``
+([002] Tier Manager, [001] decay)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from strata.domain.lifecycle import Actor
 from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope, Tier
-from strata.domain.tiers import (
+from strata.domain.tier_rules import (
     DecayRules,
     TierRules,
     plan_archive,

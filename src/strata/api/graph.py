@@ -23,7 +23,7 @@ from strata.api.schemas import (
     ResponseModel,
     ScopeIn,
 )
-from strata.domain.graph import MAX_DEPTH
+from strata.domain.graph_rules import MAX_DEPTH
 from strata.settings import MAX_PAGE
 
 graph_router = APIRouter(prefix="/v1/graph", tags=["graph"])

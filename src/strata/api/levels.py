@@ -15,7 +15,7 @@ from pydantic import Field
 
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import MAX_ID_CHARS, MemoryOut, ResponseModel
-from strata.domain.escalation import VersionInfo, event_payload
+from strata.domain.compression.escalation_rules import VersionInfo, event_payload
 
 levels_router = APIRouter(prefix="/v1/memories", tags=["memories"])
 

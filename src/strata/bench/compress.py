@@ -32,12 +32,12 @@ from strata.bench.locomo import (
     question_metrics,
     ranked_dia_ids,
 )
-from strata.domain.hammer import coverage
+from strata.compression.escalation import active_versions
+from strata.compression.hammer import injected_tokens
+from strata.domain.compression.hammer_rules import coverage
 from strata.domain.models import Filters, Lifecycle, Memory, Scope
 from strata.errors import InvalidInput
-from strata.escalation import active_versions
 from strata.facade import Strata
-from strata.hammer import injected_tokens
 from strata.ingest import EPISODE_TAG
 from strata.ports import Embedder
 from strata.results import Recall

@@ -1,6 +1,6 @@
 """``strata compress``, ``strata promote``, ``strata pin``: the compression hammer's moderator
 controls (registered by ``strata.cli.main``). The work happens in the facade
-(``strata.hammer``); this module parses options and renders results."""
+(``strata.compression.hammer``); this module parses options and renders results."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
 from strata.cli.transfer import progress_bar
-from strata.domain.hammer import CompressReport, Decision
+from strata.domain.compression.hammer_rules import CompressReport, Decision
 from strata.errors import InvalidInput
 from strata.settings import PROMOTE_LOCK_MINUTES
 

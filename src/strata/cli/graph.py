@@ -12,7 +12,7 @@ from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
-from strata.domain.graph import MAX_DEPTH, Neighborhood
+from strata.domain.graph_rules import MAX_DEPTH, Neighborhood
 
 graph_app = typer.Typer(help="Inspect the knowledge graph: entities and their neighbours.",
                         no_args_is_help=True)

@@ -13,7 +13,7 @@ from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
-from strata.domain.escalation import VersionInfo, event_payload
+from strata.domain.compression.escalation_rules import VersionInfo, event_payload
 
 if TYPE_CHECKING:
     from strata.results import LeveledMemory

@@ -11,43 +11,22 @@ facade's keyword arguments.
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Mapping
 from datetime import datetime
+from functools import wraps
 from types import TracebackType
-from typing import Any, TypeVar, Unpack, overload
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import httpx
 
 from strata.client import _core
-from strata.client._core import (
-    ApproveOptions,
-    Call,
-    ForgetExecuteOptions,
-    ForgetOptions,
-    ForgetPreviewOptions,
-    ListOptions,
-    ModifyOptions,
-    RecallOptions,
-    RememberOptions,
-    ScopeLike,
-)
-from strata.domain.escalation import VersionInfo
-from strata.domain.hammer import CompressReport
-from strata.domain.models import Event, HistoryEvent, Memory
+from strata.client._core import Call, ScopeLike
+from strata.domain.models import Memory
 from strata.errors import TransportError
-from strata.results import (
-    BatchResult,
-    ForgetPreview,
-    ImportReport,
-    LeveledMemory,
-    Page,
-    Recall,
-    RememberResult,
-    StateSnapshot,
-)
+from strata.results import LeveledMemory, StateSnapshot
 
 T = TypeVar("T")
+P = ParamSpec("P")
 DEFAULT_URL = "http://127.0.0.1:8420"
 DEFAULT_TIMEOUT = 30.0
 NDJSON = "application/x-ndjson"
@@ -121,6 +100,59 @@ def _answer(call: Call[T], response: httpx.Response) -> T:
     return call.parse(data)
 
 
+class _Sent(Generic[P, T]):
+    """A sync client method derived from the core function ``build``: the ``Call`` it
+    builds, sent, parsed."""
+
+    def __init__(self, build: Callable[P, Call[T]]) -> None:
+        self.build = build
+
+    @overload
+    def __get__(self, client: None, owner: type[Any]) -> _Sent[P, T]: ...
+
+    @overload
+    def __get__(self, client: StrataClient, owner: type[Any]) -> Callable[P, T]: ...
+
+    def __get__(self, client: StrataClient | None, owner: type[Any]
+                ) -> _Sent[P, T] | Callable[P, T]:
+        if client is None:
+            return self
+        build, send = self.build, client._send
+
+        @wraps(build)
+        def sent(*args: P.args, **kwargs: P.kwargs) -> T:
+            return send(build(*args, **kwargs))
+        return sent
+
+
+class _Awaited(Generic[P, T]):
+    """The async counterpart of ``_Sent``: the same core function, awaited."""
+
+    def __init__(self, build: Callable[P, Call[T]]) -> None:
+        self.build = build
+
+    @overload
+    def __get__(self, client: None, owner: type[Any]) -> _Awaited[P, T]: ...
+
+    @overload
+    def __get__(self, client: AsyncStrataClient, owner: type[Any]
+                ) -> Callable[P, Coroutine[Any, Any, T]]: ...
+
+    def __get__(self, client: AsyncStrataClient | None, owner: type[Any]
+                ) -> _Awaited[P, T] | Callable[P, Coroutine[Any, Any, T]]:
+        if client is None:
+            return self
+        build, send = self.build, client._send
+
+        @wraps(build)
+        async def awaited(*args: P.args, **kwargs: P.kwargs) -> T:
+            return await send(build(*args, **kwargs))
+        return awaited
+
+
+_sent, _awaited = _Sent, _Awaited
+
+
 class StrataClient:
     """Strata over HTTP, with the facade's methods: ``StrataClient(url, token=...)``.
 
@@ -156,12 +188,47 @@ class StrataClient:
             raise _core.error_for(response.status_code, response.content)
         return response
 
-    def remember(self, text: str | None = None, **options: Unpack[RememberOptions]
-                 ) -> RememberResult:
-        return self._send(_core.remember(text, **options))
+    def close(self) -> None:
+        self._http.close()
 
-    def recall(self, query: str, **options: Unpack[RecallOptions]) -> Recall:
-        return self._send(_core.recall(query, **options))
+    def __enter__(self) -> StrataClient:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- derived from the core's operations ------------------------------------------------
+
+    remember = _sent(_core.remember)
+    recall = _sent(_core.recall)
+    list = _sent(_core.list)
+    modify = _sent(_core.modify)
+    forget = _sent(_core.forget)
+    recover = _sent(_core.recover)
+    approve = _sent(_core.approve)
+    reject = _sent(_core.reject)
+    history = _sent(_core.history)
+    modify_many = _sent(_core.modify_many)
+    forget_preview = _sent(_core.forget_preview)
+    forget_execute = _sent(_core.forget_execute)
+    job = _sent(_core.job)
+    import_records = _sent(_core.import_records)
+    health = _sent(_core.health)
+    compress = _sent(_core.compress)
+    compress_run = _sent(_core.compress_run)
+    promote_version = _sent(_core.promote_version)
+    pin = _sent(_core.pin)
+    unpin = _sent(_core.unpin)
+    archive = _sent(_core.archive)
+    unarchive = _sent(_core.unarchive)
+    run_maintenance = _sent(_core.run_maintenance)
+    evidence = _sent(_core.evidence)
+    versions = _sent(_core.versions)
+    review_queue = _sent(_core.review_queue)
+    rollback = _sent(_core.rollback)
+
+    # -- written out -----------------------------------------------------------------------
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
@@ -181,140 +248,12 @@ class StrataClient:
         return self._send(_core.get_leveled(memory_id, level=level, have=have, scope=scope,
                                             include_deleted=include_deleted))
 
-    def list(self, **options: Unpack[ListOptions]) -> Page:
-        return self._send(_core.list(**options))
-
-    def modify(self, memory_id: str, *, reason: str, **options: Unpack[ModifyOptions]
-               ) -> Memory:
-        return self._send(_core.modify(memory_id, reason=reason, **options))
-
-    def forget(self, memory_id: str, *, reason: str, **options: Unpack[ForgetOptions]
-               ) -> Memory:
-        return self._send(_core.forget(memory_id, reason=reason, **options))
-
-    def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        return self._send(_core.recover(memory_id, reason=reason, scope=scope))
-
-    def approve(self, memory_id: str, *, reason: str, **options: Unpack[ApproveOptions]
-                ) -> Memory:
-        """Review mode: make a candidate active, with optional edits (tags, topic,
-        importance, note) (``POST /v1/memories/{id}/approve``)."""
-        return self._send(_core.approve(memory_id, reason=reason, **options))
-
-    def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        """Review mode: deprecate a candidate (``POST /v1/memories/{id}/reject``)."""
-        return self._send(_core.reject(memory_id, reason=reason, scope=scope))
-
-    def history(self, memory_id: str, *, scope: ScopeLike = None
-                ) -> builtins.list[HistoryEvent]:
-        return self._send(_core.history(memory_id, scope=scope))
-
-    def modify_many(self, items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None
-                    ) -> BatchResult:
-        return self._send(_core.modify_many(items, scope=scope))
-
-    def forget_preview(self, query: str | None = None,
-                       **options: Unpack[ForgetPreviewOptions]) -> ForgetPreview:
-        return self._send(_core.forget_preview(query, **options))
-
-    def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
-                       **options: Unpack[ForgetExecuteOptions]) -> BatchResult:
-        return self._send(_core.forget_execute(ids, preview_token=preview_token,
-                                               reason=reason, **options))
-
-    def job(self, job_id: str, *, scope: ScopeLike = None) -> dict[str, Any]:
-        """A job's state; ``scope``: the one that created it (a job is found only within it)."""
-        return self._send(_core.job(job_id, scope=scope))
-
     def export(self, *, include_secrets: bool = False) -> Iterator[dict[str, Any]]:
         """What the caller may export, one record per line as it arrives (secrets masked
         unless an admin asks ``include_secrets``). A refusal raises here; iterate to the end
         (or close the iterator) to release the connection."""
         call = _core.export(include_secrets=include_secrets)
         return _records(call, self._open_stream(call))
-
-    def import_records(self, records: Iterable[Mapping[str, Any]], *,
-                       scope: ScopeLike = None) -> ImportReport:
-        """Stream ``records`` (exported ones, or ``{"text": ...}``) to the server as JSONL."""
-        return self._send(_core.import_records(records, scope=scope))
-
-    def health(self) -> dict[str, Any]:
-        return self._send(_core.health())
-
-    # -- compression hammer --------------------------------------------------------------
-
-    def compress(self, memory_id: str, *, reason: str = "compress now",
-                 scope: ScopeLike = None) -> Memory:
-        return self._send(_core.compress(memory_id, reason=reason, scope=scope))
-
-    def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,
-                     candidates: bool = False, everything: bool = False,
-                     dry_run: bool = False, limit: int | None = None) -> CompressReport:
-        return self._send(_core.compress_run(scope=scope, topic=topic, candidates=candidates,
-                                             everything=everything, dry_run=dry_run,
-                                             limit=limit))
-
-    def promote_version(self, memory_id: str, version_id: str, *, reason: str,
-                        lock_minutes: int = 60, scope: ScopeLike = None) -> Memory:
-        return self._send(_core.promote_version(memory_id, version_id, reason=reason,
-                                                lock_minutes=lock_minutes, scope=scope))
-
-    def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
-            scope: ScopeLike = None) -> Memory:
-        return self._send(_core.pin(memory_id, min_level=min_level, reason=reason,
-                                    scope=scope))
-
-    def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
-              ) -> Memory:
-        return self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
-
-    # -- tiers, decay and retention --
-
-    def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                if_version: int | None = None) -> Memory:
-        """``POST /v1/memories/{id}/archive``."""
-        return self._send(_core.archive(memory_id, reason=reason, scope=scope,
-                                        if_version=if_version))
-
-    def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                  if_version: int | None = None) -> Memory:
-        """``POST /v1/memories/{id}/unarchive``."""
-        return self._send(_core.unarchive(memory_id, reason=reason, scope=scope,
-                                          if_version=if_version))
-
-    def run_maintenance(self, kind: str, *, dry_run: bool = False, background: bool = False
-                        ) -> dict[str, Any]:
-        """``POST /v1/maintenance/{tiers|decay|retention}``: the report, or ``{job_id}``."""
-        return self._send(_core.run_maintenance(kind, dry_run=dry_run, background=background))
-    # -- levels and escalation ([001] B) --
-
-    def evidence(self, memory_id: str, *, scope: ScopeLike = None, witness: str | None = None
-                 ) -> builtins.list[Event]:
-        """The raw events behind a memory; with ``witness``, only the slice it points at."""
-        return self._send(_core.evidence(memory_id, scope=scope, witness=witness))
-
-    def versions(self, memory_id: str, *, scope: ScopeLike = None
-                 ) -> builtins.list[VersionInfo]:
-        """The memory's stored representations' metadata (no content), oldest first."""
-        return self._send(_core.versions(memory_id, scope=scope))
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> StrataClient:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    # -- review --------------------------------------------------------------------------------
-
-    def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
-                     cursor: str | None = None) -> Page:
-        """Candidates awaiting review, newest first (``GET /v1/review``)."""
-        return self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))
-    # -- time travel --
 
     def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
                  limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
@@ -325,12 +264,6 @@ class StrataClient:
             page = page.joined(self._send(_core.state_at(
                 at, scope=scope, include_deleted=include_deleted, cursor=page.next_cursor)))
         return page
-
-    def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
-                 if_version: int | None = None) -> Memory:
-        """Operators: ``POST /v1/memories/{id}/rollback``."""
-        return self._send(_core.rollback(memory_id, to_version, reason=reason, scope=scope,
-                                         if_version=if_version))
 
 
 class AsyncStrataClient:
@@ -363,12 +296,47 @@ class AsyncStrataClient:
             raise _core.error_for(response.status_code, response.content)
         return response
 
-    async def remember(self, text: str | None = None, **options: Unpack[RememberOptions]
-                       ) -> RememberResult:
-        return await self._send(_core.remember(text, **options))
+    async def aclose(self) -> None:
+        await self._http.aclose()
 
-    async def recall(self, query: str, **options: Unpack[RecallOptions]) -> Recall:
-        return await self._send(_core.recall(query, **options))
+    async def __aenter__(self) -> AsyncStrataClient:
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    # -- derived from the core's operations ------------------------------------------------
+
+    remember = _awaited(_core.remember)
+    recall = _awaited(_core.recall)
+    list = _awaited(_core.list)
+    modify = _awaited(_core.modify)
+    forget = _awaited(_core.forget)
+    recover = _awaited(_core.recover)
+    approve = _awaited(_core.approve)
+    reject = _awaited(_core.reject)
+    history = _awaited(_core.history)
+    modify_many = _awaited(_core.modify_many)
+    forget_preview = _awaited(_core.forget_preview)
+    forget_execute = _awaited(_core.forget_execute)
+    job = _awaited(_core.job)
+    import_records = _awaited(_core.import_records)
+    health = _awaited(_core.health)
+    compress = _awaited(_core.compress)
+    compress_run = _awaited(_core.compress_run)
+    promote_version = _awaited(_core.promote_version)
+    pin = _awaited(_core.pin)
+    unpin = _awaited(_core.unpin)
+    archive = _awaited(_core.archive)
+    unarchive = _awaited(_core.unarchive)
+    run_maintenance = _awaited(_core.run_maintenance)
+    evidence = _awaited(_core.evidence)
+    versions = _awaited(_core.versions)
+    review_queue = _awaited(_core.review_queue)
+    rollback = _awaited(_core.rollback)
+
+    # -- written out -----------------------------------------------------------------------
 
     @overload
     async def get(self, memory_id: str, *, scope: ScopeLike = None,
@@ -389,129 +357,10 @@ class AsyncStrataClient:
         return await self._send(_core.get_leveled(memory_id, level=level, have=have,
                                                   scope=scope, include_deleted=include_deleted))
 
-    async def list(self, **options: Unpack[ListOptions]) -> Page:
-        return await self._send(_core.list(**options))
-
-    async def modify(self, memory_id: str, *, reason: str, **options: Unpack[ModifyOptions]
-                     ) -> Memory:
-        return await self._send(_core.modify(memory_id, reason=reason, **options))
-
-    async def forget(self, memory_id: str, *, reason: str, **options: Unpack[ForgetOptions]
-                     ) -> Memory:
-        return await self._send(_core.forget(memory_id, reason=reason, **options))
-
-    async def recover(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.recover(memory_id, reason=reason, scope=scope))
-
-    async def approve(self, memory_id: str, *, reason: str,
-                      **options: Unpack[ApproveOptions]) -> Memory:
-        return await self._send(_core.approve(memory_id, reason=reason, **options))
-
-    async def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.reject(memory_id, reason=reason, scope=scope))
-
-    async def history(self, memory_id: str, *, scope: ScopeLike = None
-                      ) -> builtins.list[HistoryEvent]:
-        return await self._send(_core.history(memory_id, scope=scope))
-
-    async def modify_many(self, items: Sequence[Mapping[str, Any]], *,
-                          scope: ScopeLike = None) -> BatchResult:
-        return await self._send(_core.modify_many(items, scope=scope))
-
-    async def forget_preview(self, query: str | None = None,
-                             **options: Unpack[ForgetPreviewOptions]) -> ForgetPreview:
-        return await self._send(_core.forget_preview(query, **options))
-
-    async def forget_execute(self, ids: Sequence[str], *, preview_token: str, reason: str,
-                             **options: Unpack[ForgetExecuteOptions]) -> BatchResult:
-        return await self._send(_core.forget_execute(ids, preview_token=preview_token,
-                                                     reason=reason, **options))
-
-    async def job(self, job_id: str, *, scope: ScopeLike = None) -> dict[str, Any]:
-        """A job's state; ``scope``: the one that created it (a job is found only within it)."""
-        return await self._send(_core.job(job_id, scope=scope))
-
     async def export(self, *, include_secrets: bool = False) -> AsyncIterator[dict[str, Any]]:
         """``async for record in await client.export()``: a refusal raises at the await."""
         call = _core.export(include_secrets=include_secrets)
         return _async_records(call, await self._open_stream(call))
-
-    async def import_records(self, records: Iterable[Mapping[str, Any]], *,
-                             scope: ScopeLike = None) -> ImportReport:
-        return await self._send(_core.import_records(records, scope=scope))
-
-    async def health(self) -> dict[str, Any]:
-        return await self._send(_core.health())
-
-    # -- compression hammer --------------------------------------------------------------
-
-    async def compress(self, memory_id: str, *, reason: str = "compress now",
-                       scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.compress(memory_id, reason=reason, scope=scope))
-
-    async def compress_run(self, *, scope: ScopeLike = None, topic: str | None = None,
-                           candidates: bool = False, everything: bool = False,
-                           dry_run: bool = False, limit: int | None = None) -> CompressReport:
-        return await self._send(_core.compress_run(
-            scope=scope, topic=topic, candidates=candidates, everything=everything,
-            dry_run=dry_run, limit=limit))
-
-    async def promote_version(self, memory_id: str, version_id: str, *, reason: str,
-                              lock_minutes: int = 60, scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.promote_version(memory_id, version_id, reason=reason,
-                                                      lock_minutes=lock_minutes, scope=scope))
-
-    async def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
-                  scope: ScopeLike = None) -> Memory:
-        return await self._send(_core.pin(memory_id, min_level=min_level, reason=reason,
-                                          scope=scope))
-
-    async def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None
-                    ) -> Memory:
-        return await self._send(_core.pin(memory_id, pinned=False, reason=reason, scope=scope))
-
-    # -- tiers, decay and retention --
-
-    async def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                      if_version: int | None = None) -> Memory:
-        return await self._send(_core.archive(memory_id, reason=reason, scope=scope,
-                                              if_version=if_version))
-
-    async def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
-                        if_version: int | None = None) -> Memory:
-        return await self._send(_core.unarchive(memory_id, reason=reason, scope=scope,
-                                                if_version=if_version))
-
-    async def run_maintenance(self, kind: str, *, dry_run: bool = False,
-                              background: bool = False) -> dict[str, Any]:
-        return await self._send(_core.run_maintenance(kind, dry_run=dry_run,
-                                                      background=background))
-    # -- levels and escalation ([001] B) --
-
-    async def evidence(self, memory_id: str, *, scope: ScopeLike = None,
-                       witness: str | None = None) -> builtins.list[Event]:
-        return await self._send(_core.evidence(memory_id, scope=scope, witness=witness))
-
-    async def versions(self, memory_id: str, *, scope: ScopeLike = None
-                       ) -> builtins.list[VersionInfo]:
-        return await self._send(_core.versions(memory_id, scope=scope))
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncStrataClient:
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
-        await self.aclose()
-
-    # -- review --------------------------------------------------------------------------------
-
-    async def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
-                           cursor: str | None = None) -> Page:
-        return await self._send(_core.review_queue(scope=scope, limit=limit, cursor=cursor))
-    # -- time travel --
 
     async def state_at(self, at: datetime, *, scope: ScopeLike = None,
                        include_deleted: bool = False, limit: int | None = None,
@@ -522,8 +371,3 @@ class AsyncStrataClient:
             page = page.joined(await self._send(_core.state_at(
                 at, scope=scope, include_deleted=include_deleted, cursor=page.next_cursor)))
         return page
-
-    async def rollback(self, memory_id: str, to_version: int, *, reason: str,
-                       scope: ScopeLike = None, if_version: int | None = None) -> Memory:
-        return await self._send(_core.rollback(memory_id, to_version, reason=reason,
-                                               scope=scope, if_version=if_version))

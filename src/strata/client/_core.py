@@ -10,12 +10,12 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypedDict, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar, Unpack
 
-from strata.domain.escalation import VersionInfo
-from strata.domain.hammer import CompressReport
+from strata.domain.compression.escalation_rules import VersionInfo
+from strata.domain.compression.hammer_rules import CompressReport
+from strata.domain.compression.representations import Witness
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, MemoryType, Scope
-from strata.domain.representations import Witness
 from strata.errors import HTTPError, InvalidInput, StrataError, TransportError
 from strata.results import (
     STATE_PAGE,
@@ -124,13 +124,14 @@ class ForgetExecuteOptions(TypedDict, total=False):
 # -- building requests --------------------------------------------------------------------
 
 
-def remember(text: str | None = None, **options: Any) -> Call[RememberResult]:
+def remember(text: str | None = None, **options: Unpack[RememberOptions]
+             ) -> Call[RememberResult]:
     body: dict[str, Any] = {"text": text, "scope": _scope(options.pop("scope", None))}
     body.update(_jsonable(options))
     return Call("POST", "/v1/remember", parse_remembered, body=_without_none(body))
 
 
-def recall(query: str, **options: Any) -> Call[Recall]:
+def recall(query: str, **options: Unpack[RecallOptions]) -> Call[Recall]:
     body: dict[str, Any] = {
         "query": query, "scope": _scope(options.get("scope")), "k": options.get("k", 10),
         "budget_tokens": options.get("budget_tokens"), "preset": options.get("preset_name"),
@@ -162,6 +163,7 @@ def get_leveled(memory_id: str, *, level: str, have: str | None = None,
 
 def evidence(memory_id: str, *, scope: ScopeLike = None, witness: str | None = None
              ) -> Call[builtins.list[Event]]:
+    """The raw events behind a memory; with ``witness``, only the slice it points at."""
     params = _scope_params(scope) + ([("witness", witness)] if witness is not None else [])
     return Call("GET", f"{_memory_path(memory_id)}/evidence", parse_events, params=params)
 
@@ -192,21 +194,21 @@ def _escalation_body(options: Mapping[str, Any]) -> dict[str, Any]:
 # -- the other memory operations ----------------------------------------------------------
 
 
-def list(**options: Any) -> Call[Page]:
+def list(**options: Unpack[ListOptions]) -> Call[Page]:
     params = _scope_params(options.get("scope")) + _filters_params(options.get("filters"))
     params.append(("limit", str(options.get("limit", 50))))
-    if options.get("cursor") is not None:
-        params.append(("cursor", options["cursor"]))
+    if (cursor := options.get("cursor")) is not None:
+        params.append(("cursor", cursor))
     return Call("GET", "/v1/memories", parse_page, params=params)
 
 
-def modify(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
+def modify(memory_id: str, *, reason: str, **options: Unpack[ModifyOptions]) -> Call[Memory]:
     params = _scope_params(options.pop("scope", None))
     body = _without_none({"reason": reason, **_jsonable(options)})
     return Call("PATCH", _memory_path(memory_id), Memory.from_dict, params=params, body=body)
 
 
-def forget(memory_id: str, *, reason: str, **options: Any) -> Call[Memory]:
+def forget(memory_id: str, *, reason: str, **options: Unpack[ForgetOptions]) -> Call[Memory]:
     params = [*_scope_params(options.get("scope"))]
     params += _flag("force", bool(options.get("force", False)))
     for name in ("if_version", "confirm_token"):
@@ -221,16 +223,19 @@ def recover(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Mem
                 params=_scope_params(scope), body={"reason": reason})
 
 
-def approve(memory_id: str, *, reason: str, scope: ScopeLike = None,
-            **edits: Any) -> Call[Memory]:
-    body = _without_none({"reason": reason, **_jsonable(edits)})
-    if edits.get("tags") is not None:
-        body["tags"] = builtins.list(edits["tags"])
+def approve(memory_id: str, *, reason: str, **options: Unpack[ApproveOptions]) -> Call[Memory]:
+    """Review mode: make a candidate active, with optional edits (tags, topic,
+    importance, note) (``POST /v1/memories/{id}/approve``)."""
+    params = _scope_params(options.pop("scope", None))
+    body = _without_none({"reason": reason, **_jsonable(options)})
+    if options.get("tags") is not None:
+        body["tags"] = builtins.list(options["tags"] or ())
     return Call("POST", f"{_memory_path(memory_id)}/approve", Memory.from_dict,
-                params=_scope_params(scope), body=body)
+                params=params, body=body)
 
 
 def reject(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memory]:
+    """Review mode: deprecate a candidate (``POST /v1/memories/{id}/reject``)."""
     return Call("POST", f"{_memory_path(memory_id)}/reject", Memory.from_dict,
                 params=_scope_params(scope), body={"reason": reason})
 
@@ -239,6 +244,7 @@ def reject(memory_id: str, *, reason: str, scope: ScopeLike = None) -> Call[Memo
 
 def archive(memory_id: str, *, reason: str, scope: ScopeLike = None,
             if_version: int | None = None) -> Call[Memory]:
+    """``POST /v1/memories/{id}/archive``."""
     return Call("POST", f"{_memory_path(memory_id)}/archive", Memory.from_dict,
                 params=_scope_params(scope),
                 body=_without_none({"reason": reason, "if_version": if_version}))
@@ -246,6 +252,7 @@ def archive(memory_id: str, *, reason: str, scope: ScopeLike = None,
 
 def unarchive(memory_id: str, *, reason: str, scope: ScopeLike = None,
               if_version: int | None = None) -> Call[Memory]:
+    """``POST /v1/memories/{id}/unarchive``."""
     return Call("POST", f"{_memory_path(memory_id)}/unarchive", Memory.from_dict,
                 params=_scope_params(scope),
                 body=_without_none({"reason": reason, "if_version": if_version}))
@@ -253,6 +260,7 @@ def unarchive(memory_id: str, *, reason: str, scope: ScopeLike = None,
 
 def run_maintenance(kind: str, *, dry_run: bool = False, background: bool = False
                     ) -> Call[dict[str, Any]]:
+    """``POST /v1/maintenance/{tiers|decay|retention}``: the report, or ``{job_id}``."""
     if kind not in ("tiers", "decay", "retention"):
         raise InvalidInput("kind must be one of: tiers, decay, retention")
     return Call("POST", f"/v1/maintenance/{kind}", dict,
@@ -270,7 +278,8 @@ def modify_many(items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None
     return Call("POST", "/v1/modify", parse_batch, body=body)
 
 
-def forget_preview(query: str | None = None, **options: Any) -> Call[ForgetPreview]:
+def forget_preview(query: str | None = None,
+                   **options: Unpack[ForgetPreviewOptions]) -> Call[ForgetPreview]:
     ids = options.get("ids")
     body: dict[str, Any] = {
         "mode": "preview", "query": query, "ids": None if ids is None else [*ids],
@@ -280,8 +289,8 @@ def forget_preview(query: str | None = None, **options: Any) -> Call[ForgetPrevi
     return Call("POST", "/v1/forget", parse_forget_preview, body=_without_none(body))
 
 
-def forget_execute(ids: Sequence[str], *, preview_token: str, reason: str, **options: Any
-                   ) -> Call[BatchResult]:
+def forget_execute(ids: Sequence[str], *, preview_token: str, reason: str,
+                   **options: Unpack[ForgetExecuteOptions]) -> Call[BatchResult]:
     body: dict[str, Any] = {
         "mode": "execute", "ids": builtins.list(ids), "preview_token": preview_token,
         "reason": reason, "scope": _scope(options.get("scope")),
@@ -291,6 +300,7 @@ def forget_execute(ids: Sequence[str], *, preview_token: str, reason: str, **opt
 
 
 def job(job_id: str, *, scope: ScopeLike = None) -> Call[dict[str, Any]]:
+    """A job's state; ``scope``: the one that created it (a job is found only within it)."""
     from urllib.parse import quote
 
     return Call("GET", f"/v1/jobs/{quote(job_id, safe='')}", dict, params=_scope_params(scope))
@@ -304,6 +314,7 @@ def export(*, include_secrets: bool = False) -> Call[dict[str, Any]]:
 
 def import_records(records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None
                    ) -> Call[ImportReport]:
+    """Stream ``records`` (exported ones, or ``{"text": ...}``) to the server as JSONL."""
     return Call("POST", "/v1/import", parse_import, params=_scope_params(scope),
                 records=records)
 
@@ -321,8 +332,11 @@ def compress(memory_id: str, *, reason: str = "compress now", scope: ScopeLike =
                 params=_scope_params(scope), body={"reason": reason})
 
 
-def compress_run(*, scope: ScopeLike = None, **options: Any) -> Call[CompressReport]:
-    body = _without_none({"scope": _scope(scope), **options})
+def compress_run(*, scope: ScopeLike = None, topic: str | None = None, candidates: bool = False,
+                 everything: bool = False, dry_run: bool = False, limit: int | None = None
+                 ) -> Call[CompressReport]:
+    body = _without_none({"scope": _scope(scope), "topic": topic, "candidates": candidates,
+                          "everything": everything, "dry_run": dry_run, "limit": limit})
     return Call("POST", "/v1/compress", CompressReport.from_dict, body=body)
 
 
@@ -335,8 +349,17 @@ def promote_version(memory_id: str, version_id: str, *, reason: str, lock_minute
                 body={"reason": reason, "lock_minutes": lock_minutes})
 
 
-def pin(memory_id: str, *, pinned: bool = True, min_level: int | None = None,
-        reason: str = "pin", scope: ScopeLike = None) -> Call[Memory]:
+def pin(memory_id: str, *, min_level: int | None = None, reason: str = "pin",
+        scope: ScopeLike = None) -> Call[Memory]:
+    return _pin(memory_id, pinned=True, min_level=min_level, reason=reason, scope=scope)
+
+
+def unpin(memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None) -> Call[Memory]:
+    return _pin(memory_id, pinned=False, min_level=None, reason=reason, scope=scope)
+
+
+def _pin(memory_id: str, *, pinned: bool, min_level: int | None, reason: str,
+         scope: ScopeLike) -> Call[Memory]:
     return Call("PUT", f"{_memory_path(memory_id)}/pin", Memory.from_dict,
                 params=_scope_params(scope),
                 body=_without_none({"pinned": pinned, "min_level": min_level,
@@ -527,6 +550,7 @@ def state_at(at: datetime, *, scope: ScopeLike = None, include_deleted: bool = F
 
 def rollback(memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
              if_version: int | None = None) -> Call[Memory]:
+    """Operators: ``POST /v1/memories/{id}/rollback``."""
     body = _without_none({"to_version": to_version, "reason": reason, "if_version": if_version})
     return Call("POST", f"{_memory_path(memory_id)}/rollback", Memory.from_dict,
                 params=_scope_params(scope), body=body)
@@ -567,6 +591,7 @@ def _filters_params(filters: Filters | None) -> Query:
 
 def review_queue(*, scope: ScopeLike = None, limit: int = 50, cursor: str | None = None
                  ) -> Call[Page]:
+    """Candidates awaiting review, newest first (``GET /v1/review``)."""
     params = [*_scope_params(scope), ("limit", str(limit))]
     if cursor is not None:
         params.append(("cursor", cursor))

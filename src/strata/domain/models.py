@@ -70,7 +70,7 @@ class HistoryKind(enum.StrEnum):
     COMPRESS = "COMPRESS"  # lower representation levels derived; the active version moved
     PROMOTE = "PROMOTE"  # a moderator chose the active version (and locked it)
     # -- tiers and decay --
-    TIER = "TIER"  # moved between hot / warm / cold (strata.domain.tiers)
+    TIER = "TIER"  # moved between hot / warm / cold (strata.domain.tier_rules)
     ARCHIVE = "ARCHIVE"  # active or disputed -> archived (idle, or a moderator's action)
     UNARCHIVE = "UNARCHIVE"  # archived -> the lifecycle it had before
     EXPIRE = "EXPIRE"  # its valid_to has passed -> expired

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, Stric
 from starlette.requests import Request
 
 from strata import __version__
-from strata.domain.escalation import event_payload, witness_ref
+from strata.domain.compression.escalation_rules import event_payload, witness_ref
 from strata.domain.lifecycle import MAX_REASON_CHARS
 from strata.domain.models import Filters, HistoryEvent, Memory, MemoryType, Scope
 from strata.errors import StrataError

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from strata.domain.models import Event, Memory
-from strata.domain.representations import (
+from strata.domain.compression.representations import (
     MAX_BULLETS,
     Bullet,
     DerivationKind,
@@ -32,6 +31,7 @@ from strata.domain.representations import (
     render_sections,
     trace_anchors,
 )
+from strata.domain.models import Event, Memory
 from strata.errors import ProviderError, ProviderOutputInvalid
 from strata.providers.base import Capabilities
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from strata.domain.compression.representations import MemoryVersion
 from strata.domain.filtering import matches
-from strata.domain.graph import Edge, Entity, GraphFacts, facts_from_dict, facts_to_dict
+from strata.domain.graph_rules import Edge, Entity, GraphFacts, facts_from_dict, facts_to_dict
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Lifecycle, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
 from strata.domain.visibility import can_see
 from strata.errors import (

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from strata.domain.graph import Edge, Entity, EntityRef, GraphFacts, RelationRef
+from strata.domain.graph_rules import Edge, Entity, EntityRef, GraphFacts, RelationRef
 from strata.domain.ids import new_id
 from strata.domain.models import LIVE, Memory, Scope
 from strata.domain.visibility import can_see

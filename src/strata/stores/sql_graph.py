@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Protocol
 
-from strata.domain.graph import (
+from strata.domain.graph_rules import (
     Edge,
     Entity,
     EntityRef,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from strata.domain.compression.representations import MemoryVersion
 from strata.domain.jobs import Job, JobKind, JobStatus
 from strata.domain.models import (
     Event,
@@ -23,7 +24,6 @@ from strata.domain.models import (
     Scope,
     Tier,
 )
-from strata.domain.representations import MemoryVersion
 from strata.ports import TokenRecord, WriteOutcome
 from strata.stores.sql import Dialect
 

@@ -20,9 +20,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
-from strata.domain.graph import Edge, Entity, GraphFacts
+from strata.domain.compression.representations import MemoryVersion
+from strata.domain.graph_rules import Edge, Entity, GraphFacts
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.errors import DuplicateContent, IdempotencyMismatch, NotFound, VersionConflict
 from strata.ports import (
     ExportRecord,

@@ -29,8 +29,8 @@ import psycopg
 import psycopg.errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from strata.domain.compression.representations import MemoryVersion
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.domain.text import index_tokens
 from strata.errors import (
     DuplicateContent,

@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from strata.domain.compression.representations import MemoryVersion
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.errors import DuplicateContent, InvalidInput, NotFound, StoreError
 from strata.ports import (
     ExportRecord,

@@ -1,7 +1,7 @@
 """Serving memories at a representation level, and escalating to evidence ([001] B).
 
-The I/O half of ``strata.domain.escalation``: it reads a memory's versions and raw events
-from the store and hands them to the pure ladder. ``Strata.get(level=...)``,
+The I/O half of ``strata.domain.compression.escalation_rules``: it reads a memory's
+versions and raw events from the store and hands them to the pure ladder. ``Strata.get(level=...)``,
 ``Strata.evidence(witness=...)``, ``Strata.versions`` and recall's context all come through
 here. Nothing here writes: serving a level never changes the memory.
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from strata.domain.escalation import (
+from strata.domain.compression.escalation_rules import (
     REROLL_TARGETS,
     Escalation,
     Rung,
@@ -26,8 +26,8 @@ from strata.domain.escalation import (
     serve,
     witnessed,
 )
+from strata.domain.compression.representations import MemoryVersion, Witness
 from strata.domain.models import Event, Memory
-from strata.domain.representations import MemoryVersion, Witness
 from strata.errors import InvalidInput, NeedMoreContext, NotFound
 from strata.ports import Store
 from strata.results import LeveledMemory, Recall

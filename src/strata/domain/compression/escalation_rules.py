@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from strata.domain.compression.representations import Level, MemoryVersion, Witness, estimate_tokens
 from strata.domain.models import Event, Memory
-from strata.domain.representations import Level, MemoryVersion, Witness, estimate_tokens
 from strata.errors import InvalidInput, NotFound
 
 #: Levels a caller may name (R2 is not used in v1: no rung is ever served at it).

@@ -2,13 +2,13 @@
 
 ``compress`` is the single write path for new versions of one memory: it derives R4/R3/R1 from
 the memory's evidence (``derive``: the rules, R3 by a model provider if the chain has one)
-unless versions of its
-current content are stored already, scores them with the compression hammer's rules
-(``strata.domain.hammer``: usefulness, size, pins, the R3 default-injection floor) and, in one
-transaction, appends the new versions and moves the active version to the winner with a
-COMPRESS history row. A memory whose active-version lock has not expired is left as it is. It
-never changes the content, the vector or the search text, so ranking is untouched: only what
-recall injects changes. Versions already stored are never removed.
+unless versions of its current content are stored already, scores them with the compression
+hammer's rules (``strata.domain.compression.hammer_rules``: usefulness, size, pins, the R3
+default-injection floor) and, in one transaction, appends the new versions and moves the
+active version to the winner with a COMPRESS history row. A memory whose active-version lock
+has not expired is left as it is. It never changes the content, the vector or the search text,
+so ranking is untouched: only what recall injects changes. Versions already stored are never
+removed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from strata.domain.hammer import (
+from strata.compression.hammer import (
+    COMPRESS_BATCH,
+    CompressionHammer,
+    Progress,
+    evidence_of_content,
+)
+from strata.domain.compression.hammer_rules import (
     CompressReport,
     Decision,
     HammerPolicy,
@@ -28,15 +34,14 @@ from strata.domain.hammer import (
     plan_pin,
     plan_promote,
 )
+from strata.domain.compression.representations import MemoryVersion
 from strata.domain.ids import new_id
 from strata.domain.jobs import JobKind, NewJob
 from strata.domain.lifecycle import Actor, check_reason
 from strata.domain.models import Filters, Memory, Scope
-from strata.domain.representations import MemoryVersion
 from strata.domain.secrets import masked
 from strata.domain.tagging import normalize_tag
 from strata.errors import InvalidInput, NotFound
-from strata.hammer import COMPRESS_BATCH, CompressionHammer, Progress, evidence_of_content
 from strata.ports import Embedder, MemoryChange, Store
 from strata.providers.chain import ProviderChain
 from strata.providers.summarize import derive_with

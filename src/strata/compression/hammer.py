@@ -1,6 +1,7 @@
 """The compression hammer as a service ([001] A): find candidates, derive the lower
-representations a memory lacks, score them (``strata.domain.hammer``) and make the winner the
-memory's active version, in bounded batches.
+representations a memory lacks, score them
+(``strata.domain.compression.hammer_rules``) and make the winner the memory's active version, in
+bounded batches.
 
 One batch is one transaction: the new version rows and, for each memory whose winner changed,
 a compare-and-set change (``active_version_id``, one more version, a ``COMPRESS`` history row
@@ -18,7 +19,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from strata.domain.hammer import (
+from strata.compression.escalation import active_versions
+from strata.domain.compression.hammer_rules import (
     CONTENT_LEVEL,
     SKIPPED_LIFECYCLES,
     Choice,
@@ -35,14 +37,13 @@ from strata.domain.hammer import (
     is_locked,
     near_duplicates,
 )
+from strata.domain.compression.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind
 from strata.domain.lifecycle import change_row
 from strata.domain.models import Event, Filters, HistoryKind, Lifecycle, Memory, Scope
-from strata.domain.representations import MemoryVersion, derive_levels, estimate_tokens
 from strata.domain.secrets import masked
 from strata.errors import InvalidInput, VersionConflict
-from strata.escalation import active_versions
 from strata.ingest import memory_embedding_text
 from strata.policy import owns
 from strata.ports import Embedder, MemoryChange, Store, WriteBatch

@@ -2,24 +2,22 @@
 
 ``state_at`` rebuilds the memories that existed at a time from ``Store.history_at`` (each
 memory's latest snapshot row at that time); ``rollback`` writes an earlier version's snapshot
-back as a new version. The rules live in ``strata.domain.timetravel``; the facade's
+back as a new version. The rules live in ``strata.domain.timetravel_rules``; the facade's
 ``Strata.state_at`` / ``Strata.rollback`` call this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from strata.domain.applying import with_manual_override
-from strata.domain.ids import new_id
 from strata.domain.lifecycle import Actor, Planned, check_reason
-from strata.domain.models import Filters, HistoryEvent, HistoryKind, Lifecycle, Memory, Scope
+from strata.domain.models import Filters, Lifecycle, Memory, Scope
 from strata.domain.review import rejected
-from strata.domain.timetravel import check_horizon, check_time, plan_rollback
+from strata.domain.timetravel_rules import check_horizon, check_time, plan_rollback
 from strata.errors import InvalidInput
-from strata.ports import Clock, ExportRecord, MemoryChange, Store, WriteBatch
+from strata.ports import Clock, MemoryChange, Store, WriteBatch
 from strata.results import STATE_PAGE, StateSnapshot
 
 
@@ -62,7 +60,6 @@ class TimeTravel:
                                 actor=actor, reason=reason, if_version=if_version)
         planned = with_manual_override(planned, now, self._manual_override_s)
         return self._apply(planned, current.version)
-
 
     def undo_decision(self, current: Memory, *, reason: str,
                       actor: Actor) -> tuple[Memory, ...]:
@@ -109,48 +106,3 @@ def _applied_decision(memory: Memory) -> bool:
     decision = memory.meta.get("decision")
     return isinstance(decision, dict) and decision.get("status") == "applied" \
         and memory.lifecycle in (Lifecycle.ACTIVE, Lifecycle.DISPUTED)
-
-
-class ImportedHistory:
-    """Watches an import so every memory it brings has the history row of its version.
-
-    An exported store carries each memory's history, but a hand-made or partial file may
-    hold memory records without it: such a memory would be live yet absent from every
-    reconstructed state. ``backfill`` gives it an ADD row with its snapshot, dated at its
-    ``updated_at`` (when that version came to be; earlier versions are unknown)."""
-
-    def __init__(self) -> None:
-        self._versions: dict[str, tuple[Scope, int]] = {}
-        self._covered: set[tuple[str, int]] = set()
-
-    def watch(self, records: Iterable[Any]) -> Iterator[Any]:
-        for record in records:
-            if isinstance(record, Mapping):
-                self._note(record)
-            yield record
-
-    def _note(self, record: Mapping[str, Any]) -> None:
-        try:
-            if record.get("record") == "memory":
-                self._versions[str(record["id"])] = (Scope.parse(record["scope"]),
-                                                     int(record["version"]))
-            elif record.get("record") == "history" and isinstance(record.get("after"), Mapping):
-                self._covered.add((str(record["memory_id"]), int(record["after"]["version"])))
-        except (KeyError, TypeError, ValueError, InvalidInput):
-            return  # a malformed record: the import itself refuses it
-
-    def backfill(self, store: Store, actor: Actor) -> int:
-        """Write the missing rows; returns how many."""
-        rows = []
-        for memory_id, (scope, version) in self._versions.items():
-            if (memory_id, version) in self._covered:
-                continue
-            memory = store.get(memory_id, scope, include_deleted=True)
-            if memory is None or any(row.after and row.after.get("version") == memory.version
-                                     for row in store.history(memory_id)):
-                continue
-            rows.append(ExportRecord("history", HistoryEvent(
-                id=new_id(), memory_id=memory_id, kind=HistoryKind.ADD, ts=memory.updated_at,
-                actor=actor.id, reason="imported without history: the snapshot of its version",
-                after=memory.to_dict(), request_id=actor.request_id).to_dict()))
-        return store.restore(rows) if rows else 0

@@ -1,5 +1,5 @@
 """Time travel, pure: which snapshot a memory had at a time, and what rolling it back to an
-earlier version writes. No I/O; ``strata.timetravel`` feeds these from the store.
+earlier version writes. No I/O; ``strata.history.timetravel`` feeds these from the store.
 
 Versioned fields are everything ``Memory.to_dict`` holds except the access bookkeeping
 (``access_count``, ``last_accessed``): a recall bumps those in place, without a new version or

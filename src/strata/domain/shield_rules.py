@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from strata.domain.graph import proper_names
+from strata.domain.graph_rules import proper_names
 from strata.domain.text import keywords, stem
 
 #: Share of a sentence's content words that facts must contain for it to count as covered.
