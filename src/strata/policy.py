@@ -133,8 +133,13 @@ def narrow(principal: Principal, requested: Scope | Mapping[str, Any] | str | No
     when its token names them) are the principal's: a request that leaves them out gets
     them, a request that names another value is refused (``ScopeDenied``, with the allowed
     scope in ``details``), never rewritten. The other dimensions are the request's."""
+    return narrow_to(principal.scope, requested)
+
+
+def narrow_to(own: Scope | None, requested: Scope | Mapping[str, Any] | str | None) -> Scope:
+    """``narrow`` for a caller whose scope is ``own`` (None: unrestricted); also what an
+    import applies to each plain record's own ``scope`` field."""
     asked = Scope.parse(requested)
-    own = principal.scope
     if own is None:
         return asked
     named = _named_dimensions(requested)

@@ -8,7 +8,7 @@ back as a new version. The rules live in ``strata.domain.timetravel``; the facad
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -75,13 +75,8 @@ class ImportedHistory:
         self._versions: dict[str, tuple[Scope, int]] = {}
         self._covered: set[tuple[str, int]] = set()
 
-    def watch(self, records: Iterable[Any]) -> Iterator[Any]:
-        for record in records:
-            if isinstance(record, Mapping):
-                self._note(record)
-            yield record
-
-    def _note(self, record: Mapping[str, Any]) -> None:
+    def note(self, record: Mapping[str, Any]) -> None:
+        """Note one record as it is imported (memories, and the history rows of them)."""
         try:
             if record.get("record") == "memory":
                 self._versions[str(record["id"])] = (Scope.parse(record["scope"]),
