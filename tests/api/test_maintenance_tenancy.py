@@ -14,10 +14,9 @@ from fastapi.testclient import TestClient
 
 from strata.api.app import create_app
 from strata.domain.models import Scope
-from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
 from strata.testing import FakeClock
-from tests.api.test_tenancy_sweep import snapshot
+from tests.api.test_tenancy_sweep import open_store, snapshot
 
 KINDS = ("tiers", "decay", "retention")
 TEAMS = ("a", "b")
@@ -50,9 +49,7 @@ class Store:
 def store(tmp_path: Path) -> Iterator[Store]:
     """Two teams with work for every sweep: idle memories, a tombstone, old history."""
     clock = FakeClock()
-    facade = Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock,
-                         embedded_worker=False, retention_tombstone_days=1,
-                         retention_history_days=1)
+    facade = open_store(tmp_path, clock)
     for team in TEAMS:
         scope = {"team": team}
         kept = facade.remember(f"Team {team} deploys on Tuesdays.", scope=scope).memory_ids[0]

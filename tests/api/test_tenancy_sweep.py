@@ -115,12 +115,17 @@ class World:
     preview_token: str = ""
 
 
+def open_store(path: Path, clock: FakeClock) -> Strata:
+    """A SQLite store whose jobs run when the test says (``work``), purging tombstones and
+    history after a day: with ``clock`` moved on, every maintenance sweep finds work."""
+    return Strata.open(path, embedder=HashingEmbedder(), clock=clock, embedded_worker=False,
+                       retention_tombstone_days=1, retention_history_days=1)
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     clock = FakeClock()
-    facade = Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock,
-                         embedded_worker=False, retention_tombstone_days=1,
-                         retention_history_days=1)
+    facade = open_store(tmp_path, clock)
     with TestClient(create_app(facade, auth_mode="token")) as api:
         a, b = seed(api, facade, A), seed(api, facade, B)
         facade.work()  # the jobs the seeding queued: done before the sweep starts
