@@ -30,7 +30,7 @@ from strata.api.app import create_app
 from strata.domain.models import Scope
 from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
-from strata.mcp.server import TOOLS, Caller, build_server, fixed_caller
+from strata.mcp.server import TOOLS, Caller, build_server
 from strata.testing import FakeClock
 
 Schema = dict[str, Any]
@@ -481,29 +481,33 @@ def test_every_mcp_tool_naming_team_b_is_refused_and_changes_nothing_of_team_b(
     world: World,
 ) -> None:
     principal = world.facade.authenticate(world.a.headers["Authorization"].split(" ")[1])
+    named: dict[str, Any] = {}  # the scope the current call names (the X-Strata-* headers)
+    server = build_server(world.facade, lambda request: Caller(scope=dict(named),
+                                                               principal=principal))
+    failures: list[tuple[Any, ...]] = []
 
-    async def call(scope: Any, name: str, arguments: dict[str, Any]) -> Any:
-        server = build_server(world.facade, fixed_caller(Caller(scope=scope,
-                                                                principal=principal)))
+    async def sweep() -> None:
+        before = snapshot(world.facade, B)
         async with Client(server) as client:
-            if name == "":
-                return (await client.list_tools()).tools
-            return await client.call_tool(name, arguments)
+            for tool in (await client.list_tools()).tools:
+                for how, scope, arguments in tool_cases(tool, world):
+                    named.clear()
+                    named.update(scope)
+                    result = await client.call_tool(tool.name, arguments)
+                    world.facade.work()
+                    code = (result.structured_content or {}).get("error", {}).get("code")
+                    answer = str(result.content)
+                    if ((how != HOST_SESSION and (not result.is_error
+                                                  or code not in REFUSED_CODES))
+                            or leaks(world, answer, json.dumps(arguments))):
+                        failures.append((tool.name, how, code, answer[:200]))
+                    after = snapshot(world.facade, B)
+                    if after != before:
+                        failures.append((tool.name, how, "changed team b",
+                                         changes(before, after)))
+                        before = after
 
-    tools = anyio.run(call, {}, "", {})
-    before, failures = snapshot(world.facade, B), []
-    for tool in tools:
-        for how, scope, arguments in tool_cases(tool, world):
-            result = anyio.run(call, scope, tool.name, arguments)
-            world.facade.work()
-            code = (result.structured_content or {}).get("error", {}).get("code")
-            answer = str(result.content)
-            if ((how != HOST_SESSION and (not result.is_error or code not in REFUSED_CODES))
-                    or leaks(world, answer, json.dumps(arguments))):
-                failures.append((tool.name, how, code, answer[:200]))
-            if snapshot(world.facade, B) != before:
-                failures.append((tool.name, how, "changed team b"))
-                before = snapshot(world.facade, B)
+    anyio.run(sweep)
     assert not failures, "\n".join(map(str, failures))
 
 
