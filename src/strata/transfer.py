@@ -311,16 +311,22 @@ class TenantImport:
             if memory_id not in self.imported and memory_id not in self.owned():
                 raise ScopeDenied(f"record {line_no}: {kind} of a memory neither in this "
                                   "import nor yours", allowed_scope=self.own.to_dict())
+            for snapshot in (record.get("before"), record.get("after")):
+                if isinstance(snapshot, Mapping) and "scope" in snapshot:
+                    self._check_scope(snapshot["scope"], line_no)  # time travel reads them
             return
+        self._check_scope(record.get("scope"), line_no)
+        if kind == "memory":
+            self.imported.add(str(record.get("id")))
+
+    def _check_scope(self, scope: Any, line_no: int) -> None:
         try:
-            owner = Scope.parse(record.get("scope"))
+            owner = Scope.parse(scope)
         except (InvalidInput, TypeError) as exc:
             raise InvalidInput(f"record {line_no}: malformed scope") from exc
         if not owns(self.own, owner):
             raise ScopeDenied(f"record {line_no}: scope {owner.key!r} is outside yours",
                               allowed_scope=self.own.to_dict())
-        if kind == "memory":
-            self.imported.add(str(record.get("id")))
 
 
 def admission(own: Scope | None, store: Store) -> Admit | None:

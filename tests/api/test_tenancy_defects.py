@@ -74,7 +74,8 @@ def test_import_counts_revealed_whether_an_id_exists_in_another_tenant(
         memory = {**template, "id": memory_id, "scope": {"team": "a"}, "content": text,
                   "content_hash": text.encode().hex().ljust(64, "0")[:64]}
         row = {**history, "id": f"h-{text}", "memory_id": memory_id,
-               "actor": "mallory", "after": {**history["after"], "content": "forged"}}
+               "actor": "mallory",
+               "after": {**history["after"], "content": "forged", "scope": {"team": "a"}}}
         return post_import(api, admin_a, memory, row)
 
     on_taken = attempt(taken, "first")
@@ -103,3 +104,20 @@ def test_team_stats_carried_the_store_wide_vector_count(facade: Strata) -> None:
     facade.remember("Team b's note.", scope={"team": "b"})
     assert "indexed_vectors" not in facade.stats(team="b").details
     assert facade.stats().details["indexed_vectors"] >= 2
+
+
+def test_imported_history_snapshot_naming_another_team_or_user_was_accepted(
+    api: TestClient, facade: Strata
+) -> None:
+    """Point-in-time state is rebuilt from history snapshots: a row of one's own memory whose
+    snapshot names another scope must not get in."""
+    alice = token(facade, "admin", "a", user="alice")
+    api.post("/v1/remember", headers=alice, json={"text": "Alice's plan."})
+    row = next(r for r in facade.export() if r["record"] == "history")
+    rows = facade.history(row["memory_id"], scope={"team": "a", "user": "alice"})
+    for scope in ({"team": "b"}, {"team": "a", "user": "carol"}):
+        forged = {**row, "id": f"forged-{len(scope)}",
+                  "after": {**row["after"], "content": "forged", "scope": scope}}
+        refused = post_import(api, alice, forged)
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "scope_denied"
+    assert facade.history(row["memory_id"], scope={"team": "a", "user": "alice"}) == rows

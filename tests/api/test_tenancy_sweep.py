@@ -307,9 +307,12 @@ def hostile_records(world: World) -> dict[str, list[dict[str, Any]]]:
     exported = list(world.facade.export(scope=Scope(team=B)))
     b_memory = next(r for r in exported if r["record"] == "memory")
     history = next(r for r in exported if r["record"] == "history")
+    own_history = next(r for r in world.facade.export(scope=Scope(team=A))
+                       if r["record"] == "history")
     as_a = {**b_memory, "scope": {"team": A}, "content": "forged", "content_hash": FORGED_HASH}
     forged = {**history, "id": "forged-history", "memory_id": b_memory["id"],
-              "actor": "mallory", "after": {**history["after"], "content": "forged"}}
+              "actor": "mallory",
+              "after": {**history["after"], "content": "forged", "scope": {"team": A}}}
     return {
         "plain record scoped to team b": [{"text": "into b", "scope": {"team": B}}],
         "plain record scoped to 'b'": [{"text": "into b", "scope": B}],
@@ -329,6 +332,9 @@ def hostile_records(world: World) -> dict[str, list[dict[str, Any]]]:
                                                      "type": "person"}],
                                        "relations": []}],
         "b's memory id re-scoped to a, then its history": [as_a, forged],
+        "history of a's memory whose snapshot names team b": [{
+            **own_history, "id": "snapshot-in-b",
+            "after": {**own_history["after"], "scope": {"team": B}}}],
     }
 
 
