@@ -118,13 +118,25 @@ class Principal:
         return cls(id=record.id, role=Role.parse(record.role), scope=scope, kind="token")
 
 
+#: Operations over a whole team: a principal pinned to a user or agent may not run them.
+WHOLE_TEAM = frozenset({Operation.MAINTAIN})
+
+
 def authorize(principal: Principal, operation: Operation) -> None:
-    """Refuse (``PermissionDenied``) unless the principal's role allows ``operation``."""
+    """Refuse (``PermissionDenied``) unless the principal's role allows ``operation``; and
+    (``ScopeDenied``) a ``WHOLE_TEAM`` operation to a principal pinned to a user or agent,
+    whose run would change what other users' tokens own."""
     needed = REQUIRED_ROLE[operation]
     if principal.role < needed:
         raise PermissionDenied(
             f"{operation.value} needs the {needed.label} role; this caller is "
             f"{principal.role.label}", operation=operation.value, role=principal.role.label,
+        )
+    own = principal.scope
+    if operation in WHOLE_TEAM and own is not None and (own.user or own.agent):
+        raise ScopeDenied(
+            f"{operation.value} runs over a whole team; this caller is bound to a user or "
+            "agent within it", operation=operation.value, allowed_scope=own.to_dict(),
         )
 
 

@@ -117,3 +117,20 @@ def test_retention_by_a_team_token_purged_every_teams_tombstones_and_history(
     assert store.facade.history_horizon() is not None
     assert not [r for r in store.facade.export(scope=Scope(team="b"))
                 if r.get("content") == "Team b old plan."]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_maintenance_by_a_user_bound_operator_changed_other_users_memories(
+    store: Store, kind: str
+) -> None:
+    """A team-wide sweep by a token pinned to one user would change what other users' tokens
+    own: refused, inline and in the background."""
+    _, secret = store.facade.create_token("operator", team="a", user="alice")
+    before = everything(store.facade)
+    for background in (False, True):
+        refused = store.api.post(f"/v1/maintenance/{kind}", json={"background": background},
+                                 headers={"Authorization": f"Bearer {secret}"})
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["error"]["code"] == "scope_denied"
+    store.facade.work()
+    assert everything(store.facade) == before
