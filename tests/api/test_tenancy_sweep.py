@@ -354,7 +354,8 @@ def operations(spec: Schema) -> list[Operation]:
 
 
 def own_cases(op: Operation, world: World) -> Iterator[Case]:
-    """Team A's own valid request, and with every optional flag of its body set."""
+    """Team A's own valid request; again with each boolean flag of its body set (a
+    maintenance run in the background, a compress run over ``everything``), and with all."""
     shapes = op.bodies() or [None]
     content = b'{"text": "own import"}\n' if op.takes_records() else None
     for shape in shapes:
@@ -362,12 +363,11 @@ def own_cases(op: Operation, world: World) -> Iterator[Case]:
         yield Case(op.name, "a's own request", op.url(world.a), op.query(world), body, content)
         flags = [k for k, v in (shape or {}).get("properties", {}).items()
                  if resolve(op.spec, v).get("type") == "boolean"]
-        if flags and op.name in NO_SCOPE_INPUT:
-            for chosen in ({"dry_run": True}, {"background": True},
-                           {"dry_run": True, "background": True}):
-                if set(chosen) <= set(flags):
-                    yield Case(op.name, f"a's own request {chosen}", op.url(world.a),
-                               op.query(world), {**(body or {}), **chosen})
+        chosen = [{flag: True} for flag in flags] + (
+            [dict.fromkeys(flags, True)] if len(flags) > 1 else [])
+        for flagged in chosen:
+            yield Case(op.name, f"a's own request {flagged}", op.url(world.a),
+                       op.query(world), {**(body or {}), **flagged})
 
 
 # -- the sweep -------------------------------------------------------------------------------------
