@@ -71,7 +71,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def everything(facade: Strata) -> dict[str, Any]:
     """Both teams' snapshots, without the jobs (a background dry run is a job)."""
-    return {team: {k: v for k, v in snapshot(facade, team).items() if k != "jobs"}
+    return {team: {k: v for k, v in snapshot(facade, {"team": team}).items() if k != "jobs"}
             for team in TEAMS}
 
 

@@ -2,12 +2,13 @@
 every MCP tool, called with a token of team A that names team B (in the body, the query, the
 path's ids, import records, job ids, session ids, the ``X-Strata-*`` headers), answers 403 or
 404 and changes nothing of team B: a snapshot of team B (its export, jobs, entities, counts
-and the history horizon) is the same after every call.
+and the history horizon) is the same after every call. The same sweep runs for a token of
+user alice naming user carol of the same team (``PAIRS``).
 
 The cases are generated from the spec and the tool list, so a new route or tool is swept as
 soon as it exists. An operation for which no generator finds a way to name team B fails the
 test unless it is in ``NO_SCOPE_INPUT`` (it takes no scope, ids or records at all); every
-operation is also called once as team A's own, valid request (maintenance for real, with and
+operation is also called as team A's own, valid request (maintenance for real, with and
 without ``dry_run`` and ``background``), which must not change team B either.
 """
 
@@ -31,10 +32,23 @@ from strata.domain.models import Scope
 from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
 from strata.mcp.server import TOOLS, Caller, build_server
+from strata.policy import owns
 from strata.testing import FakeClock
 
 Schema = dict[str, Any]
 A, B = "a", "b"
+#: Each party's city: a graph entity of its own (the other entities are shared by name).
+CITIES = {"a": "Oslo", "b": "Lima", "alice": "Oslo", "carol": "Lima"}
+#: Who names whom: (attacker, its scope), (victim, its scope), and the scopes that name the
+#: victim (in bodies, queries, headers and import records).
+PAIRS: dict[str, tuple[tuple[str, dict[str, str]], tuple[str, dict[str, str]],
+                       tuple[dict[str, str], ...]]] = {
+    "team a names team b": (("a", {"team": A}), ("b", {"team": B}),
+                            ({"team": B}, {"team": B, "user": "carol"})),
+    "alice names carol in team a": (("alice", {"team": A, "user": "alice"}),
+                                    ("carol", {"team": A, "user": "carol"}),
+                                    ({"user": "carol"}, {"team": A, "user": "carol"})),
+}
 #: Operations that take no scope, id or record: the team is the token's. Their "own" call
 #: (team A's, valid) is the case that shows they leave team B alone.
 NO_SCOPE_INPUT = frozenset({
@@ -56,14 +70,15 @@ class Team:
     a representation version, a graph entity, a job and a capture session."""
 
     name: str
+    scope: dict[str, str]
     headers: dict[str, str]
     ids: dict[str, str] = field(default_factory=dict)
     memories: list[str] = field(default_factory=list)
 
 
-def seed(api: TestClient, facade: Strata, name: str) -> Team:
-    _, secret = facade.create_token("admin", team=name)
-    team = Team(name, {"Authorization": f"Bearer {secret}"})
+def seed(api: TestClient, facade: Strata, name: str, scope: dict[str, str]) -> Team:
+    _, secret = facade.create_token("admin", **scope)
+    team = Team(name, scope, {"Authorization": f"Bearer {secret}"})
 
     def remember(text: str, **fields: Any) -> str:
         answer = api.post("/v1/remember", headers=team.headers, json={"text": text, **fields})
@@ -72,7 +87,8 @@ def seed(api: TestClient, facade: Strata, name: str) -> Team:
         team.memories.append(memory_id)
         return memory_id
 
-    team.ids["memory"] = remember(f"Team {name} roadmap: I moved to Oslo with Zed last spring.")
+    team.ids["memory"] = remember(f"Team {name} roadmap: I moved to {CITIES[name]} with Zed "
+                                  "last spring.")
     team.ids["pinned"] = remember(f"Team {name} always deploys on Tuesdays.", pinned=True)
     team.ids["deleted"] = remember(f"Team {name} old plan for the launch.")
     api.delete(f"/v1/memories/{team.ids['deleted']}", headers=team.headers,
@@ -85,24 +101,28 @@ def seed(api: TestClient, facade: Strata, name: str) -> Team:
     queued = api.post("/v1/remember", headers=team.headers,
                       json={"text": f"Team {name} later note.", "mode": "async"})
     team.ids["job"] = queued.json()["job_id"]
-    team.ids["entity"] = facade.graph_entities(scope={"team": name})[0].id
+    team.ids["entity"] = next(e.id for e in facade.graph_entities(scope=scope, limit=100)
+                              if e.name == CITIES[name])
     team.ids["session"] = f"session-{name}"
     facade.remember(messages=[{"role": "user", "content": f"Team {name} session talk."}],
-                    scope={"team": name}, conversation_id=team.ids["session"])
+                    scope=scope, conversation_id=team.ids["session"])
     return team
 
 
-def snapshot(facade: Strata, team: str) -> dict[str, Any]:
-    """Everything of ``team`` a call could change."""
-    jobs = [job.to_dict() for job in facade.store.jobs(limit=1000) if job.scope.team == team]
-    return {
-        "export": list(facade.export(scope=Scope(team=team))),
+def snapshot(facade: Strata, scope: dict[str, str]) -> dict[str, Any]:
+    """Everything of ``scope`` a call could change (a team's: also its entities and counts,
+    which its users share)."""
+    whose = Scope(**scope)
+    jobs = [job.to_dict() for job in facade.store.jobs(limit=1000) if owns(whose, job.scope)]
+    shot = {
+        "export": list(facade.export(scope=whose)),
         "jobs": sorted(jobs, key=lambda job: str(job["id"])),
-        "entities": [e.to_dict() for e in facade.graph_entities(scope={"team": team},
-                                                                 limit=100)],
-        "stats": facade.stats(team=team).to_dict(),
         "horizon": facade.history_horizon(),
     }
+    if set(scope) == {"team"}:
+        shot["entities"] = [e.to_dict() for e in facade.graph_entities(scope=scope, limit=100)]
+        shot["stats"] = facade.stats(team=scope["team"]).to_dict()
+    return shot
 
 
 @dataclass
@@ -112,6 +132,7 @@ class World:
     clock: FakeClock
     a: Team
     b: Team
+    naming: tuple[dict[str, str], ...]  # the scopes that name b
     preview_token: str = ""
 
 
@@ -122,16 +143,18 @@ def open_store(path: Path, clock: FakeClock) -> Strata:
                        retention_tombstone_days=1, retention_history_days=1)
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
+@pytest.fixture(params=sorted(PAIRS))
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    (attacker, its_scope), (victim, victim_scope), naming = PAIRS[request.param]
     clock = FakeClock()
     facade = open_store(tmp_path, clock)
     with TestClient(create_app(facade, auth_mode="token")) as api:
-        a, b = seed(api, facade, A), seed(api, facade, B)
+        a = seed(api, facade, attacker, its_scope)
+        b = seed(api, facade, victim, victim_scope)
         facade.work()  # the jobs the seeding queued: done before the sweep starts
         # Old enough for every sweep to find work: idle memories, due tombstones and history.
         clock.advance(days=400)
-        world = World(facade, api, clock, a, b)
+        world = World(facade, api, clock, a, b, naming)
         preview = api.post("/v1/forget", headers=a.headers,
                            json={"mode": "preview", "query": "roadmap plan"})
         world.preview_token = preview.json()["preview_token"]
@@ -203,8 +226,9 @@ class Case:
         method = self.operation.split(" ")[0]
         extra: dict[str, Any] = {"content": self.content} if self.content is not None else (
             {"json": self.body} if self.body is not None else {})
+        named = {f"X-Strata-{k.title()}": v for k, v in world.naming[0].items()}
         return world.api.request(method, self.url, params=self.params,
-                                 headers={**headers, "X-Strata-Team": B}, **extra)
+                                 headers={**headers, **named}, **extra)
 
 
 @dataclass(frozen=True)
@@ -265,14 +289,15 @@ def b_in_the_query(op: Operation, world: World) -> Iterator[Case]:
     content = b'{"text": "sweep note"}\n' if op.takes_records() else None
     for shape in shapes:
         body = op.body(shape, world) if shape is not None else None
-        yield Case(op.name, "team b in the query", op.url(world.a),
-                   {**op.query(world), "team": B}, body, content)
+        for scope in world.naming:
+            yield Case(op.name, f"{scope} in the query", op.url(world.a),
+                       {**op.query(world), **scope}, body, content)
 
 
 def b_in_the_body_scope(op: Operation, world: World) -> Iterator[Case]:
     for shape in op.bodies():
         if "scope" in shape.get("properties", {}):
-            for scope in ({"team": B}, {"team": B, "user": "carol"}):
+            for scope in world.naming:
                 yield Case(op.name, f"scope {scope} in the body", op.url(world.a),
                            op.query(world), op.body(shape, world, scope=scope))
 
@@ -304,20 +329,21 @@ def b_in_import_records(op: Operation, world: World) -> Iterator[Case]:
 
 def hostile_records(world: World) -> dict[str, list[dict[str, Any]]]:
     """Import lines that name team B, each set one case."""
-    exported = list(world.facade.export(scope=Scope(team=B)))
+    exported = list(world.facade.export(scope=Scope(**world.b.scope)))
     b_memory = next(r for r in exported if r["record"] == "memory")
     history = next(r for r in exported if r["record"] == "history")
-    own_history = next(r for r in world.facade.export(scope=Scope(team=A))
+    own_history = next(r for r in world.facade.export(scope=Scope(**world.a.scope))
                        if r["record"] == "history")
-    as_a = {**b_memory, "scope": {"team": A}, "content": "forged", "content_hash": FORGED_HASH}
+    as_a = {**b_memory, "scope": world.a.scope, "content": "forged",
+            "content_hash": FORGED_HASH}
     forged = {**history, "id": "forged-history", "memory_id": b_memory["id"],
               "actor": "mallory",
-              "after": {**history["after"], "content": "forged", "scope": {"team": A}}}
+              "after": {**history["after"], "content": "forged", "scope": world.a.scope}}
     return {
-        "plain record scoped to team b": [{"text": "into b", "scope": {"team": B}}],
-        "plain record scoped to 'b'": [{"text": "into b", "scope": B}],
-        "plain record scoped to b's user": [{"text": "into b", "scope": {"team": B,
-                                                                          "user": "carol"}}],
+        **{f"plain record scoped to {scope}": [{"text": "into b", "scope": scope}]
+           for scope in world.naming},
+        **({"plain record scoped to 'b'": [{"text": "into b", "scope": B}]}
+           if world.b.scope == {"team": B} else {}),
         "exported memory of team b": [{**b_memory, "id": "new-in-b"}],
         "exported event of team b": [{**next(r for r in exported if r["record"] == "event"),
                                       "id": "new-event-in-b"}],
@@ -334,7 +360,7 @@ def hostile_records(world: World) -> dict[str, list[dict[str, Any]]]:
         "b's memory id re-scoped to a, then its history": [as_a, forged],
         "history of a's memory whose snapshot names team b": [{
             **own_history, "id": "snapshot-in-b",
-            "after": {**own_history["after"], "scope": {"team": B}}}],
+            "after": {**own_history["after"], "scope": world.b.scope}}],
     }
 
 
@@ -401,7 +427,7 @@ def test_every_operation_naming_team_b_is_refused_and_changes_nothing_of_team_b(
     spec = world.api.app.openapi()  # type: ignore[attr-defined]
     assert not uncovered(spec, world), "operations no case generator covers"
     failures: list[tuple[Any, ...]] = []
-    before = snapshot(world.facade, B)
+    before = snapshot(world.facade, world.b.scope)
     for op in operations(spec):
         for case in cases_of(op, world):
             response = case.send(world, world.a.headers)
@@ -410,7 +436,7 @@ def test_every_operation_naming_team_b_is_refused_and_changes_nothing_of_team_b(
             if not refused(case, response, world) or leaks(world, response.text, sent):
                 failures.append((case.operation, case.how, response.status_code,
                                  response.text[:300]))
-            after = snapshot(world.facade, B)
+            after = snapshot(world.facade, world.b.scope)
             if after != before:
                 failures.append((case.operation, case.how, "changed team b",
                                  changes(before, after)))
@@ -420,7 +446,7 @@ def test_every_operation_naming_team_b_is_refused_and_changes_nothing_of_team_b(
             response = case.send(world, world.a.headers)
             world.facade.work()
             assert response.status_code < 500, (case, response.text)
-            after = snapshot(world.facade, B)
+            after = snapshot(world.facade, world.b.scope)
             if after != before:
                 failures.append((case.operation, case.how, "changed team b",
                                  changes(before, after)))
@@ -446,7 +472,7 @@ def test_a_new_route_without_a_case_generator_fails_the_sweep(world: World) -> N
 
 def leaks(world: World, answer: str, sent: str = "") -> bool:
     """Whether an answer to team A shows team B's text or an id of team B it was not sent."""
-    return f"Team {B} " in answer or any(
+    return f"Team {world.b.name} " in answer or any(
         i in answer for i in world.b.ids.values() if i not in sent)
 
 
@@ -463,14 +489,14 @@ def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 # -- the MCP tools ---------------------------------------------------------------------------------
 
 
-def tool_cases(tool: Any, world: World) -> Iterator[tuple[str, Scope | dict[str, str],
+def tool_cases(tool: Any, world: World) -> Iterator[tuple[str, dict[str, str],
                                                           dict[str, Any]]]:
     """(how, the scope the caller names, the arguments) for one tool."""
     properties = tool.input_schema.get("properties", {})
     mine = {name: tool_sample(name, spec, world.a, world)
             for name, spec in properties.items() if name in tool.input_schema.get("required", ())}
-    yield "team b in the X-Strata headers", {"team": B}, mine
-    yield "b's user in the X-Strata headers", {"team": B, "user": "carol"}, mine
+    for scope in world.naming:
+        yield f"{scope} in the X-Strata headers", scope, mine
     ids = {name for name in properties if name in ("memory_id", "version_id")}
     if ids:
         theirs = {**mine, **{name: tool_sample(name, properties[name], world.b, world)
@@ -506,7 +532,7 @@ def test_every_mcp_tool_naming_team_b_is_refused_and_changes_nothing_of_team_b(
     failures: list[tuple[Any, ...]] = []
 
     async def sweep() -> None:
-        before = snapshot(world.facade, B)
+        before = snapshot(world.facade, world.b.scope)
         async with Client(server) as client:
             for tool in (await client.list_tools()).tools:
                 for how, scope, arguments in tool_cases(tool, world):
@@ -520,7 +546,7 @@ def test_every_mcp_tool_naming_team_b_is_refused_and_changes_nothing_of_team_b(
                                                   or code not in REFUSED_CODES))
                             or leaks(world, answer, json.dumps(arguments))):
                         failures.append((tool.name, how, code, answer[:200]))
-                    after = snapshot(world.facade, B)
+                    after = snapshot(world.facade, world.b.scope)
                     if after != before:
                         failures.append((tool.name, how, "changed team b",
                                          changes(before, after)))
@@ -538,10 +564,10 @@ def test_an_mcp_session_of_team_b_is_not_found_for_team_a_on_every_tool(world: W
             "clientInfo": {"name": "sweep", "version": "0"}}})
     session = {**accept, **world.a.headers, "mcp-session-id": opened.headers["mcp-session-id"]}
     tools = [name for name, _ in TOOLS]
-    before = snapshot(world.facade, B)
+    before = snapshot(world.facade, world.b.scope)
     answers = [world.api.post("/mcp", headers=session, json={
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": name, "arguments": {}}}) for name in tools]
     answers += [world.api.get("/mcp", headers=session), world.api.delete("/mcp", headers=session)]
     assert [a.status_code for a in answers] == [404] * (len(tools) + 2)
-    assert snapshot(world.facade, B) == before
+    assert snapshot(world.facade, world.b.scope) == before
