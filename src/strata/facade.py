@@ -61,7 +61,7 @@ from strata.retention import RetentionReport, record_policy, retention_for
 from strata.settings import PROMOTE_LOCK_MINUTES, Settings, load_settings
 from strata.shield import CompactionShield
 from strata.tiers import SweepReport, hot_cached, sweeper_for
-from strata.transfer import Importer, export_lines
+from strata.transfer import Admit, Importer, export_lines
 from strata.worker import Runner, Worker
 from strata.writer import Writer
 
@@ -460,7 +460,7 @@ class Strata:
     def import_records(
         self, records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None,
         batch_size: int = 256, on_progress: Callable[[int], None] | None = None,
-        actor: Actor | None = None,
+        actor: Actor | None = None, admit: Admit | None = None,
     ) -> ImportReport:
         """Load JSON objects: exported records are restored with their ids and history; plain
         ``{"text": ...}`` objects are remembered (``strata.transfer``)."""
@@ -469,7 +469,7 @@ class Strata:
             return 0 if all(result.deduplicated) or result.replayed else 1
 
         return Importer(self.store, self.embedder, remember, batch_size=batch_size,
-                        actor=actor).run(records, on_progress)
+                        actor=actor, admit=admit).run(records, on_progress)
 
     # -- callers ----------------------------------------------------------------------------
 
@@ -532,9 +532,11 @@ class Strata:
         return self._sweeper.run_decay(actor=actor, dry_run=dry_run, team=team)
 
     def run_retention(self, *, dry_run: bool = False,
-                      progress: Callable[[str, int], None] | None = None) -> RetentionReport:
-        """Purge tombstones, history and finished jobs past their configured windows."""
-        return self._retention.run(dry_run=dry_run, progress=progress)
+                      progress: Callable[[str, int], None] | None = None,
+                      team: str | None = None) -> RetentionReport:
+        """Purge tombstones, history and finished jobs past their configured windows (with
+        ``team``: that team's tombstones only, ``strata.retention.team_cutoffs``)."""
+        return self._retention.run(dry_run=dry_run, progress=progress, team=team)
 
     def schedule_maintenance(self, kind: JobKind | str, *, team: str | None = None,
                              dry_run: bool = False) -> str:

@@ -276,11 +276,10 @@ class GuardedStrata:
                                include_deleted=include_deleted, level=level, have=have)
 
     def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
-        """The configured windows only (an override would need a human's approval), over the
-        whole store: a purged tombstone's or history row's team is not always known any
-        more. A team-bound caller is shown the counts, not the ids (other teams' rows)."""
+        """The configured windows only (an override would need a human's approval); a
+        team-bound caller purges its team's tombstones only and is shown the counts."""
         self._authorize(Operation.MAINTAIN)
-        report = self.strata.run_retention(dry_run=dry_run)
+        report = self.strata.run_retention(dry_run=dry_run, team=self._team())
         if self._team() is not None:
             report.ids = {category: [] for category in report.ids}
         return report
@@ -295,17 +294,14 @@ class GuardedStrata:
 
     def import_records(self, records: Iterable[Mapping[str, Any]], *, scope: ScopeLike = None,
                        on_progress: Callable[[int], None] | None = None) -> ImportReport:
-        """Exported records must lie within the principal's scope (a record outside it stops
-        the import like a malformed one: what came before is kept and reported)."""
+        """Every record must lie within the principal's scope (``strata.transfer.TenantImport``;
+        one outside it stops the import like a malformed one: what came before is kept and
+        reported)."""
+        from strata.transfer import admission
+
         self._authorize(Operation.IMPORT)
         return self.strata.import_records(
-            self._within_scope(records), scope=self.scope(scope), on_progress=on_progress,
-            actor=self.actor,
+            records, scope=self.scope(scope), on_progress=on_progress, actor=self.actor,
+            admit=admission(self.principal.scope, self.strata.store),
         )
-
-    def _within_scope(self, records: Iterable[Mapping[str, Any]]
-                      ) -> Iterator[Mapping[str, Any]]:
-        from strata.transfer import within_scope
-
-        return within_scope(records, self.principal.scope, self.strata.store)
 

@@ -190,13 +190,25 @@ class Principal:
         return cls(id=record.id, role=Role.parse(record.role), scope=scope, kind="token")
 
 
+#: Operations over a whole team: a principal pinned to a user or agent may not run them.
+WHOLE_TEAM = frozenset({Operation.MAINTAIN})
+
+
 def authorize(principal: Principal, operation: Operation) -> None:
-    """Refuse (``PermissionDenied``) unless the principal's role allows ``operation``."""
+    """Refuse (``PermissionDenied``) unless the principal's role allows ``operation``; and
+    (``ScopeDenied``) a ``WHOLE_TEAM`` operation to a principal pinned to a user or agent,
+    whose run would change what other users' tokens own."""
     needed = REQUIRED_ROLE[operation]
     if principal.role < needed:
         raise PermissionDenied(
             f"{operation.value} needs the {needed.label} role; this caller is "
             f"{principal.role.label}", operation=operation.value, role=principal.role.label,
+        )
+    own = principal.scope
+    if operation in WHOLE_TEAM and own is not None and (own.user or own.agent):
+        raise ScopeDenied(
+            f"{operation.value} runs over a whole team; this caller is bound to a user or "
+            "agent within it", operation=operation.value, allowed_scope=own.to_dict(),
         )
 
 
@@ -205,8 +217,13 @@ def narrow(principal: Principal, requested: Scope | Mapping[str, Any] | str | No
     when its token names them) are the principal's: a request that leaves them out gets
     them, a request that names another value is refused (``ScopeDenied``, with the allowed
     scope in ``details``), never rewritten. The other dimensions are the request's."""
+    return narrow_to(principal.scope, requested)
+
+
+def narrow_to(own: Scope | None, requested: Scope | Mapping[str, Any] | str | None) -> Scope:
+    """``narrow`` for a caller whose scope is ``own`` (None: unrestricted); also what an
+    import applies to each plain record's own ``scope`` field."""
     asked = Scope.parse(requested)
-    own = principal.scope
     if own is None:
         return asked
     named = _named_dimensions(requested)

@@ -411,12 +411,13 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
         by id: the maintenance sweep (tiers, decay), which no viewer's visibility bounds."""
         ...
 
-    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
-                         ) -> builtins.list[str]:
-        """Hard-delete up to ``limit`` soft-deleted, unpinned memories deleted before
-        ``before`` (oldest first), in one transaction and in the safe order: graph links
-        (counts recomputed, orphans dropped), vector and search rows, then the row. Their
-        history rows and events stay. Returns the ids; ``dry_run``: the ids, nothing deleted."""
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False,
+                         team: str | None = None) -> builtins.list[str]:
+        """Hard-delete up to ``limit`` soft-deleted, unpinned memories (of ``team``, if given)
+        deleted before ``before`` (oldest first), in one transaction and in the safe order:
+        graph links (counts recomputed, orphans dropped), vector and search rows, then the
+        row. Their history rows and events stay. Returns the ids; ``dry_run``: the ids,
+        nothing deleted."""
         ...
 
     def purge_history(self, before: datetime, limit: int, *, dry_run: bool = False

@@ -27,6 +27,7 @@ import builtins
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from strata.domain.jobs import Job, JobKind, JobStatus
@@ -141,15 +142,21 @@ class RetentionWorker:
         return {JobKind.RETENTION: self._job}
 
     def _job(self, job: Job) -> JobOutput:
-        return JobOutput(_summary(self.run(dry_run=job.payload.get("dry_run") is True)))
+        team = job.payload.get("team")
+        return JobOutput(_summary(self.run(dry_run=job.payload.get("dry_run") is True,
+                                           team=team if isinstance(team, str) else None)))
 
-    def run(self, *, dry_run: bool = False, progress: Progress | None = None
-            ) -> RetentionReport:
-        report = RetentionReport(dry_run, self.windows().cutoffs(self.clock.now()))
-        for category, purge in (("tombstones", self.store.purge_tombstones),
+    def run(self, *, dry_run: bool = False, progress: Progress | None = None,
+            team: str | None = None) -> RetentionReport:
+        """Purge what is past its window; with ``team``, only that team's tombstones (see
+        ``team_cutoffs``)."""
+        report = RetentionReport(dry_run, team_cutoffs(self.windows().cutoffs(
+            self.clock.now()), team))
+        tombstones = partial(self.store.purge_tombstones, team=team)
+        for category, purge in (("tombstones", tombstones),
                                 ("history", self.store.purge_history)):
             if category not in report.cutoffs:
-                continue  # kept forever
+                continue  # kept forever (or not the team's to purge)
             for ids in self._batches(purge, report.cutoffs[category], dry_run):
                 report.purged[category] += len(ids)
                 report.ids[category].extend(ids)
@@ -178,6 +185,13 @@ class RetentionWorker:
             return self.store.purge_jobs([status], before)
         finished = self.store.jobs(statuses=[status], limit=DRY_RUN_LIMIT)
         return sum(1 for job in finished if job.updated_at < before)
+
+
+def team_cutoffs(cutoffs: dict[str, datetime], team: str | None) -> dict[str, datetime]:
+    """The categories a run over ``team`` purges: its tombstones only. History rows move the
+    store-wide horizon (every team's time travel) and finished jobs are not all of a team,
+    so those stay with the store-wide run (the worker, the local admin)."""
+    return cutoffs if team is None else {k: v for k, v in cutoffs.items() if k == "tombstones"}
 
 
 def _summary(report: RetentionReport) -> dict[str, Any]:

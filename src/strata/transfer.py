@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
@@ -28,13 +29,16 @@ from strata.domain.graph_rules import facts_from_dict
 from strata.domain.lifecycle import Actor
 from strata.domain.models import Event, HistoryEvent, Memory, Scope
 from strata.domain.secrets import masked_text
-from strata.errors import InvalidInput
+from strata.errors import InvalidInput, ScopeDenied
 from strata.history.imports import ImportedHistory
 from strata.ingest import memory_search_text
-from strata.policy import owns
+from strata.policy import narrow_to, owns
 from strata.ports import Embedder, ExportKind, ExportRecord, Store
 from strata.results import ImportReport
 from strata.stores.common import encode_vector
+
+#: Checks (and may rewrite) one data record of an import, given its line number.
+Admit = Callable[[Mapping[str, Any], int], Mapping[str, Any]]
 
 FORMAT = "strata-export"
 FORMAT_VERSION = 1
@@ -154,32 +158,33 @@ def parse_record(record: Mapping[str, Any], line_no: int) -> ExportRecord:
 
 class Importer:
     """One import run: batches exported records into ``store.restore``, remembers plain
-    objects, checks the header and checksum, and backfills missing history rows."""
+    objects, checks the header and checksum, and backfills missing history rows. ``admit``
+    (a caller's ``TenantImport``) sees every data record after the checksum has."""
 
     def __init__(self, store: Store, embedder: Embedder, remember: RememberPlain, *,
-                 batch_size: int, actor: Actor | None) -> None:
+                 batch_size: int, actor: Actor | None, admit: Admit | None = None) -> None:
         self.store, self.embedder, self.remember = store, embedder, remember
-        self.batch_size, self.actor = batch_size, actor
+        self.batch_size, self.actor, self.admit = batch_size, actor, admit
         self.pending: list[ExportRecord] = []
         self.digest = Digest()
+        self.watched = ImportedHistory()  # memories without their history row
         self.read = self.inserted = 0
 
     def run(self, records: Iterable[Any], on_progress: Callable[[int], None] | None
             ) -> ImportReport:
-        watched = ImportedHistory()  # memories without their history row
         try:
-            for line_no, record in enumerate(watched.watch(records), start=1):
+            for line_no, record in enumerate(records, start=1):
                 self._one(record, line_no)
                 if on_progress is not None:
                     on_progress(self.read)
-        except InvalidInput as exc:
+        except (InvalidInput, ScopeDenied) as exc:
             self._flush()  # what was valid before the bad record is kept, and said so
-            watched.backfill(self.store, self.actor or Actor())
+            self.watched.backfill(self.store, self.actor or Actor())
             exc.details.update(records_before_error=self.read,
                                inserted_before_error=self.inserted)
             raise
         self._flush()
-        watched.backfill(self.store, self.actor or Actor())
+        self.watched.backfill(self.store, self.actor or Actor())
         return ImportReport(read=self.read, inserted=self.inserted,
                             skipped=self.read - self.inserted)
 
@@ -194,12 +199,16 @@ class Importer:
             _check_checksum(record, self.digest, line_no)
             return
         if "record" in record:
-            self.pending.append(parse_record(record, line_no))
-            self.digest.add(record)
+            self.digest.add(record)  # the file as it was sent
+            admitted = self.admit(record, line_no) if self.admit else record
+            self.pending.append(parse_record(admitted, line_no))
+            self.watched.note(admitted)
             if len(self.pending) >= self.batch_size:
                 self._flush()
         else:
-            self.inserted += self.remember(_plain_fields(record, line_no), self.actor)
+            fields = _plain_fields(record, line_no)
+            admitted = self.admit(fields, line_no) if self.admit else fields
+            self.inserted += self.remember(dict(admitted), self.actor)
         self.read += 1
 
     def _flush(self) -> None:
@@ -251,43 +260,98 @@ def with_vectors(records: list[ExportRecord], embedder: Embedder) -> list[Export
 
 # -- what a caller may import -----------------------------------------------------------------
 
-
-def within_scope(records: Iterable[Any], own: Scope | None, store: Store
-                 ) -> Iterator[Any]:
-    """``records`` as they are, refusing (``InvalidInput``) an exported record outside
-    ``own``: a record of another scope, history or versions of a memory neither imported
-    here nor owned, or a memory whose id the store already holds under another scope (it
-    would not be written, and must not vouch for the history records that follow it)."""
-    imported: set[str] = set()
-    for line_no, record in enumerate(records, start=1):
-        if (own is not None and isinstance(record, Mapping)
-                and record.get("record") in _REQUIRED):
-            _check_owned(record, own, store, imported, line_no)
-        yield record
+#: Keys whose string values (or lists of them) name a record of the store, at any depth.
+REFERENCE_KEYS = frozenset({
+    "id", "memory_id", "memory_ids", "event_id", "event_ids", "parent_id", "version_id",
+    "active_version_id", "supersedes", "contradicts", "context_memory_ids", "target_id",
+    "summary_id", "source_id", "episode_id", "derived_ids",
+})
+_RENAMED = uuid.UUID("8d0f5a52-4b7e-4c38-9a3e-2f1c6b7d9e01")  # the uuid5 namespace
 
 
-def _check_owned(record: Mapping[str, Any], own: Scope, store: Store, imported: set[str],
-                 line_no: int) -> None:
-    if record.get("record") in _OF_A_MEMORY:
-        memory_id = str(record.get("memory_id"))
-        if memory_id not in imported and not _owns_stored(store, memory_id, own):
-            raise InvalidInput(f"record {line_no}: {record.get('record')} of a memory outside "
-                               "your scope")
-        return
-    try:
-        owner = Scope.parse(record.get("scope"))
-    except (InvalidInput, TypeError) as exc:
-        raise InvalidInput(f"record {line_no}: malformed scope") from exc
-    if not owns(own, owner):
-        raise InvalidInput(f"record {line_no}: scope {owner.key!r} is outside yours")
-    if record.get("record") == "memory":
-        memory_id = str(record.get("id"))
-        if store.history(memory_id) and not _owns_stored(store, memory_id, own):
-            raise InvalidInput(f"record {line_no}: memory id {memory_id} is taken by a memory "
-                               "outside your scope")
-        imported.add(memory_id)
+class TenantImport:
+    """What an import by a scope-bound caller (a token) may write, record by record: every
+    record's scope is checked against the caller's, never trusted.
+
+    * A plain record's ``scope`` is narrowed like an API body's (``strata.policy.narrow_to``):
+      naming another team, user or agent is ``ScopeDenied``.
+    * An exported record must lie within the caller's scope (``ScopeDenied``), and history,
+      versions and graph links must belong to a memory imported here or owned.
+    * Ids the caller does not already own are renamed, the same way every time (``rename``):
+      so whether an id exists in another tenant changes nothing the caller can observe, a
+      record can never land on (or vouch for) another tenant's row, and importing the same
+      file twice, or one's own export, still skips what is there (decision 0024).
+    """
+
+    def __init__(self, own: Scope, store: Store) -> None:
+        self.own, self.store = own, store
+        self.imported: set[str] = set()
+        self._owned: frozenset[str] | None = None
+
+    def __call__(self, record: Mapping[str, Any], line_no: int) -> Mapping[str, Any]:
+        if "record" not in record:
+            return self._narrowed_plain(record, line_no)
+        renamed = {key: self._renamed(value, key) for key, value in record.items()}
+        self._check_owned(renamed, line_no)
+        return renamed
+
+    def rename(self, record_id: str) -> str:
+        """``record_id`` if the caller owns it, else a name derived from it and the caller's
+        scope (a UUIDv5: another tenant's import of the same id gets another name)."""
+        if record_id in self.owned():
+            return record_id
+        return str(uuid.uuid5(_RENAMED, f"{self.own.key}\n{record_id}"))
+
+    def owned(self) -> frozenset[str]:
+        """The ids of every event, memory, history row and version the caller owns."""
+        if self._owned is None:
+            self._owned = frozenset(str(r["id"]) for r in export_lines(self.store, self.own)
+                                    if r.get("record") in _REQUIRED and "id" in r)
+        return self._owned
+
+    def _renamed(self, value: Any, key: str = "") -> Any:
+        if isinstance(value, Mapping):
+            return {k: self._renamed(v, k) for k, v in value.items()}
+        if key in REFERENCE_KEYS and isinstance(value, str):
+            return self.rename(value)
+        if key in REFERENCE_KEYS and isinstance(value, list):
+            return [self.rename(v) if isinstance(v, str) else v for v in value]
+        return value
+
+    def _narrowed_plain(self, record: Mapping[str, Any], line_no: int) -> Mapping[str, Any]:
+        if record.get("scope") is None:
+            return record
+        try:
+            scope = narrow_to(self.own, record["scope"])
+        except ScopeDenied as exc:
+            raise ScopeDenied(f"record {line_no}: {exc.message}", **exc.details) from None
+        return {**record, "scope": scope.to_dict()}
+
+    def _check_owned(self, record: Mapping[str, Any], line_no: int) -> None:
+        kind = record.get("record")
+        if kind in _OF_A_MEMORY:
+            memory_id = str(record.get("memory_id"))
+            if memory_id not in self.imported and memory_id not in self.owned():
+                raise ScopeDenied(f"record {line_no}: {kind} of a memory neither in this "
+                                  "import nor yours", allowed_scope=self.own.to_dict())
+            for snapshot in (record.get("before"), record.get("after")):
+                if isinstance(snapshot, Mapping) and "scope" in snapshot:
+                    self._check_scope(snapshot["scope"], line_no)  # time travel reads them
+            return
+        self._check_scope(record.get("scope"), line_no)
+        if kind == "memory":
+            self.imported.add(str(record.get("id")))
+
+    def _check_scope(self, scope: Any, line_no: int) -> None:
+        try:
+            owner = Scope.parse(scope)
+        except (InvalidInput, TypeError) as exc:
+            raise InvalidInput(f"record {line_no}: malformed scope") from exc
+        if not owns(self.own, owner):
+            raise ScopeDenied(f"record {line_no}: scope {owner.key!r} is outside yours",
+                              allowed_scope=self.own.to_dict())
 
 
-def _owns_stored(store: Store, memory_id: str, own: Scope) -> bool:
-    memory = store.get(memory_id, own, include_deleted=True)
-    return memory is not None and owns(own, memory.scope)
+def admission(own: Scope | None, store: Store) -> Admit | None:
+    """How an import by a caller of scope ``own`` admits records (None: unrestricted)."""
+    return TenantImport(own, store) if own is not None else None

@@ -176,7 +176,7 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
     assert SECRET not in preview.text and not {i for i in a_ids if i in preview.text}
     modified = calls["POST /v1/modify"]().json()["items"][0]
     assert not modified["ok"] and modified["error"]["code"] == "not_found"
-    assert calls["POST /v1/import"]().status_code == 422
+    assert calls["POST /v1/import"]().json()["error"]["code"] == "scope_denied"
     assert calls["GET /v1/graph/entities"]().status_code == 403  # names team a
     own = api.get("/v1/graph/entities", headers=b_admin)
     assert own.json()["items"] == []  # Zed and Oslo are team a's

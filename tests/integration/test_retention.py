@@ -214,3 +214,20 @@ def test_any_running_worker_purges_deleted_memories_and_history_no_user_chose_to
     with Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock, embedded_worker=False,
                      retention_tombstone_days=30) as chosen:
         assert chosen.run_retention().purged["tombstones"] == 1
+
+
+def test_retention_by_a_team_purges_only_that_teams_tombstones(strata: Strata,
+                                                               clock: FakeClock) -> None:
+    strata = purging(strata, clock)
+    ids = {}
+    for team in ("a", "b"):
+        ids[team] = strata.remember(f"{team} sails", scope={"team": team}, raw=True).memory_ids[0]
+        strata.forget(ids[team], reason="x", scope={"team": team})
+    clock.advance(days=200)
+    planned = strata.run_retention(dry_run=True, team="a")
+    assert planned.ids["tombstones"] == [ids["a"]] and set(planned.cutoffs) == {"tombstones"}
+    report = strata.run_retention(team="a")
+    assert report.ids == {"tombstones": [ids["a"]], "history": []}
+    assert strata.stats(team="a").memories == 0 and strata.stats(team="b").memories == 1
+    assert strata.history_horizon() is None  # history is the store-wide run's
+    assert strata.run_retention().ids["tombstones"] == [ids["b"]]

@@ -147,9 +147,14 @@ def test_forged_history_rides_on_a_memory_id_owned_by_another_scope() -> None:
     forged = [{**r, "id": victim} if r["record"] == "memory" else {**r, "memory_id": victim}
               for r in records if r.get("id") == decoy or r.get("memory_id") == decoy]
     before = strata.history(victim, scope="b")
-    with pytest.raises(InvalidInput, match="outside your scope"):
-        attacker.import_records(forged)
+    report = attacker.import_records(forged)  # re-scoped: the records land under a new id
     assert strata.history(victim, scope="b") == before
+    assert strata.get(victim, scope="b").content == "Team b's secret plan."
+    (landed,) = [m for m in strata.list(scope="a").items]
+    assert landed.id != victim and landed.content == "Anything."
+    assert [h.memory_id for h in strata.history(landed.id, scope="a")] == [landed.id]
+    assert report.inserted == 2  # as for an id nobody holds: the counts reveal nothing
+    assert attacker.import_records(forged).skipped == 2  # and the same file again skips
 
 
 @pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))

@@ -274,7 +274,7 @@ def test_import_refuses_records_outside_the_callers_scope(strata: Strata) -> Non
     source = memory_strata()
     source.remember("from b", scope=B)
     admin = caller(strata, "admin", team="a")
-    with pytest.raises(InvalidInput, match="outside yours"):
+    with pytest.raises(ScopeDenied, match="outside yours"):
         admin.import_records(list(source.export()))
     assert strata.stats().memories == 0
     with pytest.raises(ScopeDenied):

@@ -4,7 +4,7 @@ row of its version, so point-in-time reconstruction (``strata.history.timetravel
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from strata.domain.ids import new_id
@@ -26,13 +26,8 @@ class ImportedHistory:
         self._versions: dict[str, tuple[Scope, int]] = {}
         self._covered: set[tuple[str, int]] = set()
 
-    def watch(self, records: Iterable[Any]) -> Iterator[Any]:
-        for record in records:
-            if isinstance(record, Mapping):
-                self._note(record)
-            yield record
-
-    def _note(self, record: Mapping[str, Any]) -> None:
+    def note(self, record: Mapping[str, Any]) -> None:
+        """Note one record as it is imported (memories, and the history rows of them)."""
         try:
             if record.get("record") == "memory":
                 self._versions[str(record["id"])] = (Scope.parse(record["scope"]),

@@ -491,10 +491,11 @@ class InMemoryStore(InMemoryJobQueue):
                          if not m.is_deleted and (after_id is None or i > after_id))
             return [self._memories[i] for i in ids[:limit]]
 
-    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
-                         ) -> builtins.list[str]:
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False,
+                         team: str | None = None) -> builtins.list[str]:
         with self._lock:
-            due = sorted((m for m in self._memories.values() if _purgeable(m, before)),
+            due = sorted((m for m in self._memories.values() if _purgeable(m, before)
+                          and team in (None, m.scope.team)),
                          key=lambda m: (m.deleted_at, m.id))
             chosen = [m.id for m in due[:limit]]
             if not dry_run:

@@ -34,6 +34,9 @@ class RetentionSQL:
             "due_tombstones": f"""SELECT id, team FROM memories
                 WHERE lifecycle = 'deleted' AND pinned = {p} AND deleted_at < {p}
                 ORDER BY deleted_at, id LIMIT {p}""",
+            "due_team_tombstones": f"""SELECT id, team FROM memories
+                WHERE team = {p} AND lifecycle = 'deleted' AND pinned = {p} AND deleted_at < {p}
+                ORDER BY deleted_at, id LIMIT {p}""",
             # A purged memory's representation versions go with it (they describe it only).
             "delete_versions": f"DELETE FROM memory_versions WHERE memory_id = {p}",
             "delete_memory": f"DELETE FROM memories WHERE id = {p}",
@@ -63,11 +66,13 @@ class RetentionSQL:
     def scan(self, conn: Connection, after_id: str | None, limit: int) -> list[Any]:
         return list(conn.execute(self.statements["scan"], (after_id or "", limit)).fetchall())
 
-    def due_tombstones(self, conn: Connection, before: datetime, limit: int
-                       ) -> list[tuple[str, str]]:
+    def due_tombstones(self, conn: Connection, before: datetime, limit: int,
+                       team: str | None = None) -> list[tuple[str, str]]:
         d = self.dialect
-        rows = conn.execute(self.statements["due_tombstones"],
-                            (d.flag(False), d.time(before), limit)).fetchall()
+        params = (d.flag(False), d.time(before), limit)
+        rows = conn.execute(self.statements["due_tombstones"], params).fetchall() if (
+            team is None) else conn.execute(self.statements["due_team_tombstones"],
+                                            (team, *params)).fetchall()
         return [(row[0], row[1]) for row in rows]
 
     def due_history(self, conn: Connection, before: datetime, limit: int) -> list[str]:

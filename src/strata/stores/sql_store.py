@@ -488,15 +488,15 @@ class SQLStore(SQLJobQueue):
             rows = self.retention.scan(conn, after_id, limit)
         return [memory_from_row(self.dialect, row) for row in rows]
 
-    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False
-                         ) -> builtins.list[str]:
+    def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False,
+                         team: str | None = None) -> builtins.list[str]:
         def purge(conn: Any) -> builtins.list[str]:
-            due = self.retention.due_tombstones(conn, before, limit)
+            due = self.retention.due_tombstones(conn, before, limit, team)
             if dry_run:
                 return [memory_id for memory_id, _ in due]
             statements = self.retention.statements
-            for memory_id, team in due:
-                self.graph.relink(conn, memory_id, team, GraphFacts(), before)  # links first
+            for memory_id, owner in due:
+                self.graph.relink(conn, memory_id, owner, GraphFacts(), before)  # links first
                 self._purge_memory_rows(conn, memory_id)
                 conn.execute(statements["delete_versions"], (memory_id,))
                 conn.execute(statements["delete_memory"], (memory_id,))

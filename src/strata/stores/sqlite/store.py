@@ -357,12 +357,13 @@ class SQLiteStore(SQLStore):
             events = conn.execute(queries[1], args).fetchone()[0]
             history = conn.execute(queries[2], args).fetchone()[0]
             version = migrations.current_version(conn)
+        details: dict[str, Any] = {"path": str(self.path), "embedder": self.embedder_name}
+        if team is None:  # the vector index is the store's: not a team's count
+            details["indexed_vectors"] = len(self._index)
         return StoreStats(
             events=events, memories=count[0], live_memories=count[1] or 0,
             deleted_memories=count[2] or 0, history_rows=history, schema_version=version,
-            backend=self.backend,
-            details={"path": str(self.path), "embedder": self.embedder_name,
-                     "indexed_vectors": len(self._index)},
+            backend=self.backend, details=details,
         )
 
     # -- export / restore -------------------------------------------------------------------
