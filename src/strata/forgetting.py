@@ -19,7 +19,7 @@ from typing import Any
 from strata.domain.lifecycle import Actor, check_reason
 from strata.domain.models import LIVE, Filters, Memory, Scope, ScopeLike
 from strata.editing import one_item
-from strata.errors import ConfirmationRequired, InvalidInput
+from strata.errors import ConfirmationRequired, InvalidInput, NotFound
 from strata.policy import Signer, owns
 from strata.ports import Clock, Store
 from strata.recall import RecallConfig, Retriever
@@ -74,10 +74,15 @@ class Forgetting:
                      if owns(where, h.memory.scope) and self._matches(h.signals))
 
     def _by_ids(self, ids: Sequence[str], where: Scope) -> tuple[ForgetCandidate, ...]:
-        found = {m.id: m for m in self._store.get_many(list(ids), where)}
+        """The named memories; one the scope does not own (or that does not exist) is 404,
+        like forgetting it one by one."""
+        found = {m.id: m for m in self._store.get_many(list(ids), where)
+                 if owns(where, m.scope)}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise NotFound(f"memory {missing[0]} not found", ids=missing)
         return tuple(ForgetCandidate(found[i], 1.0) for i in ids
-                     if i in found and owns(where, found[i].scope)
-                     and found[i].lifecycle in LIVE)
+                     if found[i].lifecycle in LIVE)
 
     def _signed(self, candidates: tuple[ForgetCandidate, ...], where: Scope,
                 actor: Actor) -> ForgetPreview:

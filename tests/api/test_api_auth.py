@@ -138,6 +138,8 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         "POST /v1/memories/{memory_id}/rollback": lambda: api.post(
             f"/v1/memories/{a_id}/rollback", headers=b_admin, params=A,
             json={"to_version": 1, "reason": "x"}),
+        "POST /v1/memories/{memory_id}/undo": lambda: api.post(
+            f"/v1/memories/{a_id}/undo", headers=b_admin, params=A, json={"reason": "x"}),
         "GET /healthz": lambda: api.get("/healthz", headers=b_admin),
         "GET /metrics": lambda: api.get("/metrics", headers=b_admin),
         # -- compression hammer --
@@ -244,6 +246,8 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
         "POST /v1/memories/{memory_id}/rollback": lambda c, h: c.post(
             f"/v1/memories/{memory_id}/rollback", headers=h,
             json={"to_version": 1, "reason": "r"}),
+        "POST /v1/memories/{memory_id}/undo": lambda c, h: c.post(
+            f"/v1/memories/{memory_id}/undo", headers=h, json={"reason": "r"}),
     }
 
 

@@ -102,6 +102,7 @@ def test_import_of_the_callers_own_export_keeps_its_ids(api: TestClient, facade:
 def test_team_stats_carried_the_store_wide_vector_count(facade: Strata) -> None:
     facade.remember("Team a's note.", scope={"team": "a"})
     facade.remember("Team b's note.", scope={"team": "b"})
+    facade.warm_up()  # the vector index is loaded on the first search
     assert "indexed_vectors" not in facade.stats(team="b").details
     assert facade.stats().details["indexed_vectors"] >= 2
 
