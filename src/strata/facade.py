@@ -41,7 +41,7 @@ from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
 from strata.opening import open_parts
 from strata.pipeline import GraphHook, WritePipeline
-from strata.policy import Principal, RateLimiter, Role, Signer
+from strata.policy import Principal, RateLimiter, Role, Signer, WriteBudget
 from strata.ports import Clock, Embedder, Page, StoreStats, SystemClock, TokenRecord
 from strata.providers.chain import ProviderChain, build_chain
 from strata.reading import Reader
@@ -111,6 +111,9 @@ class Strata:
         self.tokens_ = Tokens(store, self._clock)
         self.rate_limiter = RateLimiter(self.settings.mutation_rate_per_s,
                                         self.settings.mutation_burst)
+        self.write_budget = WriteBudget(self.settings.write_budget_requests,
+                                        self.settings.write_budget_chars,
+                                        self.settings.write_budget_window_s)
         secret = self.settings.confirm_secret
         signer = Signer(secret.get_secret_value().encode() if secret else secrets.token_bytes(32))
         self.forgetting = Forgetting(self._retriever, self.settings, self._clock, signer,

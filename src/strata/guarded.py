@@ -10,8 +10,10 @@ the rules of ``strata.policy`` applied before each call, in this order:
 3. the target is looked up in that scope (``NotFound`` for anything outside it, exactly like
    a missing id);
 4. changes need the target owned within the principal's scope (``ScopeDenied``);
-5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket
-   (``RateLimited``), token principals only: the local user is trusted.
+5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket,
+   and remember and shield from its write budget (requests and characters per window)
+   (``RateLimited``, with ``retry_after_s``), token principals only: the local user is
+   trusted.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from strata.policy import (
     check_owns,
     is_broad,
     narrow,
+    written_chars,
 )
 from strata.ports import Page, StoreStats
 from strata.results import (
@@ -79,6 +82,10 @@ class GuardedStrata:
         if self.principal.kind == "token":
             self.strata.rate_limiter.take(self.principal.id, cost)
 
+    def _spend_write(self, chars: int) -> None:
+        if self.principal.kind == "token":
+            self.strata.write_budget.take(self.principal.id, chars)
+
     def _owned(self, memory_id: str, scope: Scope, *, include_deleted: bool = False) -> Memory:
         memory = self.strata.get(memory_id, scope=scope, include_deleted=include_deleted)
         check_owns(self.principal, memory.scope, memory_id)
@@ -89,7 +96,9 @@ class GuardedStrata:
     def remember(self, text: str | None = None, *, scope: ScopeLike = None,
                  **fields: Any) -> RememberResult:
         self._authorize(Operation.WRITE)
-        return self.strata.remember(text, scope=self.scope(scope), actor=self.actor, **fields)
+        where = self.scope(scope)
+        self._spend_write(written_chars(text, fields.get("messages")))
+        return self.strata.remember(text, scope=where, actor=self.actor, **fields)
 
     def modify(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                **fields: Any) -> Memory:
@@ -185,7 +194,9 @@ class GuardedStrata:
                conversation_id: str | None = None,
                idempotency_key: str | None = None) -> ShieldResult:
         self._authorize(Operation.WRITE)
-        return self.strata.shield(messages, scope=self.scope(scope),
+        where = self.scope(scope)
+        self._spend_write(written_chars(None, messages))
+        return self.strata.shield(messages, scope=where,
                                   conversation_id=conversation_id,
                                   idempotency_key=idempotency_key, actor=self.actor)
 
