@@ -115,8 +115,11 @@ class WritePipeline:
                     outcome.warnings), warnings=list(outcome.warnings))
             warnings.extend(outcome.warnings)
             x = outcome.extraction
+            # A fact that is the turn word for word is dropped (its verbatim memory holds it).
+            # The turn is hashed once: per fact, a 100k-character text cost 10 s.
+            verbatim = content_hash(event.text)
             found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
-                         for f in x.facts if not _restates(f, event))
+                         for f in x.facts if content_hash(f.content) != verbatim)
         return found[:MAX_FACTS], warnings
 
     def _candidates(self, scope: Scope, vector: Vector, text: str
@@ -158,11 +161,6 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
-
-
-def _restates(fact: ExtractedFact, event: Event) -> bool:
-    """The fact is the turn itself, word for word: its verbatim memory already holds it."""
-    return content_hash(fact.content) == content_hash(event.text)
 
 
 def _fact_input(found: _Found) -> applying.FactInput:
