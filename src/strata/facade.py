@@ -40,6 +40,7 @@ from strata.ingest import Extractor
 from strata.levels import Levels, hammer_policy
 from strata.maintenance import Jobs, Maintenance
 from strata.opening import open_parts
+from strata.pacing import ReadsFirst
 from strata.pipeline import GraphHook, WritePipeline
 from strata.policy import Principal, RateLimiter, Role, Signer, WriteBudget
 from strata.ports import Clock, Embedder, Page, StoreStats, SystemClock, TokenRecord
@@ -85,12 +86,14 @@ class Strata:
         self.embedder = embedder
         self._clock = clock or SystemClock()
         now = self._clock.now
-        self.graph = Graph(store, now)
+        self.reads_first = ReadsFirst()  # long writes pause for recalls (pacing.py)
+        self.graph = Graph(store, now, self.reads_first.pause)
         index = self.graph.index_memory if self.settings.graph else None
         chain = providers or build_chain(self.settings, now=now)
         self.pipeline = WritePipeline(
             store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
             graph=graph or (StoreGraph(store, now) if self.settings.graph else None),
+            pause=self.reads_first.pause,
         )
         self.levels = Levels(store, now, chain, hammer_policy(self.settings), embedder)
         self._sweeper = sweeper_for(store, self._clock, self.settings)
@@ -334,12 +337,14 @@ class Strata:
         need_more_context: bool = False, escalation: str | None = None,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
-        (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank)."""
-        return self.reader.recall(
-            query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
-            preset_name=preset_name, config=config, reroll=reroll,
-            need_more_context=need_more_context, escalation=escalation,
-        )
+        (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank).
+        Long writes in this process pause while it runs (``pacing.ReadsFirst``)."""
+        with self.reads_first.reading():
+            return self.reader.recall(
+                query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
+                preset_name=preset_name, config=config, reroll=reroll,
+                need_more_context=need_more_context, escalation=escalation,
+            )
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
