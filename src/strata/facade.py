@@ -106,7 +106,8 @@ class Strata:
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
-                             extractor=extractor, index_graph=index)
+                             extractor=extractor, index_graph=index,
+                             pause=self.reads_first.pause)
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["CHUNK_CHARS", "ReadsFirst", "chunks"]
+from strata.domain.text import search_text
+
+__all__ = ["CHUNK_CHARS", "ReadsFirst", "chunks", "paced_search_text"]
 
 #: Pieces of a long text processed between two pauses (~1-5 ms of extraction each).
 CHUNK_CHARS = 2_000
@@ -74,3 +76,13 @@ def _last_end(pattern: re.Pattern[str], window: str) -> int:
     for match in pattern.finditer(window):
         last = match.end()
     return last
+
+
+def paced_search_text(text: str, pause: Callable[[], None]) -> str:
+    """``search_text(text)``, analysed piece by piece with ``pause`` between pieces (terms
+    never span a cut at a space or a sentence's end, so the result is the same)."""
+    analysed = []
+    for piece in chunks(text):
+        pause()
+        analysed.append(search_text(piece))
+    return " ".join(a for a in analysed if a)
