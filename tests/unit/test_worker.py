@@ -129,8 +129,8 @@ def test_sync_remember_over_cap_does_not_run_job_twice(store: Store) -> None:
     on; meanwhile its lease ran out, the reaper handed the job to the worker, and the same
     job ran a second time. The inline run's heartbeat now keeps the lease while it works."""
     strata = Strata(store, EMBEDDER, settings=load_settings(
-        home=Path("/nonexistent"), review_mode="off", job_lease_s=0.3))
-    runs = _slowed(strata, 1.5)  # five leases long
+        home=Path("/nonexistent"), review_mode="off", job_lease_s=1.0))
+    runs = _slowed(strata, 2.5)  # two and a half leases long
     worker = strata.make_worker(poll_s=0.01)
     worker.reap_every_s = 0.05
     worker.start()
@@ -148,8 +148,8 @@ def test_sync_remember_over_cap_does_not_run_job_twice(store: Store) -> None:
 
 def test_a_worker_whose_job_outlives_the_lease_is_not_reaped(store: Store) -> None:
     strata = Strata(store, EMBEDDER, settings=load_settings(
-        home=Path("/nonexistent"), review_mode="off", job_lease_s=0.3))
-    runs = _slowed(strata, 1.0)
+        home=Path("/nonexistent"), review_mode="off", job_lease_s=1.0))
+    runs = _slowed(strata, 2.5)
     job_id = strata.remember("I work at the lab", scope=S, mode="async").job_id or ""
     worker = strata.make_worker(poll_s=0.01, concurrency=2)
     worker.reap_every_s = 0.05
