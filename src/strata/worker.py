@@ -89,8 +89,12 @@ class Runner:
 
         def beat() -> None:
             while not stop.wait(lease_s / 3):
-                if not self.store.extend_lease(lease, self.clock.now(), lease_s):
-                    return  # lost: the commit will be refused (LeaseLost)
+                try:
+                    if not self.store.extend_lease(lease, self.clock.now(), lease_s):
+                        return  # lost: the commit will be refused (LeaseLost)
+                except StrataError as exc:  # the store is busy: try again next beat
+                    log.warning("job %s: heartbeat: %s: %s", lease.job_id, exc.code,
+                                exc.message)
 
         beater = threading.Thread(target=beat, name=f"strata-lease-{lease.job_id}",
                                   daemon=True)
