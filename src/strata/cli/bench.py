@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -101,6 +102,11 @@ def latency(
                            url=url or load_settings().database_url)
     with errors_reported(as_json=as_json), _progress(console) as progress:
         report = run_latency(config, _Bars(progress))
+    _emit(report, as_json, render)
+
+
+def _emit(report: Any, as_json: bool, render: Callable[[Any], Any]) -> None:
+    """The report as one JSON object, or as rich tables."""
     if as_json:
         typer.echo(json.dumps(report.to_dict()))
     else:
@@ -530,10 +536,7 @@ def noisy(
                          load_s=seconds, embedder=embedder.value, settings=settings)
     with errors_reported(as_json=as_json):
         report = run_noisy(config, say=lambda line: console.print(line))
-    if as_json:
-        typer.echo(json.dumps(report.to_dict()))
-        return
-    Console().print(_noisy_table(report))
+    _emit(report, as_json, _noisy_table)
 
 
 def _noisy_table(report: Any) -> Table:
