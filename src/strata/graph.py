@@ -30,7 +30,7 @@ from strata.domain.models import Memory, Scope, ScopeLike
 from strata.domain.text import content_hash
 from strata.editing import lookup
 from strata.errors import InvalidInput, NotFound
-from strata.pacing import chunks
+from strata.pacing import paced_chunks
 from strata.ports import Store
 from strata.providers.base import Extraction, Relation
 from strata.settings import MAX_PAGE
@@ -179,10 +179,7 @@ class Graph:
         from strata.providers.rules import RuleBasedProvider
 
         rules = RuleBasedProvider(self._now)
-        pieces = []
-        for piece in chunks(memory.content):
-            self._pause()
-            pieces.append(rules.extract(piece))
+        pieces = [rules.extract(piece) for piece in paced_chunks(memory.content, self._pause)]
         ingest_memory(self.store, memory, _merged(pieces), self._now())
 
     def index_graph(

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from strata.domain.text import search_text
 
-__all__ = ["CHUNK_CHARS", "ReadsFirst", "chunks", "paced_search_text"]
+__all__ = ["CHUNK_CHARS", "ReadsFirst", "chunks", "paced_chunks", "paced_search_text"]
 
 #: Pieces of a long text processed between two pauses (~1-5 ms of extraction each).
 CHUNK_CHARS = 2_000
@@ -71,6 +71,15 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:
         yield text[start:]
 
 
+def paced_chunks(text: str, pause: Callable[[], None]) -> Iterator[str]:
+    """``chunks(text)``, calling ``pause`` before every piece but the first: a text shorter
+    than a piece (nearly every write) never waits."""
+    for n, piece in enumerate(chunks(text)):
+        if n:
+            pause()
+        yield piece
+
+
 def _last_end(pattern: re.Pattern[str], window: str) -> int:
     last = 0
     for match in pattern.finditer(window):
@@ -81,8 +90,5 @@ def _last_end(pattern: re.Pattern[str], window: str) -> int:
 def paced_search_text(text: str, pause: Callable[[], None]) -> str:
     """``search_text(text)``, analysed piece by piece with ``pause`` between pieces (terms
     never span a cut at a space or a sentence's end, so the result is the same)."""
-    analysed = []
-    for piece in chunks(text):
-        pause()
-        analysed.append(search_text(piece))
+    analysed = (search_text(piece) for piece in paced_chunks(text, pause))
     return " ".join(a for a in analysed if a)

@@ -22,7 +22,7 @@ from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.models import Event, Filters, Memory, Scope
 from strata.domain.text import content_hash, search_text
 from strata.errors import NotFound, ProviderUnavailable
-from strata.pacing import chunks
+from strata.pacing import paced_chunks
 from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Stamp, Store, Vector, WriteBatch
 from strata.providers.base import ExtractedFact, Extraction
 from strata.providers.chain import ProviderChain
@@ -118,10 +118,9 @@ class WritePipeline:
             # A fact that is the turn word for word is dropped (its verbatim memory holds it).
             # The turn is hashed once: per fact, a 100k-character text cost 10 s.
             verbatim = content_hash(event.text)
-            for piece in chunks(event.text):
+            for piece in paced_chunks(event.text, self.pause):
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
-                self.pause()
                 x = self._extract_piece(piece, warnings)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in x.facts if content_hash(f.content) != verbatim)

@@ -33,7 +33,9 @@ def test_extraction_piece_by_piece_finds_the_same_facts_as_in_one_go() -> None:
 def test_paced_search_text_is_search_text() -> None:
     calls: list[int] = []
     assert paced_search_text(LONG, lambda: calls.append(1)) == search_text(LONG)
-    assert len(calls) == len(list(chunks(LONG)))
+    assert len(calls) == len(list(chunks(LONG))) - 1  # between pieces
+    assert paced_search_text("I live in Oslo", lambda: calls.append(1)) == search_text(
+        "I live in Oslo") and len(calls) == len(list(chunks(LONG))) - 1  # one piece: no pause
 
 
 def test_a_large_write_pauses_while_a_recall_is_in_flight() -> None:
@@ -54,3 +56,18 @@ def test_a_pause_never_starves_the_write() -> None:
         started = time.monotonic()
         gate.pause()
         assert time.monotonic() - started < 1
+
+
+def test_a_short_remember_never_waits_for_recalls_but_a_long_one_does() -> None:
+    from strata.testing import memory_strata
+
+    strata = memory_strata(review_mode="off")
+    gate = strata.reads_first  # the writer's, the graph's and the pipeline's
+    gate.max_wait_s = 0.5
+    with gate.reading():  # a recall in flight for the whole test
+        started = time.monotonic()
+        assert strata.remember("I live in Oslo", mode="sync").status == "processed"
+        assert time.monotonic() - started < 0.5  # not a single pause
+        started = time.monotonic()
+        strata.remember(LONG[:5_000], mode="raw")  # three pieces
+        assert time.monotonic() - started >= 0.5  # paused between its pieces
