@@ -41,8 +41,9 @@ from strata.history.timetravel import TimeTravel
 from strata.ingest import Extractor
 from strata.maintenance import Jobs, Maintenance
 from strata.opening import open_parts, with_install_defaults
+from strata.pacing import ReadsFirst
 from strata.pipeline import GraphHook, WritePipeline
-from strata.policy import Principal, RateLimiter, Role, Signer
+from strata.policy import Principal, RateLimiter, Role, Signer, WriteBudget
 from strata.ports import Clock, Embedder, Page, StoreStats, SystemClock, TokenRecord
 from strata.providers.chain import ProviderChain, build_chain
 from strata.reading import Reader
@@ -85,12 +86,14 @@ class Strata:
         self.embedder = embedder
         self._clock = clock or SystemClock()
         now = self._clock.now
-        self.graph = Graph(store, now)
+        self.reads_first = ReadsFirst()  # long writes pause for recalls (pacing.py)
+        self.graph = Graph(store, now, self.reads_first.pause)
         index = self.graph.index_memory if self.settings.graph else None
         chain = providers or build_chain(self.settings, now=now)
         self.pipeline = WritePipeline(
             store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
             graph=graph or (StoreGraph(store, now) if self.settings.graph else None),
+            pause=self.reads_first.pause,
         )
         self.levels = Levels(store, now, chain, hammer_policy(self.settings), embedder)
         self._sweeper = sweeper_for(store, self._clock, self.settings)
@@ -103,7 +106,8 @@ class Strata:
             self.settings.job_backoff_base_s, self.settings.job_backoff_cap_s))
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
-                             extractor=extractor, index_graph=index)
+                             extractor=extractor, index_graph=index,
+                             pause=self.reads_first.pause)
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)
@@ -111,6 +115,9 @@ class Strata:
         self.tokens_ = Tokens(store, self._clock)
         self.rate_limiter = RateLimiter(self.settings.mutation_rate_per_s,
                                         self.settings.mutation_burst)
+        self.write_budget = WriteBudget(self.settings.write_budget_requests,
+                                        self.settings.write_budget_chars,
+                                        self.settings.write_budget_window_s)
         secret = self.settings.confirm_secret
         signer = Signer(secret.get_secret_value().encode() if secret else secrets.token_bytes(32))
         self.forgetting = Forgetting(store, self._retriever, self.settings, self._clock, signer,
@@ -344,13 +351,15 @@ class Strata:
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
         (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank).
-        Secrets in them are masked (``[secret:<kind>]``) unless ``reveal_secrets``."""
-        return self.reader.recall(
-            query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
-            preset_name=preset_name, config=config, reroll=reroll,
-            need_more_context=need_more_context, escalation=escalation,
-            reveal_secrets=reveal_secrets,
-        )
+        Secrets in them are masked (``[secret:<kind>]``) unless ``reveal_secrets``. Long
+        writes in this process pause while it runs (``pacing.ReadsFirst``)."""
+        with self.reads_first.reading():
+            return self.reader.recall(
+                query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
+                preset_name=preset_name, config=config, reroll=reroll,
+                need_more_context=need_more_context, escalation=escalation,
+                reveal_secrets=reveal_secrets,
+            )
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,

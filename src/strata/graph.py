@@ -31,6 +31,7 @@ from strata.domain.secrets import find_secrets, masked
 from strata.domain.text import content_hash
 from strata.editing import lookup
 from strata.errors import InvalidInput, NotFound
+from strata.pacing import paced_chunks
 from strata.ports import Store
 from strata.providers.base import Extraction, Relation
 from strata.settings import MAX_PAGE
@@ -75,6 +76,13 @@ def ingest_memory(store: Store, memory: Memory, extraction: Extraction | None, a
                       extraction.relations if extraction else ())
     store.index_graph(memory.id, facts, at)
     return facts
+
+
+def _merged(pieces: Sequence[Extraction]) -> Extraction:
+    """The entities and relations of a text extracted piece by piece, as if in one go."""
+    return Extraction(facts=(), entities=tuple(dict.fromkeys(
+        e for x in pieces for e in x.entities)), relations=tuple(
+        r for x in pieces for r in x.relations))
 
 
 class StoreGraph:
@@ -161,9 +169,11 @@ class Graph:
     """The knowledge graph as the facade serves it: indexing a memory (on write, or by hand
     with given entities and relations), the entities a scope sees, and neighbourhoods."""
 
-    def __init__(self, store: Store, now: Callable[[], datetime]) -> None:
+    def __init__(self, store: Store, now: Callable[[], datetime],
+                 pause: Callable[[], None] = lambda: None) -> None:
         self.store = store
         self._now = now
+        self._pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
 
     def get(self, memory_id: str, *, scope: ScopeLike = None) -> Memory:
         return lookup(self.store, memory_id, scope, False)
@@ -172,8 +182,10 @@ class Graph:
         """Index a memory's proper names and rule-extracted relations (on every write)."""
         from strata.providers.rules import RuleBasedProvider
 
-        extraction = RuleBasedProvider(self._now).extract(masked(memory).content)
-        ingest_memory(self.store, memory, extraction, self._now())
+        rules = RuleBasedProvider(self._now)
+        pieces = [rules.extract(piece)
+                  for piece in paced_chunks(masked(memory).content, self._pause)]
+        ingest_memory(self.store, memory, _merged(pieces), self._now())
 
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),

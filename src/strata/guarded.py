@@ -10,8 +10,10 @@ the rules of ``strata.policy`` applied before each call, in this order:
 3. the target is looked up in that scope (``NotFound`` for anything outside it, exactly like
    a missing id);
 4. changes need the target owned within the principal's scope (``ScopeDenied``);
-5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket
-   (``RateLimited``), token principals only: the local user is trusted.
+5. forget and modify calls (one, or one batch) spend from the principal's rate-limit bucket,
+   and remember and shield from its write budget (requests and characters per window)
+   (``RateLimited``, with ``retry_after_s``), token principals only: the local user is
+   trusted.
 
 Most methods are derived from ``strata.policy.GUARDED_RULES`` (facade method → role, scope
 check, rate limit, actor): guarding a new facade operation is one entry there and one line
@@ -38,8 +40,16 @@ from strata.policy import (
     check_owns,
     is_broad,
     narrow,
+    written_chars,
 )
-from strata.results import BatchResult, ForgetPreview, ImportReport, Recall
+from strata.results import (
+    BatchResult,
+    ForgetPreview,
+    ImportReport,
+    Recall,
+    RememberResult,
+    ShieldResult,
+)
 
 if TYPE_CHECKING:
     from strata.facade import Strata
@@ -139,6 +149,10 @@ class GuardedStrata:
         if self.principal.kind == "token":
             self.strata.rate_limiter.take(self.principal.id, cost)
 
+    def _spend_write(self, chars: int) -> None:
+        if self.principal.kind == "token":
+            self.strata.write_budget.take(self.principal.id, chars)
+
     def _owned(self, memory_id: str, scope: Scope, *, include_deleted: bool = False) -> Memory:
         memory = self.strata.get(memory_id, scope=scope, include_deleted=include_deleted)
         check_owns(self.principal, memory.scope, memory_id)
@@ -149,12 +163,10 @@ class GuardedStrata:
 
     # -- derived from strata.policy.GUARDED_RULES -------------------------------------------
 
-    remember = _guard(facade.remember)
     modify = _guard(facade.modify)
     recover = _guard(facade.recover)
     approve = _guard(facade.approve)
     reject = _guard(facade.reject)
-    shield = _guard(facade.shield)
     index_graph = _guard(facade.index_graph)
     list = _guard(facade.list)
     history = _guard(facade.history)
@@ -257,6 +269,24 @@ class GuardedStrata:
         return self.strata.forget(memory_id, reason=reason, scope=scope, force=force,
                                   actor=actor, if_version=if_version,
                                   confirm_token=confirm_token)
+
+    def remember(self, text: str | None = None, *, scope: ScopeLike = None,
+                 **fields: Any) -> RememberResult:
+        """A write that spends from the principal's write budget (requests and characters)."""
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._spend_write(written_chars(text, fields.get("messages")))
+        return self.strata.remember(text, scope=where, actor=self.actor, **fields)
+
+    def shield(self, messages: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
+               conversation_id: str | None = None,
+               idempotency_key: str | None = None) -> ShieldResult:
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._spend_write(written_chars(None, messages))
+        return self.strata.shield(messages, scope=where,
+                                  conversation_id=conversation_id,
+                                  idempotency_key=idempotency_key, actor=self.actor)
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,

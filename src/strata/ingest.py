@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -264,11 +264,12 @@ def is_question(text: str) -> bool:
 
 def memory_search_text(
     content: str, event: Event | None, previous: Event | None = None,
-    following: Event | None = None,
+    following: Event | None = None, *, analyse: Callable[[str], str] = search_text,
 ) -> str:
     """What lexical search indexes for a memory: who said it, its content; when the turn
     before was a question, that question (an answer is found by the words it answers); when
-    this turn is a statement, the reply to it (replies echo what they respond to)."""
+    this turn is a statement, the reply to it (replies echo what they respond to).
+    ``analyse``: ``search_text``, or a paced equivalent (``pacing.paced_search_text``)."""
     parts = [event.author or "" if event is not None else "", content]
     if previous is not None and is_question(previous.text):
         parts.append(previous.text)

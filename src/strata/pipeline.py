@@ -12,7 +12,7 @@ backoff (dead after ``max_attempts``) and the raw memories stay recallable meanw
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -24,8 +24,9 @@ from strata.domain.models import Event, Filters, Memory, Scope
 from strata.domain.secrets import masked
 from strata.domain.text import content_hash, search_text
 from strata.errors import NotFound, ProviderUnavailable
+from strata.pacing import paced_chunks
 from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Stamp, Store, Vector, WriteBatch
-from strata.providers.base import ExtractedFact
+from strata.providers.base import ExtractedFact, Extraction
 from strata.providers.chain import ProviderChain
 from strata.worker import JobOutput
 
@@ -55,6 +56,7 @@ class WritePipeline:
     def __init__(
         self, store: Store, embedder: Embedder, chain: ProviderChain, clock: Clock, *,
         review: applying.ReviewMode, candidates_k: int = 8, graph: GraphHook | None = None,
+        pause: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -63,6 +65,8 @@ class WritePipeline:
         self.review = review
         self.candidates_k = candidates_k
         self.graph = graph
+        #: Called between pieces of a long text (``pacing.ReadsFirst.pause``).
+        self.pause = pause
 
     def handlers(self) -> dict[JobKind, Any]:
         chosen: dict[JobKind, Any] = {JobKind.EXTRACT: self.extract}
@@ -116,20 +120,31 @@ class WritePipeline:
         return events
 
     def _extract(self, events: Sequence[Event]) -> tuple[list[_Found], list[str]]:
+        """Facts of the user's turns, in order, up to ``MAX_FACTS``: a long turn piece by
+        piece, pausing for recalls between pieces and stopping once enough are found."""
         found: list[_Found] = []
         warnings: list[str] = []
         for event in events:
             if (event.role or "").lower() in SKIPPED_ROLES or is_chatter(event.text, event.role):
                 continue
-            outcome = self.chain.extract(event.text)
-            if outcome.extraction is None:
-                raise ProviderUnavailable("every provider failed: " + "; ".join(
-                    outcome.warnings), warnings=list(outcome.warnings))
-            warnings.extend(outcome.warnings)
-            x = outcome.extraction
-            found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
-                         for f in x.facts if not _restates(f, event))
+            # A fact that is the turn word for word is dropped (its verbatim memory holds it).
+            # The turn is hashed once: per fact, a 100k-character text cost 10 s.
+            verbatim = content_hash(event.text)
+            for piece in paced_chunks(event.text, self.pause):
+                if len(found) >= MAX_FACTS:
+                    return found[:MAX_FACTS], warnings
+                x = self._extract_piece(piece, warnings)
+                found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
+                             for f in x.facts if content_hash(f.content) != verbatim)
         return found[:MAX_FACTS], warnings
+
+    def _extract_piece(self, text: str, warnings: list[str]) -> Extraction:
+        outcome = self.chain.extract(text)
+        if outcome.extraction is None:
+            raise ProviderUnavailable("every provider failed: " + "; ".join(
+                outcome.warnings), warnings=list(outcome.warnings))
+        warnings.extend(outcome.warnings)
+        return outcome.extraction
 
     def _candidates(self, scope: Scope, vector: Vector, text: str, own: frozenset[str]
                     ) -> list[tuple[Candidate, Memory]]:
@@ -182,11 +197,6 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
-
-
-def _restates(fact: ExtractedFact, event: Event) -> bool:
-    """The fact is the turn itself, word for word: its verbatim memory already holds it."""
-    return content_hash(fact.content) == content_hash(event.text)
 
 
 def _fact_input(found: _Found) -> applying.FactInput:

@@ -1,4 +1,5 @@
-"""Who may do what: roles, principals, scope narrowing, rate limits and signed preview tokens.
+"""Who may do what: roles, principals, scope narrowing, rate limits, write budgets and signed
+preview tokens.
 
 Pure rules with no I/O, applied once below every front end: ``Strata.as_principal`` returns a
 ``GuardedStrata`` (``strata.guarded``) that checks them before calling the facade, so the HTTP
@@ -27,6 +28,7 @@ import enum
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import threading
 import time
@@ -35,7 +37,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from strata.domain.models import Scope
-from strata.errors import InvalidInput, PermissionDenied, RateLimited, ScopeDenied
+from strata.errors import (
+    InvalidInput,
+    PayloadTooLarge,
+    PermissionDenied,
+    RateLimited,
+    ScopeDenied,
+)
 from strata.ports import TokenRecord
 
 TOKEN_PREFIX = "strata_"
@@ -135,7 +143,6 @@ GUARDED_RULES: Mapping[str, Rule] = {
     **_rules(Operation.READ, Target.SCOPE, "list history evidence versions job "
              "graph_entities graph_neighbors review_queue state_at", acts=False),
     **_rules(Operation.READ, Target.TEAM, "stats", acts=False),
-    **_rules(Operation.WRITE, Target.SCOPE, "remember shield"),
     **_rules(Operation.WRITE, Target.OWNED, "modify approve reject pin unpin", spend=True),
     **_rules(Operation.WRITE, Target.OWNED_OR_DELETED, "recover"),
     **_rules(Operation.WRITE, Target.OWNED, "index_graph", acts=False),
@@ -152,10 +159,10 @@ GUARDED_RULES: Mapping[str, Rule] = {
 #: ``strata.guarded``: forget (``force`` needs more), the batches and forget by query (one
 #: spend per call, ownership per item), get (typed overloads), export and import (the
 #: principal's own scope; every record checked), retention (ids hidden from a team) and
-#: recall (revealing secrets needs an admin).
+#: recall (revealing secrets needs an admin), remember and shield (the write budget).
 GUARDED_BY_HAND = frozenset({
     "forget", "modify_many", "forget_preview", "forget_execute", "get", "export",
-    "import_records", "run_retention", "recall",
+    "import_records", "run_retention", "recall", "remember", "shield",
 })
 
 #: Facade methods with no guarded counterpart, by design: the process's own controls
@@ -305,26 +312,93 @@ class RateLimiter:
 
     rate_per_s: float
     burst: int
+    what: str = "forget/modify calls"
     clock: Callable[[], float] = time.monotonic
     _buckets: dict[str, _Bucket] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def take(self, key: str, cost: int = 1) -> None:
-        """Spend ``cost`` calls or raise ``RateLimited`` (spending nothing)."""
+        """Spend ``cost`` or raise ``RateLimited`` (spending nothing)."""
         with self._lock:
-            now = self.clock()
-            bucket = self._buckets.setdefault(key, _Bucket(float(self.burst), now))
-            refill = (now - bucket.updated) * self.rate_per_s
-            bucket.tokens = min(float(self.burst), bucket.tokens + refill)
-            bucket.updated = now
-            if cost > self.burst or bucket.tokens < cost:
-                missing = min(cost, self.burst) - bucket.tokens
-                retry = max(1, int(missing / self.rate_per_s + 0.999))
-                raise RateLimited(
-                    f"too many forget/modify calls; retry in {retry} s",
-                    retry_after_s=retry, limit_burst=self.burst, rate_per_s=self.rate_per_s,
-                )
-            bucket.tokens -= cost
+            wait = self.retry_after_s(key, cost)
+            if wait:
+                raise self.refusal(wait)
+            self.spend(key, cost)
+
+    def retry_after_s(self, key: str, cost: int) -> int:
+        """Whole seconds until ``cost`` can be spent (0: now). Not locked: ``take`` or a
+        ``WriteBudget`` holds a lock around it and ``spend``."""
+        bucket = self._refilled(key)
+        missing = min(cost, self.burst) - bucket.tokens
+        return 0 if missing <= 0 else max(1, math.ceil(missing / self.rate_per_s))
+
+    def spend(self, key: str, cost: int) -> None:
+        self._refilled(key).tokens -= cost
+
+    def refusal(self, retry_after_s: int) -> RateLimited:
+        return RateLimited(
+            f"too many {self.what}; retry in {retry_after_s} s", retry_after_s=retry_after_s,
+            limit=self.what, limit_burst=self.burst, rate_per_s=self.rate_per_s,
+        )
+
+    def _refilled(self, key: str) -> _Bucket:
+        now = self.clock()
+        bucket = self._buckets.setdefault(key, _Bucket(float(self.burst), now))
+        refill = (now - bucket.updated) * self.rate_per_s
+        bucket.tokens = min(float(self.burst), bucket.tokens + refill)
+        bucket.updated = now
+        return bucket
+
+
+@dataclass(slots=True)
+class WriteBudget:
+    """What one token may write per window: ``requests`` calls and ``chars`` characters,
+    each a bucket refilled evenly over ``window_s``. Both are spent together or neither."""
+
+    requests: int
+    chars: int
+    window_s: float
+    clock: Callable[[], float] = time.monotonic
+    _limits: tuple[RateLimiter, RateLimiter] = field(init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._limits = (
+            RateLimiter(self.requests / self.window_s, self.requests, "write requests",
+                        self.clock),
+            RateLimiter(self.chars / self.window_s, self.chars, "characters written",
+                        self.clock),
+        )
+
+    def take(self, key: str, chars: int) -> None:
+        """Spend one request and ``chars`` characters, or raise ``RateLimited`` naming the
+        limit that ran out and when to retry (spending nothing). A single write larger than
+        a whole window's characters could never pass: ``PayloadTooLarge``."""
+        if chars > self.chars:
+            raise PayloadTooLarge(
+                f"{chars} characters in one write; this token may write {self.chars} per "
+                f"{self.window_s:g} s: split it", chars=chars, limit_chars=self.chars,
+                window_s=self.window_s)
+        costs = (1, chars)
+        with self._lock:
+            waits = [limit.retry_after_s(key, cost)
+                     for limit, cost in zip(self._limits, costs, strict=True)]
+            if any(waits):
+                worst = max(range(len(waits)), key=waits.__getitem__)
+                raise self._limits[worst].refusal(waits[worst])
+            for limit, cost in zip(self._limits, costs, strict=True):
+                limit.spend(key, cost)
+
+
+def written_chars(text: object, messages: object) -> int:
+    """The characters a write asks to store: its text, or its messages' contents (anything
+    malformed counts as nothing here; validation refuses it later)."""
+    if isinstance(text, str):
+        return len(text)
+    if not isinstance(messages, list | tuple):
+        return 0
+    return sum(len(m["content"]) for m in messages
+               if isinstance(m, Mapping) and isinstance(m.get("content"), str))
 
 
 # -- signed tokens for forget preview / confirm ---------------------------------------------

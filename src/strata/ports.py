@@ -244,6 +244,11 @@ class JobQueue(Protocol):
         ``LeaseLost`` if the token is not the current one or the lease has expired."""
         ...
 
+    def extend_lease(self, lease: LeaseRef, now: datetime, lease_s: float) -> bool:
+        """The holder's heartbeat: its lease now runs until ``now + lease_s``. False (and
+        nothing changed) if the token is not the current one or the lease has expired."""
+        ...
+
     def reap(self, now: datetime) -> int:
         """Turn expired leases into retries (or dead letters after the last attempt)."""
         ...

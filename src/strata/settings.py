@@ -158,6 +158,16 @@ class Settings(BaseSettings):
     mutation_burst: int = Field(
         default=60, ge=1, description="Per-token burst of forget/modify calls (per process)."
     )
+    write_budget_requests: int = Field(
+        default=600, ge=1, description="Per-token writes (remember, shield) per "
+        "write_budget_window_s (per process); over it: 429 with Retry-After.")
+    write_budget_chars: int = Field(
+        default=1_000_000, ge=1, description="Per-token characters written (text and message "
+        "contents) per write_budget_window_s (per process); over it: 429 with Retry-After, "
+        "and one write larger than it: 413.")
+    write_budget_window_s: float = Field(
+        default=60.0, gt=0, description="The window of the write budget; each budget refills "
+        "evenly over it.")
     forget_confirm_threshold: int = Field(
         default=10, ge=1,
         description="Bulk forgets of more ids than this need the preview's confirm token.",

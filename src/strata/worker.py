@@ -2,7 +2,8 @@
 
 A worker loop: reap expired leases now and then, claim a due job, run its handler (which does
 its slow work, provider calls included, outside any transaction and returns what to write),
-then commit that output together with the job's completion in one fenced ``Store.write``. A
+then commit that output together with the job's completion in one fenced ``Store.write``.
+While the handler runs, a heartbeat extends the lease, so a live holder is never reaped. A
 handler error records a failed attempt (retried with backoff, dead after ``max_attempts``);
 a lost lease means another worker owns the job now, and this one's output is dropped.
 """
@@ -14,7 +15,8 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,6 +36,16 @@ class JobOutput:
 
 
 Handler = Callable[[Job], JobOutput]
+DEFAULT_LEASE_S = 60.0
+#: Shortest heartbeat period × 3: a lease given in milliseconds is still beaten sensibly.
+MIN_LEASE_S = 0.03
+
+
+def lease_length_s(job: Job) -> float:
+    """How long the claim leased ``job`` for (its heartbeat extends it by as much)."""
+    if job.lease_expires_at is None:
+        return DEFAULT_LEASE_S
+    return max((job.lease_expires_at - job.updated_at).total_seconds(), MIN_LEASE_S)
 
 
 def default_owner() -> str:
@@ -54,7 +66,8 @@ class Runner:
         assert job.lease_token is not None, "run only claimed jobs"
         lease = LeaseRef(job.id, job.lease_token)
         try:
-            output = self.handlers[job.kind](job)
+            with self._heartbeat(lease, lease_length_s(job)):
+                output = self.handlers[job.kind](job)
             batch = output.batch or WriteBatch(events=(), memories=(), actor="worker",
                                                reason=job.kind.value)
             self.store.write(replace(batch, complete=JobCompletion(
@@ -65,6 +78,32 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - every failure is recorded on the job
             return self._failed(job, lease, exc)
         return self.store.get_job(job.id)
+
+    @contextmanager
+    def _heartbeat(self, lease: LeaseRef, lease_s: float) -> Iterator[None]:
+        """Extend the lease every third of its length while the handler runs, so that a
+        slow job (a long text under load, an inline run the caller stopped waiting for) is
+        never reaped and run a second time while its holder is alive. A holder that dies
+        stops beating: its lease runs out and the reaper hands the job on."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(lease_s / 3):
+                try:
+                    if not self.store.extend_lease(lease, self.clock.now(), lease_s):
+                        return  # lost: the commit will be refused (LeaseLost)
+                except StrataError as exc:  # the store is busy: try again next beat
+                    log.warning("job %s: heartbeat: %s: %s", lease.job_id, exc.code,
+                                exc.message)
+
+        beater = threading.Thread(target=beat, name=f"strata-lease-{lease.job_id}",
+                                  daemon=True)
+        beater.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            beater.join()
 
     def _failed(self, job: Job, lease: LeaseRef, exc: Exception) -> Job | None:
         code = exc.code if isinstance(exc, StrataError) else "internal_error"

@@ -38,6 +38,7 @@ from strata.ingest import (
     parse_request,
     with_neighbours,
 )
+from strata.pacing import paced_search_text
 from strata.ports import (
     Clock,
     Embedder,
@@ -66,7 +67,7 @@ class Writer:
     def __init__(
         self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
         runner: Runner, *, extractor: Extractor | None = None,
-        index_graph: GraphIndexer | None = None,
+        index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -75,6 +76,7 @@ class Writer:
         self.runner = runner
         self.extractor = extractor or TurnExtractor()
         self.index_graph = index_graph
+        self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
 
@@ -238,11 +240,14 @@ class Writer:
             for m, (event, previous, _) in zip(memories, sources, strict=True)
         ])
         return [
-            NewMemory(m, vectors[i], d.event_index,
-                      memory_search_text(masked(m).content, *sources[i]))
+            NewMemory(m, vectors[i], d.event_index, memory_search_text(
+                masked(m).content, *sources[i], analyse=self._analyse))
             for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
                                            strict=True))
         ]
+
+    def _analyse(self, text: str) -> str:
+        return paced_search_text(text, self.pause)
 
     def _episode(
         self, request: RememberRequest, events: Sequence[Event], parts: Sequence[NewMemory],

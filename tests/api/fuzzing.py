@@ -109,7 +109,9 @@ def run(max_examples: int, *, seed: int = 1, phases: tuple[str, ...] = PHASES,
     ``path_regex``)."""
     with tempfile.TemporaryDirectory() as tmp:
         strata = Strata.open(home or Path(tmp), embedder=HashingEmbedder(),
-                             auth_mode="token", mutation_burst=1_000_000)
+                             auth_mode="token", mutation_burst=1_000_000,
+                             write_budget_requests=1_000_000,
+                             write_budget_chars=1_000_000_000)
         try:
             _, secret = strata.create_token("admin", team="default")
             app = create_app(strata)

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from strata.api.app import create_app
 from strata.facade import Strata
-from strata.policy import RateLimiter
+from strata.policy import RateLimiter, WriteBudget
 
 Headers = dict[str, str]
 Bearer = Callable[..., Headers]
@@ -319,6 +319,21 @@ def test_forget_and_modify_are_rate_limited_per_token(api: TestClient, facade: S
     assert api.get(f"/v1/memories/{memory_id}", headers=writer).json()["version"] == 3
     assert api.delete(f"/v1/memories/{memory_id}", headers=other,
                       params={"reason": "r"}).status_code == 200
+
+
+def test_write_budget_refuses_with_429_and_retry_after(api: TestClient, facade: Strata,
+                                                       bearer: Bearer) -> None:
+    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60)
+    writer, other = bearer("writer", "a"), bearer("writer", "b")
+    remember(api, writer, "x" * 900, mode="raw")
+    limited = api.post("/v1/remember", headers=writer, json={"text": "y" * 200})
+    assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
+    assert int(limited.headers["Retry-After"]) >= 1
+    assert limited.json()["error"]["details"]["limit"] == "characters written"
+    too_big = api.post("/v1/remember", headers=other, json={"text": "z" * 1_001})
+    assert too_big.status_code == 413
+    remember(api, other, "z" * 1_000, mode="raw")  # another token, its own budget
+    assert api.get("/v1/memories", headers=writer).json()["items"][0]["content"] == "x" * 900
 
 
 def test_local_mode_serves_loopback_clients_only(facade: Strata) -> None:

@@ -137,6 +137,28 @@ def test_reaper_retries_expired_leases_and_buries_the_last_attempt(store: Store)
     assert [j.id for j in store.claim("w", T0 + timedelta(seconds=5), 5)] == [twice]
 
 
+def test_a_heartbeat_extends_a_held_lease_past_the_reaper(store: Store) -> None:
+    store.enqueue([job()], T0)
+    [leased] = store.claim("w", T0, 5)
+    assert store.extend_lease(ref(leased), T0 + timedelta(seconds=4), 5)
+    assert store.reap(T0 + timedelta(seconds=8)) == 0  # runs until 4 + 5 now
+    renewed = store.get_job(leased.id)
+    assert renewed is not None and renewed.lease_expires_at == T0 + timedelta(seconds=9)
+    complete(store, ref(leased), T0 + timedelta(seconds=8), "in time")
+    assert store.get_job(leased.id).status is JobStatus.DONE  # type: ignore[union-attr]
+
+
+def test_only_the_current_holder_of_a_live_lease_can_extend_it(store: Store) -> None:
+    store.enqueue([job()], T0)
+    [leased] = store.claim("w", T0, 5)
+    assert not store.extend_lease(LeaseRef(leased.id, "not-the-token"), T0, 5)
+    assert not store.extend_lease(ref(leased), T0 + timedelta(seconds=5), 5)  # expired
+    assert store.reap(T0 + timedelta(seconds=5)) == 1
+    [again] = store.claim("w2", T0 + timedelta(seconds=5), 5)
+    assert not store.extend_lease(ref(leased), T0 + timedelta(seconds=6), 5)  # superseded
+    assert store.extend_lease(ref(again), T0 + timedelta(seconds=6), 5)
+
+
 def test_dedup_key_is_unique_among_active_jobs_only(store: Store) -> None:
     [first] = store.enqueue([job(key="extract:e1")], T0)
     assert store.enqueue([job(key="extract:e1")], T0) == [first]

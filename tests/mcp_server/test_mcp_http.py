@@ -210,3 +210,22 @@ def test_mcp_sessions_are_bound_to_the_principal_that_opened_them(facade: Strata
         assert facade.stats().memories == 0
         closed = http.delete("/mcp", headers={**accept, **session, **bearer(team_b)})
         assert closed.status_code == 200, closed.text
+
+
+def test_mcp_memory_store_honours_the_tokens_write_budget(facade: Strata) -> None:
+    from strata.policy import WriteBudget
+
+    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60)
+    _, secret = facade.create_token("writer", team="a")
+    seen: dict[str, Any] = {}
+
+    async def session(base_url: str) -> None:
+        async with connect(base_url, **bearer(secret)) as w:
+            seen["first"] = payload(await w.call_tool("memory_store", {"content": "x" * 900}))
+            seen["second"] = await w.call_tool("memory_store", {"content": "y" * 200})
+
+    with serving(create_app(facade, auth_mode="token")) as base_url:
+        anyio.run(session, base_url)
+    limited = refusal(seen["second"])
+    assert limited["code"] == "rate_limited" and limited["details"]["retry_after_s"] >= 1
+    assert facade.stats().events == 1

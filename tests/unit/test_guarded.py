@@ -259,6 +259,26 @@ def test_forget_and_modify_are_rate_limited_per_token(store: Store, clock: FakeC
         local.modify(memory_id, reason="r", scope=A, importance=value)
 
 
+def test_remember_and_shield_spend_the_tokens_write_budget(store: Store,
+                                                          clock: FakeClock) -> None:
+    strata = Strata(store, EMBEDDER, clock=clock, settings=load_settings(
+        home=Path("/nonexistent"), write_budget_requests=3, write_budget_chars=100,
+        write_budget_window_s=60))
+    writer, other = caller(strata, "writer"), caller(strata, "writer", team="b")
+    writer.remember("a" * 40, mode="raw")
+    writer.shield([{"role": "user", "content": "I live in Oslo, b" + "b" * 30}])
+    before = strata.stats(team="a")
+    with pytest.raises(RateLimited) as limited:  # 100 - 40 - 47 characters left
+        writer.remember("c" * 20, mode="raw")
+    assert limited.value.details["retry_after_s"] >= 1
+    assert strata.stats(team="a") == before  # the refused write stored nothing
+    other.remember("d" * 100, mode="raw")  # another token, another budget
+    clock.advance(seconds=60)
+    local = strata.as_principal(Principal.local())
+    for n in range(5):  # the local user is trusted
+        local.remember(f"local {n}", scope=A, mode="raw")
+
+
 def test_export_holds_only_what_the_caller_owns(strata: Strata) -> None:
     mine = strata.remember("mine", scope=A).memory_ids[0]
     theirs = strata.remember("theirs", scope=B).memory_ids[0]

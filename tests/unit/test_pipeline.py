@@ -178,3 +178,24 @@ def test_approving_a_candidate_activates_it_and_a_later_correction_can_be_rolled
     undone = strata.rollback(berlin.id, active.version, reason="the user was joking", scope=U)
     assert undone.lifecycle is Lifecycle.ACTIVE and undone.content == berlin.content
     assert strata.get(munich.id, scope=U).lifecycle is Lifecycle.ACTIVE
+
+
+def test_a_long_text_is_hashed_once_not_once_per_fact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14: each extracted fact re-hashed the whole turn to check it was not the turn
+    itself, so a 96k-character text cost ~1,400 normalisations of 96k characters (seconds)."""
+    import strata.pipeline as pipeline
+    from strata.testing import memory_strata
+
+    text = " ".join(f"I bought {n} red apples at the market." for n in range(300))
+    hashed: list[int] = []
+    real = pipeline.content_hash
+
+    def counting(value: str) -> str:
+        hashed.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(pipeline, "content_hash", counting)
+    strata = memory_strata(review_mode="off")
+    result = strata.remember(text, scope=U, mode="sync")
+    assert result.status == "processed" and len(result.derived_ids) == pipeline.MAX_FACTS
+    assert hashed.count(len(text)) == 1

@@ -5,13 +5,20 @@ from __future__ import annotations
 import pytest
 
 from strata.domain.models import Scope
-from strata.errors import InvalidInput, PermissionDenied, RateLimited, ScopeDenied
+from strata.errors import (
+    InvalidInput,
+    PayloadTooLarge,
+    PermissionDenied,
+    RateLimited,
+    ScopeDenied,
+)
 from strata.policy import (
     Operation,
     Principal,
     RateLimiter,
     Role,
     Signer,
+    WriteBudget,
     authorize,
     check_owns,
     hash_secret,
@@ -19,6 +26,7 @@ from strata.policy import (
     narrow,
     new_secret,
     owns,
+    written_chars,
 )
 
 TEAM_WRITER = Principal("t1", Role.WRITER, Scope(team="a"), kind="token")
@@ -107,6 +115,33 @@ def test_the_bucket_allows_a_burst_then_refills_at_the_rate() -> None:
     limiter.take("t")
     with pytest.raises(RateLimited):
         limiter.take("t")
+
+
+def test_write_budget_refuses_with_429_and_retry_after() -> None:
+    now = [0.0]
+    budget = WriteBudget(requests=3, chars=1_000, window_s=60, clock=lambda: now[0])
+    budget.take("t", 600)
+    with pytest.raises(RateLimited) as chars:  # 400 characters left: 600 more must wait
+        budget.take("t", 600)
+    assert chars.value.details["limit"] == "characters written"
+    assert chars.value.details["retry_after_s"] == 12  # 200 characters at 1,000 per 60 s
+    budget.take("t", 10)
+    budget.take("t", 10)
+    with pytest.raises(RateLimited) as requests:  # three writes per window
+        budget.take("t", 1)
+    assert requests.value.details["limit"] == "write requests"
+    assert requests.value.details["retry_after_s"] == 20
+    budget.take("other", 1_000)  # budgets are per key
+    now[0] = 20.0
+    budget.take("t", 300)  # a request and 333 characters came back; the refusals cost nothing
+    with pytest.raises(PayloadTooLarge):  # never fits in one window: split it
+        budget.take("other", 1_001)
+
+
+def test_written_chars_counts_text_or_message_contents() -> None:
+    assert written_chars("abc", None) == 3
+    assert written_chars(None, [{"content": "ab"}, {"content": "cde"}, {"role": "x"}, 4]) == 5
+    assert written_chars(None, "not a list") == 0
 
 
 def test_signed_payloads_round_trip_and_refuse_tampering_and_expiry() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,66 @@ def test_maintenance_is_not_scheduled_when_turned_off() -> None:
     time.sleep(0.3)
     strata.close()
     assert not worker.running and strata.jobs(limit=10) == []
+
+
+def _slowed(strata: Strata, seconds: float) -> Counter[str]:
+    """Make every extract job take ``seconds`` longer; count its runs per job id."""
+    runs: Counter[str] = Counter()
+    extract = strata.runner.handlers[JobKind.EXTRACT]
+
+    def slow_extract(job: Job) -> JobOutput:
+        runs[job.id] += 1
+        time.sleep(seconds)
+        return extract(job)
+
+    strata.runner.handlers = {**strata.runner.handlers, JobKind.EXTRACT: slow_extract}
+    return runs
+
+
+def _finished(strata: Strata, job_id: str, timeout_s: float = 30) -> Job:
+    deadline = time.monotonic() + timeout_s
+    job = strata.job(job_id)
+    while job.status not in (JobStatus.DONE, JobStatus.DEAD) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        job = strata.job(job_id)
+    return job
+
+
+def test_sync_remember_over_cap_does_not_run_job_twice(store: Store) -> None:
+    """Issue 14: a sync remember past its cap answered ``queued`` and its inline run carried
+    on; meanwhile its lease ran out, the reaper handed the job to the worker, and the same
+    job ran a second time. The inline run's heartbeat now keeps the lease while it works."""
+    strata = Strata(store, EMBEDDER, settings=load_settings(
+        home=Path("/nonexistent"), review_mode="off", job_lease_s=1.0))
+    runs = _slowed(strata, 2.5)  # two and a half leases long
+    worker = strata.make_worker(poll_s=0.01)
+    worker.reap_every_s = 0.05
+    worker.start()
+    try:
+        result = strata.remember("I live in Oslo", scope=S, mode="sync",
+                                 pipeline_timeout_ms=200)
+        assert result.status == "queued" and result.job_id is not None
+        job = _finished(strata, result.job_id)
+    finally:
+        worker.stop()
+        strata.writer.close()
+    assert runs == {result.job_id: 1}
+    assert job.status is JobStatus.DONE and job.attempts == 1
+
+
+def test_a_worker_whose_job_outlives_the_lease_is_not_reaped(store: Store) -> None:
+    strata = Strata(store, EMBEDDER, settings=load_settings(
+        home=Path("/nonexistent"), review_mode="off", job_lease_s=1.0))
+    runs = _slowed(strata, 2.5)
+    job_id = strata.remember("I work at the lab", scope=S, mode="async").job_id or ""
+    worker = strata.make_worker(poll_s=0.01, concurrency=2)
+    worker.reap_every_s = 0.05
+    worker.start()
+    try:
+        job = _finished(strata, job_id)
+    finally:
+        worker.stop()
+    assert runs == {job_id: 1} and job.status is JobStatus.DONE and job.attempts == 1
 
 
 class RecordingGraph:

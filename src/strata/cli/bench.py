@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -112,6 +113,11 @@ def latency(
                            remember_mode=remember_mode.value)
     with errors_reported(as_json=as_json), _progress(console) as progress:
         report = run_latency(config, _Bars(progress))
+    _emit(report, as_json, render)
+
+
+def _emit(report: Any, as_json: bool, render: Callable[[Any], Any]) -> None:
+    """The report as one JSON object, or as rich tables."""
     if as_json:
         typer.echo(json.dumps(report.to_dict()))
     else:
@@ -550,3 +556,54 @@ def correctness(
     if failures:
         for failure in report.failures:
             typer.echo(json.dumps(failure))
+
+
+@bench_app.command("noisy")
+def noisy(
+    seconds: Annotated[float, typer.Option(min=1, help="Length of the under-load phase.")
+                       ] = 60.0,
+    idle_seconds: Annotated[float, typer.Option(min=1, help="Length of the idle phase.")
+                            ] = 20.0,
+    chars: Annotated[int, typer.Option(min=1, help="Characters of each noisy write.")
+                     ] = 100_000,
+    memories: Annotated[int, typer.Option("--memories", "-n", min=1,
+                                          help="The quiet team's memories.")] = 2_000,
+    embedder: Annotated[EmbedderChoice, typer.Option(help="Embedding runtime.")] = (
+        EmbedderChoice.onnx
+    ),
+    budget_chars: Annotated[int | None, typer.Option(
+        help="The writer's character budget per window (default: the setting).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A noisy neighbour: another team's recall p50/p95 idle and while one writer sends long
+    texts as fast as its write budget allows (target: p95 within 2x of idle)."""
+    from strata.bench.noisy import NoisyConfig, run_noisy
+
+    console = Console(stderr=True)
+    settings = {} if budget_chars is None else {"write_budget_chars": budget_chars}
+    config = NoisyConfig(memories=memories, text_chars=chars, idle_s=idle_seconds,
+                         load_s=seconds, embedder=embedder.value, settings=settings)
+    with errors_reported(as_json=as_json):
+        report = run_noisy(config, say=lambda line: console.print(line))
+    _emit(report, as_json, _noisy_table)
+
+
+def _noisy_table(report: Any) -> Table:
+    cfg, writer = report.config, report.writer
+    table = Table(title=(
+        f"strata bench noisy — {cfg['memories']:,} quiet memories, {cfg['text_chars']:,}-char "
+        f"writes, {cfg['embedder_name']}, {report.machine['cores']} cores, "
+        f"load {report.machine['load_avg_1m']}"))
+    for column in ("quiet team's recall ms", "p50", "p95", "max", "n"):
+        table.add_column(column, justify="left" if column.startswith("quiet") else "right")
+    for label, p in (("idle", report.idle), ("under load", report.loaded)):
+        table.add_row(label, f"{p.p50:.1f}", f"{p.p95:.1f}", f"{p.max:.1f}", str(p.n))
+    table.add_row("ratio under load / idle", f"{report.p50_ratio:.2f}x",
+                  f"{report.p95_ratio:.2f}x", "", "")
+    write = writer.write_ms
+    table.add_row("noisy writes: accepted / 429 / processed inline",
+                  f"{writer.writes} / {writer.refused} / {writer.processed}",
+                  f"p95 {write.p95:.0f} ms" if write else "", "", "")
+    verdict = "[green]PASS[/green]" if report.passed else "[red]FAIL[/red]"
+    table.add_row("p95 within 2x of idle", verdict, "", "", "")
+    return table

@@ -82,6 +82,14 @@ class InMemoryJobQueue:
             job = self._held(lease, now)
             return self._record_failure(job, failure, now)
 
+    def extend_lease(self, lease: LeaseRef, now: datetime, lease_s: float) -> bool:
+        with self._lock:
+            job = self._jobs.get(lease.job_id)
+            if job is None or not holds(job, lease, now):
+                return False
+            self._jobs[job.id] = replace(job, lease_expires_at=now + timedelta(seconds=lease_s))
+            return True
+
     def _record_failure(self, job: Job, failure: JobFailure, now: datetime) -> Job:
         failed = replace(
             job, status=status_after_failure(failure), next_attempt_at=failure.retry_at,

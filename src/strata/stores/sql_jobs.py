@@ -88,6 +88,12 @@ class JobSQL:
                 WHERE id = {p} AND status = 'leased' AND lease_token = {p}
                   AND lease_expires_at > {p}
                 RETURNING {JOB_COLUMNS}""",
+            # The holder's heartbeat: neither status nor token changes, so no job event.
+            "extend": f"""
+                UPDATE jobs SET lease_expires_at = {p}
+                WHERE id = {p} AND status = 'leased' AND lease_token = {p}
+                  AND lease_expires_at > {p}
+                RETURNING id""",
             "complete": f"""
                 UPDATE jobs SET status = 'done', result = {p}, lease_token = NULL,
                     lease_expires_at = NULL, next_attempt_at = NULL, updated_at = {p}
@@ -188,6 +194,14 @@ class SQLJobQueue:
             raise LeaseLost(f"the lease on job {lease.job_id} is no longer held",
                             id=lease.job_id)
         return js.job(row)
+
+    def extend_lease(self: _Transactional, lease: LeaseRef, now: datetime, lease_s: float
+                     ) -> bool:
+        js, at = self.jobs_sql, self.jobs_sql.d.time(now)
+        until = js.d.time(now + timedelta(seconds=lease_s))
+        row = self._in_transaction(lambda conn: conn.execute(js.statements["extend"], (
+            until, lease.job_id, lease.token, at)).fetchone())
+        return row is not None
 
     def reap(self: _Transactional, now: datetime) -> int:
         js, at = self.jobs_sql, self.jobs_sql.d.time(now)
