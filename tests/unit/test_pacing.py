@@ -27,7 +27,9 @@ def test_extraction_piece_by_piece_finds_the_same_facts_as_in_one_go() -> None:
     rules = RuleBasedProvider()
     whole = [f.content for f in rules.extract(LONG).facts]
     pieced = [f.content for p in chunks(LONG) for f in rules.extract(p).facts]
-    assert pieced == whole and len(whole) > 100
+    # a claim said twice in one text is one fact; said in two pieces, it is two (the
+    # decisions then fold the second into the first)
+    assert list(dict.fromkeys(pieced)) == list(dict.fromkeys(whole)) and len(whole) > 100
 
 
 def test_paced_search_text_is_search_text() -> None:
