@@ -178,7 +178,9 @@ _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
                         r"night)|yesterday|ago|back in|in \d{4})\b", _I)
 _TRAIL = re.compile(r"[\s.!;:,]+$")
-_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from now on|now)\b", _I)
+#: A lead-in time that starts something ("Starting this week, ..."); "now" and "from now on"
+#: are change cues anywhere in a clause already (``_CHANGE_TAIL``).
+_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective)\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
                          r"like i said|you know|just so you know|for what it's worth|"
