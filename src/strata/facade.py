@@ -107,7 +107,7 @@ class Strata:
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
                              extractor=extractor, index_graph=index,
-                             pause=self.reads_first.pause)
+                             pause=self.reads_first.pause, prepare=self.pipeline.prepare)
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)
@@ -146,6 +146,7 @@ class Strata:
         """Stop the embedded worker (jobs in hand finish first), then close the store."""
         self.stop_worker()
         self.writer.close()
+        self.pipeline.close()
         self.store.close()
 
     def start_worker(self, concurrency: int | None = None) -> Worker:

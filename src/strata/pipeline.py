@@ -12,8 +12,11 @@ backoff (dead after ``max_attempts``) and the raw memories stay recallable meanw
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from strata.domain import applying
@@ -23,17 +26,21 @@ from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.models import Event, Filters, Memory, Scope
 from strata.domain.secrets import masked
 from strata.domain.text import content_hash, search_text
-from strata.errors import NotFound, ProviderUnavailable
-from strata.pacing import paced_chunks
+from strata.errors import NotFound, ProviderUnavailable, StrataError
+from strata.pacing import CHUNK_CHARS, paced_chunks
 from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Stamp, Store, Vector, WriteBatch
 from strata.providers.base import ExtractedFact, Extraction
-from strata.providers.chain import ProviderChain
+from strata.providers.chain import ExtractionOutcome, ProviderChain
 from strata.worker import JobOutput
 
 #: Roles whose turns are the user's (or a document's) own statements, worth extracting.
 SKIPPED_ROLES = frozenset({"assistant", "system", "tool"})
 #: Facts one job extracts at most (a long document is many remembers, not one job).
 MAX_FACTS = 64
+#: Turns whose extraction ``prepare`` started and no job has taken yet, at most.
+PREPARED_MAX = 64
+#: Threads that prepare turns beside the caller's own embedding work.
+PREPARE_THREADS = 2
 
 
 @runtime_checkable
@@ -52,6 +59,14 @@ class _Found:
     prompt_version: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A turn's extraction and its facts' vectors, computed before its job ran."""
+
+    outcome: ExtractionOutcome
+    vectors: dict[str, Vector] = field(default_factory=dict)
+
+
 class WritePipeline:
     def __init__(
         self, store: Store, embedder: Embedder, chain: ProviderChain, clock: Clock, *,
@@ -67,6 +82,17 @@ class WritePipeline:
         self.graph = graph
         #: Called between pieces of a long text (``pacing.ReadsFirst.pause``).
         self.pause = pause
+        self._prepared: OrderedDict[str, Future[_Prepared]] = OrderedDict()
+        self._prepared_lock = threading.Lock()
+        self._prepare_pool: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        """Stop preparing: turns not started yet are left to their jobs."""
+        with self._prepared_lock:
+            pool, self._prepare_pool = self._prepare_pool, None
+            self._prepared.clear()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def handlers(self) -> dict[JobKind, Any]:
         chosen: dict[JobKind, Any] = {JobKind.EXTRACT: self.extract}
@@ -74,17 +100,66 @@ class WritePipeline:
             chosen[JobKind.GRAPH] = self.index_graph
         return chosen
 
+    # -- prepare ----------------------------------------------------------------------------
+
+    def prepare(self, events: Sequence[Event]) -> None:
+        """Start extracting the facts of these short turns, and embedding them, now: beside
+        the caller's own work (embedding the turns themselves), on another core. The extract
+        job that follows takes the result instead of computing it again; the same chain and
+        the same embedder give the same outcome either way, only sooner."""
+        for event in (masked(e) for e in events):
+            if _extractable(event) and len(event.text) <= CHUNK_CHARS:
+                self._remember_prepared(event.text,
+                                        self._pool().submit(self._prepare_one, event.text))
+
+    def _prepare_one(self, text: str) -> _Prepared:
+        outcome = self.chain.extract(text)
+        if outcome.extraction is None:
+            return _Prepared(outcome)
+        verbatim = content_hash(text)
+        contents = [f.content for f in outcome.extraction.facts
+                    if content_hash(f.content) != verbatim]
+        if not contents:
+            return _Prepared(outcome)
+        return _Prepared(outcome, dict(zip(contents, self.embedder.embed(contents), strict=True)))
+
+    def _remember_prepared(self, text: str, future: Future[_Prepared]) -> None:
+        with self._prepared_lock:
+            self._prepared[text] = future
+            while len(self._prepared) > PREPARED_MAX:
+                self._prepared.popitem(last=False)[1].cancel()
+
+    def _take_prepared(self, text: str) -> _Prepared | None:
+        """The prepared result for ``text``: waited for if running, ``None`` if it never
+        started (the job computes it itself rather than queue behind others) or failed."""
+        with self._prepared_lock:
+            future = self._prepared.pop(text, None)
+        if future is None or future.cancel():
+            return None
+        try:
+            return future.result()
+        except StrataError:
+            return None
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._prepared_lock:
+            if self._prepare_pool is None:
+                self._prepare_pool = ThreadPoolExecutor(PREPARE_THREADS,
+                                                        thread_name_prefix="strata-prepare")
+            return self._prepare_pool
+
     # -- extract ----------------------------------------------------------------------------
 
     def extract(self, job: Job) -> JobOutput:
         events = [masked(e) for e in self._events(job)]  # derived facts never hold a secret
-        found, warnings = self._extract(events)
+        prepared: dict[str, Vector] = {}
+        found, warnings = self._extract(events, prepared)
         if not found:
             return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
                               "warnings": warnings})
         turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
         own = frozenset(turns.values())
-        vectors = self.embedder.embed([f.fact.content for f in found])
+        vectors = self._vectors([f.fact.content for f in found], prepared)
         pools = [self._candidates(job.scope, v, f.fact.content, own)
                  for f, v in zip(found, vectors, strict=True)]
         decisions = self._decide(found, pools)
@@ -119,13 +194,23 @@ class WritePipeline:
             raise NotFound(f"job {job.id}: its events are missing", id=job.id)
         return events
 
-    def _extract(self, events: Sequence[Event]) -> tuple[list[_Found], list[str]]:
+    def _vectors(self, contents: Sequence[str], prepared: Mapping[str, Vector]
+                 ) -> list[Vector]:
+        """The facts' vectors: prepared ones as they are, the others embedded now."""
+        missing = list(dict.fromkeys(c for c in contents if c not in prepared))
+        computed = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing \
+            else {}
+        return [prepared[c] if c in prepared else computed[c] for c in contents]
+
+    def _extract(self, events: Sequence[Event], prepared: dict[str, Vector]
+                 ) -> tuple[list[_Found], list[str]]:
         """Facts of the user's turns, in order, up to ``MAX_FACTS``: a long turn piece by
-        piece, pausing for recalls between pieces and stopping once enough are found."""
+        piece, pausing for recalls between pieces and stopping once enough are found.
+        Vectors of facts ``prepare`` already embedded are added to ``prepared``."""
         found: list[_Found] = []
         warnings: list[str] = []
         for event in events:
-            if (event.role or "").lower() in SKIPPED_ROLES or is_chatter(event.text, event.role):
+            if not _extractable(event):
                 continue
             # A fact that is the turn word for word is dropped (its verbatim memory holds it).
             # The turn is hashed once: per fact, a 100k-character text cost 10 s.
@@ -133,13 +218,17 @@ class WritePipeline:
             for piece in paced_chunks(event.text, self.pause):
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
-                x = self._extract_piece(piece, warnings)
+                x = self._extract_piece(piece, warnings, prepared)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in x.facts if content_hash(f.content) != verbatim)
         return found[:MAX_FACTS], warnings
 
-    def _extract_piece(self, text: str, warnings: list[str]) -> Extraction:
-        outcome = self.chain.extract(text)
+    def _extract_piece(self, text: str, warnings: list[str], prepared: dict[str, Vector]
+                       ) -> Extraction:
+        ready = self._take_prepared(text)
+        if ready is not None:
+            prepared.update(ready.vectors)
+        outcome = ready.outcome if ready is not None else self.chain.extract(text)
         if outcome.extraction is None:
             raise ProviderUnavailable("every provider failed: " + "; ".join(
                 outcome.warnings), warnings=list(outcome.warnings))
@@ -197,6 +286,12 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
+
+
+def _extractable(event: Event) -> bool:
+    """The user's (or a document's) own turns, chit-chat aside."""
+    return (event.role or "").lower() not in SKIPPED_ROLES and not is_chatter(event.text,
+                                                                              event.role)
 
 
 def _fact_input(found: _Found) -> applying.FactInput:

@@ -59,6 +59,8 @@ PIPELINE_THREADS = 4
 ScopeLike = Scope | Mapping[str, Any] | str | None
 #: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
 GraphIndexer = Callable[[Memory], None]
+#: Starts the pipeline's work on a remember's events early (``WritePipeline.prepare``).
+Preparer = Callable[[Sequence[Event]], None]
 
 
 class Writer:
@@ -68,6 +70,7 @@ class Writer:
         self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
         runner: Runner, *, extractor: Extractor | None = None,
         index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
+        prepare: Preparer | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -77,6 +80,7 @@ class Writer:
         self.extractor = extractor or TurnExtractor()
         self.index_graph = index_graph
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
+        self.prepare = prepare
         self._inline: ThreadPoolExecutor | None = None
         self._inline_lock = threading.Lock()
 
@@ -117,6 +121,8 @@ class Writer:
         )
         now = self.clock.now()
         events = build_events(request, now)
+        if self.prepare is not None and not raw and mode != "async":
+            self.prepare(events)  # the inline pipeline's extraction, beside the turns' embedding
         # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
         # stay in the raw log and the episode's text only.
         extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor

@@ -1,0 +1,126 @@
+"""``WritePipeline.prepare``: a remember starts its turns' extraction beside its own embedding
+work, and the extract job takes that result. Same outcome as without it, one provider call
+per turn, and a job never waits behind preparations that did not start."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+from strata.domain.models import Event, Scope
+from strata.errors import EmbedderError
+from strata.facade import Strata
+from strata.ingest import build_events, parse_request
+from strata.pipeline import WritePipeline
+from strata.providers.base import Extraction
+from strata.providers.chain import ProviderChain
+from strata.providers.rules import RuleBasedProvider
+from strata.settings import load_settings
+from strata.stores.memory import InMemoryStore
+from strata.testing import FakeClock
+from tests.conftest import EMBEDDER
+
+U = Scope(team="t", user="ana")
+TURNS = ["I live in Lisbon and I work at Acme.", "My manager is Carla.",
+         "Actually, I moved to Porto in September.", "thanks!", "I prefer tea over coffee."]
+
+
+class CountingRules(RuleBasedProvider):
+    """The rule provider, counting the texts it was asked to read."""
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+        self.gate = gate
+
+    def extract(self, text: str) -> Extraction:
+        if self.gate is not None:
+            self.gate.wait(5)
+        self.calls.append(text)
+        return super().extract(text)
+
+
+def facade(provider: RuleBasedProvider, *, prepare: bool = True) -> Strata:
+    strata = Strata(InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name), EMBEDDER,
+                    clock=FakeClock(), providers=ProviderChain([provider]),
+                    settings=load_settings(home=Path("/nonexistent"), review_mode="off",
+                                           graph=False))
+    if not prepare:
+        strata.writer.prepare = None
+    return strata
+
+
+def live_state(strata: Strata) -> list[tuple[str, str]]:
+    return sorted((m.content, m.lifecycle.value) for m in strata.list(scope=U, limit=200).items)
+
+
+def test_each_turn_is_read_once_and_the_outcome_is_the_same_as_without_preparing() -> None:
+    prepared, plain = CountingRules(), CountingRules()
+    with_prepare, without = facade(prepared), facade(plain, prepare=False)
+    for text in TURNS:
+        for strata in (with_prepare, without):
+            assert strata.remember(text, scope=U, mode="sync").status == "processed"
+    assert live_state(with_prepare) == live_state(without)
+    assert prepared.calls == plain.calls  # one read per extractable turn, chit-chat skipped
+    assert "thanks!" not in prepared.calls
+    assert not with_prepare.pipeline._prepared  # every preparation was taken by its job
+    with_prepare.close()
+    without.close()
+
+
+def test_a_conversation_prepares_only_the_users_turns() -> None:
+    provider = CountingRules()
+    strata = facade(provider)
+    strata.remember(messages=[{"role": "user", "content": "My sister Maya lives in Oslo."},
+                              {"role": "assistant", "content": "Oslo is lovely in spring."}],
+                    scope=U, mode="sync")
+    assert provider.calls == ["My sister Maya lives in Oslo."]
+    strata.close()
+
+
+def test_raw_and_async_remembers_prepare_nothing() -> None:
+    provider = CountingRules()
+    strata = facade(provider)
+    strata.stop_worker()
+    strata.remember("I live in Lisbon.", scope=U, mode="raw")
+    strata.remember("My manager is Carla.", scope=U, mode="async")
+    assert provider.calls == [] and not strata.pipeline._prepared
+    strata.close()
+
+
+def test_a_job_computes_a_turn_itself_when_its_preparation_has_not_started() -> None:
+    gate = threading.Event()
+    provider = CountingRules(gate)
+    pipeline = WritePipeline(InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name),
+                             EMBEDDER, ProviderChain([provider]), FakeClock(),
+                             review=facade(RuleBasedProvider()).pipeline.review)
+    blocked = [_event("I work at Acme."), _event("My manager is Carla.")]
+    pipeline.prepare(blocked)  # both threads now wait on the gate
+    waiting = _event("I live in Lisbon.")
+    pipeline.prepare([waiting])  # queued behind them, not started
+    taken = pipeline._take_prepared(waiting.text)
+    assert taken is None  # cancelled: the job reads the turn itself instead of queueing
+    gate.set()
+    ready = pipeline._take_prepared("I work at Acme.")
+    assert ready is not None and ready.outcome.extraction is not None
+    assert list(ready.vectors) == [f.content for f in ready.outcome.extraction.facts]
+    pipeline.close()
+
+
+def test_a_failed_preparation_leaves_the_work_to_the_job() -> None:
+    pipeline = facade(RuleBasedProvider()).pipeline
+    failed: Future[object] = Future()
+    failed.set_running_or_notify_cancel()
+    failed.set_exception(EmbedderError("the model is gone"))
+    pipeline._remember_prepared("I live in Lisbon.", failed)  # type: ignore[arg-type]
+    assert pipeline._take_prepared("I live in Lisbon.") is None
+    pipeline.close()
+
+
+def _event(text: str) -> Event:
+    request = parse_request(text=text, messages=None, scope=U, type=None, importance=None,
+                            pinned=False, tags=(), conversation_id=None, author=None,
+                            meta=None, idempotency_key=None, max_chars=10_000, max_messages=10)
+    [event] = build_events(request, FakeClock().now())
+    return event
