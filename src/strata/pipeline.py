@@ -60,11 +60,33 @@ class _Found:
 
 
 @dataclass(frozen=True, slots=True)
+class _Searched:
+    """A fact's candidate ids: by vector (with their similarity), then by text."""
+
+    similarity: dict[str, float]
+    lexical: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class _Prepared:
-    """A turn's extraction and its facts' vectors, computed before its job ran."""
+    """A turn's extraction, its facts' vectors and candidate searches, computed before its
+    job ran (keyed by the fact's content)."""
 
     outcome: ExtractionOutcome
     vectors: dict[str, Vector] = field(default_factory=dict)
+    searched: dict[str, _Searched] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Ready:
+    """What the prepared turns of one job hand it: vectors and searches by fact content."""
+
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    searched: dict[str, _Searched] = field(default_factory=dict)
+
+    def add(self, prepared: _Prepared) -> None:
+        self.vectors.update(prepared.vectors)
+        self.searched.update(prepared.searched)
 
 
 class WritePipeline:
@@ -103,25 +125,28 @@ class WritePipeline:
     # -- prepare ----------------------------------------------------------------------------
 
     def prepare(self, events: Sequence[Event]) -> None:
-        """Start extracting the facts of these short turns, and embedding them, now: beside
-        the caller's own work (embedding the turns themselves), on another core. The extract
-        job that follows takes the result instead of computing it again; the same chain and
-        the same embedder give the same outcome either way, only sooner."""
+        """Start reading these short turns now, beside the caller's own work (embedding the
+        turns themselves), on another core: their facts, the facts' vectors and candidate
+        searches. The extract job that follows takes the result instead of computing it
+        again (it still reads the candidates' current state itself); the same chain, embedder
+        and store give the same outcome either way, only sooner."""
         for event in (masked(e) for e in events):
             if _extractable(event) and len(event.text) <= CHUNK_CHARS:
-                self._remember_prepared(event.text,
-                                        self._pool().submit(self._prepare_one, event.text))
+                self._remember_prepared(event.text, self._pool().submit(
+                    self._prepare_one, event.scope, event.text))
 
-    def _prepare_one(self, text: str) -> _Prepared:
+    def _prepare_one(self, scope: Scope, text: str) -> _Prepared:
         outcome = self.chain.extract(text)
         if outcome.extraction is None:
             return _Prepared(outcome)
         verbatim = content_hash(text)
-        contents = [f.content for f in outcome.extraction.facts
-                    if content_hash(f.content) != verbatim]
+        contents = list(dict.fromkeys(f.content for f in outcome.extraction.facts
+                                      if content_hash(f.content) != verbatim))
         if not contents:
             return _Prepared(outcome)
-        return _Prepared(outcome, dict(zip(contents, self.embedder.embed(contents), strict=True)))
+        vectors = dict(zip(contents, self.embedder.embed(contents), strict=True))
+        return _Prepared(outcome, vectors,
+                         {c: self._search(scope, vectors[c], c) for c in contents})
 
     def _remember_prepared(self, text: str, future: Future[_Prepared]) -> None:
         with self._prepared_lock:
@@ -152,15 +177,16 @@ class WritePipeline:
 
     def extract(self, job: Job) -> JobOutput:
         events = [masked(e) for e in self._events(job)]  # derived facts never hold a secret
-        prepared: dict[str, Vector] = {}
+        prepared = _Ready()
         found, warnings = self._extract(events, prepared)
         if not found:
             return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
                               "warnings": warnings})
         turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
         own = frozenset(turns.values())
-        vectors = self._vectors([f.fact.content for f in found], prepared)
-        pools = [self._candidates(job.scope, v, f.fact.content, own)
+        vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
+        pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
+                                  or self._search(job.scope, v, f.fact.content), own)
                  for f, v in zip(found, vectors, strict=True)]
         decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
@@ -202,11 +228,11 @@ class WritePipeline:
             else {}
         return [prepared[c] if c in prepared else computed[c] for c in contents]
 
-    def _extract(self, events: Sequence[Event], prepared: dict[str, Vector]
+    def _extract(self, events: Sequence[Event], prepared: _Ready
                  ) -> tuple[list[_Found], list[str]]:
         """Facts of the user's turns, in order, up to ``MAX_FACTS``: a long turn piece by
         piece, pausing for recalls between pieces and stopping once enough are found.
-        Vectors of facts ``prepare`` already embedded are added to ``prepared``."""
+        What ``prepare`` already computed for a turn is added to ``prepared``."""
         found: list[_Found] = []
         warnings: list[str] = []
         for event in events:
@@ -223,11 +249,10 @@ class WritePipeline:
                              for f in x.facts if content_hash(f.content) != verbatim)
         return found[:MAX_FACTS], warnings
 
-    def _extract_piece(self, text: str, warnings: list[str], prepared: dict[str, Vector]
-                       ) -> Extraction:
+    def _extract_piece(self, text: str, warnings: list[str], prepared: _Ready) -> Extraction:
         ready = self._take_prepared(text)
         if ready is not None:
-            prepared.update(ready.vectors)
+            prepared.add(ready)
         outcome = ready.outcome if ready is not None else self.chain.extract(text)
         if outcome.extraction is None:
             raise ProviderUnavailable("every provider failed: " + "; ".join(
@@ -235,15 +260,21 @@ class WritePipeline:
         warnings.extend(outcome.warnings)
         return outcome.extraction
 
-    def _candidates(self, scope: Scope, vector: Vector, text: str, own: frozenset[str]
-                    ) -> list[tuple[Candidate, Memory]]:
-        """Memories of exactly this scope that the fact may duplicate or change: derived
-        facts and verbatim turns, except the turns of this very input (``own``)."""
+    def _search(self, scope: Scope, vector: Vector, text: str) -> _Searched:
+        """The ids of memories a fact may duplicate or change, by meaning and by words."""
         filters = Filters(lifecycles=tuple(ACTIONABLE))
         k = self.candidates_k
         similarity = dict(self.store.vector_search(scope, vector, k, filters))
-        lexical = [i for i, _ in self.store.text_search(scope, text, k, filters)]
-        ids = list(dict.fromkeys([*similarity, *lexical]))
+        return _Searched(similarity,
+                         [i for i, _ in self.store.text_search(scope, text, k, filters)])
+
+    def _candidates(self, scope: Scope, searched: _Searched, own: frozenset[str]
+                    ) -> list[tuple[Candidate, Memory]]:
+        """Memories of exactly this scope that the fact may duplicate or change: derived
+        facts and verbatim turns, except the turns of this very input (``own``), as they
+        are now."""
+        similarity = searched.similarity
+        ids = list(dict.fromkeys([*similarity, *searched.lexical]))
         return [(applying.candidate_of(m, similarity.get(m.id, 0.0)), m)
                 for m in self.store.get_many(ids, scope)
                 if (applying.is_derived(m) or applying.is_turn(m)) and m.id not in own

@@ -8,18 +8,21 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
+import pytest
+
 from strata.domain.models import Event, Scope
 from strata.errors import EmbedderError
 from strata.facade import Strata
 from strata.ingest import build_events, parse_request
 from strata.pipeline import WritePipeline
+from strata.ports import Store
 from strata.providers.base import Extraction
 from strata.providers.chain import ProviderChain
 from strata.providers.rules import RuleBasedProvider
 from strata.settings import load_settings
 from strata.stores.memory import InMemoryStore
 from strata.testing import FakeClock
-from tests.conftest import EMBEDDER
+from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 U = Scope(team="t", user="ana")
 TURNS = ["I live in Lisbon and I work at Acme.", "My manager is Carla.",
@@ -41,9 +44,10 @@ class CountingRules(RuleBasedProvider):
         return super().extract(text)
 
 
-def facade(provider: RuleBasedProvider, *, prepare: bool = True) -> Strata:
-    strata = Strata(InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name), EMBEDDER,
-                    clock=FakeClock(), providers=ProviderChain([provider]),
+def facade(provider: RuleBasedProvider, *, prepare: bool = True, store: Store | None = None
+           ) -> Strata:
+    store = store or InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+    strata = Strata(store, EMBEDDER, clock=FakeClock(), providers=ProviderChain([provider]),
                     settings=load_settings(home=Path("/nonexistent"), review_mode="off",
                                            graph=False))
     if not prepare:
@@ -55,9 +59,15 @@ def live_state(strata: Strata) -> list[tuple[str, str]]:
     return sorted((m.content, m.lifecycle.value) for m in strata.list(scope=U, limit=200).items)
 
 
-def test_each_turn_is_read_once_and_the_outcome_is_the_same_as_without_preparing() -> None:
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
+def test_each_turn_is_read_once_and_the_outcome_is_the_same_as_without_preparing(
+    adapter: str, tmp_path: Path
+) -> None:
     prepared, plain = CountingRules(), CountingRules()
-    with_prepare, without = facade(prepared), facade(plain, prepare=False)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_prepare = facade(prepared, store=STORE_ADAPTERS[adapter](tmp_path / "a"))
+    without = facade(plain, prepare=False, store=STORE_ADAPTERS[adapter](tmp_path / "b"))
     for text in TURNS:
         for strata in (with_prepare, without):
             assert strata.remember(text, scope=U, mode="sync").status == "processed"
@@ -104,7 +114,8 @@ def test_a_job_computes_a_turn_itself_when_its_preparation_has_not_started() -> 
     gate.set()
     ready = pipeline._take_prepared("I work at Acme.")
     assert ready is not None and ready.outcome.extraction is not None
-    assert list(ready.vectors) == [f.content for f in ready.outcome.extraction.facts]
+    contents = [f.content for f in ready.outcome.extraction.facts]
+    assert contents and list(ready.vectors) == contents == list(ready.searched)
     pipeline.close()
 
 
