@@ -118,3 +118,26 @@ def test_undo_over_http_and_the_cli(tmp_path: Path) -> None:
         strata.close()
     cli = run_in(tmp_path, "undo", applied[0].id, "--reason", "x", "--team", "t")
     assert cli.exit_code != 0 and "no decision" in (cli.stdout + cli.stderr)
+
+
+@pytest.mark.parametrize(("before", "after", "stale"), [
+    ("I drive a Honda Civic.", "I sold my Honda Civic last week and bought a Tesla.",
+     "I drive a Honda Civic."),
+    ("My dog is called Rex.", "Rex passed away in May.", "My dog is called Rex."),
+    ("My gym is Fitness First.", "I cancelled my Fitness First membership.",
+     "My gym is Fitness First."),
+    ("I'm single.", "I'm married now.", "I'm single."),
+    ("My daughter Mia is 7.", "Mia just turned 8!", "My daughter Mia is 7."),
+])
+def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
+    store: Store, clock: FakeClock, before: str, after: str, stale: str
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(before, scope=A, mode="sync")
+    clock.advance(seconds=1)
+    strata.remember(after, scope=A, mode="sync")
+    states = by_content(strata)
+    assert states[stale] is Lifecycle.SUPERSEDED, states
+    assert states[after] is Lifecycle.ACTIVE
+    live = {m.content for m in strata.list(scope=A).items}
+    assert stale not in live

@@ -142,3 +142,18 @@ def test_a_near_duplicate_sentence_with_another_value_of_the_same_slot_is_an_upd
     assert (decision.action, decision.target_id) == (Action.UPDATE, "m1")
     same = FactView("User's phone number is 555-9164", subject="user.phone", value="555-9164")
     assert decide(same, [old], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.NONE
+
+
+def test_parting_with_a_thing_retracts_any_claim_of_the_same_holder_about_it() -> None:
+    civic = Candidate("m2", "User drives a Honda Civic", 0.4,
+                      subject="user.drives.honda_civic", value="Honda Civic")
+    sisters = Candidate("m3", "User's sister drives a Honda Civic", 0.4,
+                        subject="person:user_sister.drives.honda_civic", value="Honda Civic")
+    sold = fact("User no longer has Honda Civic", subject="user.has.honda_civic",
+                value="Honda Civic", negated=True, explicit_change=True)
+    d = decide(sold, [civic], NOW)
+    assert (d.action, d.target_id) == (Action.DELETE, "m2")
+    assert decide(sold, [sisters], NOW).action is Action.ADD  # another holder's car
+    other = fact("User no longer has Toyota", subject="user.has.toyota", value="Toyota",
+                 negated=True)
+    assert decide(other, [civic], NOW).action is Action.ADD  # another thing

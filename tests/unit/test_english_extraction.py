@@ -98,8 +98,8 @@ PRESENT: list[tuple[str, Row]] = [
     ("I always run the tests before pushing", ("user.runs.tests_pushing",
                                                "tests before pushing", False, False,
                                                "User runs the tests before pushing")),
-    ("I'm vegetarian", ("user.is.vegetarian", "vegetarian", False, False,
-                        "User is vegetarian")),
+    ("I'm vegetarian", ("user.diet", "vegetarian", False, False,
+                        "User's diet is vegetarian")),
 ]
 
 
@@ -251,8 +251,8 @@ NEGATION: list[tuple[str, Row]] = [
                                "User does not like cilantro")),
     ("I do not live in Paris", ("user.lives_in", "Paris", True, False,
                                 "User does not live in Paris")),
-    ("I'm not a vegetarian anymore", ("user.is.vegetarian", "vegetarian", True, True,
-                                      "User is no longer a vegetarian")),
+    ("I'm not a vegetarian anymore", ("user.diet", "vegetarian", True, True,
+                                      "User's diet is no longer vegetarian")),
     ("I never drink alcohol", ("user.drinks.alcohol", "alcohol", True, False,
                                "User does not drink alcohol")),
     ("I don't speak German", ("user.speaks.german", "German", True, False,
@@ -594,3 +594,62 @@ def test_a_comma_before_now_starts_the_new_claim() -> None:
     assert [(f.subject, f.value, f.negated, f.explicit_change)
             for f in extract_facts("I left Umbra; now I work at Lumen")] == [
         ("user.works_at", "Umbra", True, True), ("user.works_at", "Lumen", False, True)]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("I sold my Honda Civic last week.", [("user.has.honda_civic", "Honda Civic", True, True,
+                                           "User no longer has Honda Civic")]),
+    ("I cancelled my Fitness First membership.", [
+        ("user.has.fitness_first", "Fitness First", True, True,
+         "User no longer has Fitness First")]),
+    ("I donated my piano to the school.", [("user.has.piano", "piano", True, True,
+                                            "User no longer has piano")]),
+    ("I gave away my old bike.", [("user.has.old_bike", "old bike", True, True,
+                                   "User no longer has old bike")]),
+    ("I replaced my MacBook Pro with a ThinkPad.", [
+        ("user.has.macbook_pro", "MacBook Pro", True, True, "User no longer has MacBook Pro")]),
+])
+def test_parting_with_a_thing_says_it_is_no_longer_had(text: str, rows: list[Row]) -> None:
+    assert facts(text) == rows
+
+
+def test_a_named_one_passing_away_is_no_longer_had() -> None:
+    found = extract_facts("Rex passed away in May.", "user")
+    gone = [f for f in found if f.negated]
+    assert [(f.subject, f.value, f.content) for f in gone] == [
+        ("user.has.rex", "Rex", "User no longer has Rex")]
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("I'm single.", ("user.relationship_status", "single", False, False,
+                     "User's relationship status is single")),
+    ("I'm married now.", ("user.relationship_status", "married", False, True,
+                          "User's relationship status is married")),
+    ("I am a vegan now.", ("user.diet", "vegan", False, True, "User's diet is vegan")),
+    ("My sister is vegan.", ("person:user_sister.diet", "vegan", False, False,
+                             "User's sister's diet is vegan")),
+    ("I'm tired.", ("user.is.tired", "tired", False, False, "User is tired")),
+])
+def test_a_state_after_be_is_not_a_verb_and_families_hold_one_value(text: str,
+                                                                     row: Row) -> None:
+    assert facts(text) == [row]
+
+
+def test_a_relative_named_in_the_sentence_holds_the_claim() -> None:
+    assert facts("My daughter Mia is 7.") == [
+        ("person:mia.age", "7", False, False, "User's daughter Mia is 7 years old")]
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("I was promoted to team lead.", ("user.job_title", "team lead", False, True,
+                                      "User works as a team lead")),
+    ("Tom has been promoted to director.", ("person:tom.job_title", "director", False, True,
+                                            "Tom works as a director")),
+    ("I got a new phone number: 555-0199.", ("user.phone", "555-0199", False, True,
+                                             "User's phone number is 555-0199")),
+    ("Anna teaches at Lincoln High.", ("person:anna.works_at", "Lincoln High", False, False,
+                                       "Anna works at Lincoln High")),
+])
+def test_promotions_new_labelled_values_and_teaching_take_their_slot(text: str,
+                                                                      row: Row) -> None:
+    assert facts(text) == [row]

@@ -192,11 +192,25 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         if fact.negated:
             return None  # "not in Paris" says nothing against "in Berlin"
         return "conflict"
+    if _parts_with(fact, candidate):
+        return "negation"
     if fact.negated != candidate.negated and _overlap(fact.content, candidate.content) >= (
         SAME_CLAIM_OVERLAP
     ):
         return "negation"
     return None
+
+
+def _parts_with(fact: FactView, candidate: Candidate) -> bool:
+    """A possession ended ("sold my Honda Civic", "Rex passed away": no longer *has* it)
+    retracts what the same holder said of that very thing, whatever the attribute ("drives
+    a Honda Civic", "has a dog called Rex", "my gym is Fitness First")."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    return (rest.split(".")[0] == "has" and candidate.subject.partition(".")[0] == holder
+            and _same_value(fact.value, candidate.value))
 
 
 def _resolve_conflict(

@@ -102,6 +102,7 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
               "grandmother", "grandfather", "niece", "nephew", "cofounder", "co-founder",
               "teacher", "doctor", "coworker", "best friend")
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+_RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
 _HOLDER = re.compile(
     rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
     rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
@@ -352,6 +353,7 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
     "relocate": {"to": "lives_in"},
     "work": {"at": "works_at", "for": "works_at", "as": "job_title", "on": "works_on"},
+    "teach": {"at": "works_at"},
     "join": {"": "works_at"},
     "start": {"at": "works_at", "working at": "works_at", "working for": "works_at"},
     "report": {"to": "manager"},
@@ -373,15 +375,23 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
 _VERB_CLASS_WORDS = frozenset(
     w for lemma in _VERB_CLASSES for w in (lemma, inflect(lemma, "VBZ"), inflect(lemma, "VBD")))
 _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
-_STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave"})
+_STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
+                       # parting with something: "sold my car", "cancelled my gym membership"
+                       "sell", "give away", "donate", "cancel", "trade in", "replace"})
+#: "Rex passed away": what the user had (a pet, a person) is no longer there.
+_DYING = frozenset({"die", "pass away"})
+#: "my Fitness First membership": what was cancelled is Fitness First.
+_HELD_THROUGH = re.compile(r"\s+(?:membership|subscription|account|plan|contract|pass)$", _I)
 _PARTICLES = ("up", "over", "out", "off", "back", "down", "away")
 _PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out", "work out", "find out",
-                      "show up", "hang out", "pick up", "set up", "sign up"})
+                      "show up", "hang out", "pick up", "set up", "sign up", "give away",
+                      "pass away"})
 #: "be" + preposition/adjective → attribute.
 _BE_CLASSES = {
     "from": "from", "originally from": "from", "based in": "lives_in", "living in": "lives_in",
     "married to": "partner", "engaged to": "partner", "allergic to": "allergy",
     "born in": "born_in", "born on": "birthday", "in": "located_in", "at": "located_in",
+    "promoted to": "job_title",
     "to": "visited",
 }
 #: How an attribute reads in a sentence: (verb lemma, preposition) or ("'s", noun).
@@ -509,6 +519,9 @@ def read_verb(text: str, manner: _Manner) -> _Verb | None:
     lemma = verb_lemma(first) if first else None
     if lemma == "be" or (lemma is None and "be" in tags) or not first:
         lemma, tail = "be", rest
+    elif "be" in tags and not first.casefold().endswith(("ing", "ed")) and lemma != "get" \
+            and _participle(rest) is None:
+        lemma, tail = "be", rest  # "I'm single": a state after be, not the verb "to single"
     elif lemma is None and "perf" in tags:
         lemma, tail = "have", rest
     elif lemma is None:
@@ -641,11 +654,25 @@ def _used_as(noun: str) -> str:
     return f"uses_{noun}" if noun in _CATEGORIES else noun_attribute(noun)
 
 
+#: States one holder is in one of at a time: "I'm single" then "I'm married now".
+_STATE_FAMILIES = {
+    "relationship_status": frozenset({"single", "married", "engaged", "divorced", "widowed",
+                                      "separated", "in a relationship"}),
+    "diet": frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian", "keto",
+                       "omnivore", "carnivore", "flexitarian"}),
+}
+
+
 def _be_claim(rest: str) -> _Claim | None:
     lowered = rest.casefold()
     years = re.match(r"^(\d{1,3})(?: years? old)?$", lowered)
     if years:
         return _Claim("age", years.group(1))
+    state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
+                   lowered)
+    for family, states in _STATE_FAMILIES.items():
+        if state in states:
+            return _Claim(family, state)
     split = _prep_split(rest, _BE_CLASSES)
     if split is not None:
         return _Claim(*split)
@@ -677,6 +704,9 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
+_PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
+#: "I got a new phone number: 555-0199": the label after the lead-in.
+_GOT_NEW = re.compile(r"^i(?:'ve)?\s+(?:got|have|get)\s+(?:a\s+|my\s+)?(?=(?:new|updated)\s)", _I)
 _OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|case|"
                     r"portfolio|budget)\b", _I)
 
@@ -731,7 +761,7 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(USER, "User") if role == "user" else None
         return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
                                                                manner)]
-    labelled = _LABELLED.match(clause)
+    labelled = _LABELLED.match(_GOT_NEW.sub("", clause))
     if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
         said = replace(manner, change=manner.change or bool(labelled["new"]))
         return [_attribute_statement(_Holder(USER, "User"),
@@ -750,6 +780,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         return None  # "my sister is a nurse": a statement about the sister
     if match.re is _MY_ATTRIBUTE and noun in _RELATIVES and _ARTICLE.match(match["v"]):
         return None  # "my manager is a nice guy"
+    if match.re is _MY_ATTRIBUTE and _RELATIVE_NAMED.match(noun):
+        return None  # "my daughter Mia is 7": a statement about Mia
     holder = _det_holder(match["det"], noun, role)
     if holder is None:
         return []
@@ -1024,6 +1056,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     target of a bare correction ("sorry, I meant Porto")."""
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
     clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
+    clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
     if is_chatter(clause):
         return []
     not_tail = _NOT_TAIL.search(clause)
@@ -1053,6 +1086,8 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if verb is None:
         return _fragment(clause, manner, before) or (
             _mention(clause, manner, role) if holder.key == USER else [])
+    if match.group("name") and verb.lemma in _DYING and role == "user":
+        return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
     if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be":
         return _mention(clause, manner, role)
     return _verb_statements(holder, verb, role)
@@ -1107,8 +1142,25 @@ def _stopped(verb: _Verb) -> _Verb | None:
     if verb.lemma in ("leave", "quit") and verb.rest[:1].isupper():  # an employer
         return _Verb("work", f"at {verb.rest}", manner)
     if verb.lemma != "leave" and verb.rest:
-        return _Verb("have", verb.rest, manner)
+        return _Verb("have", _parted_with(verb), manner)
     return None
+
+
+def _parted_with(verb: _Verb) -> str:
+    """What "sold my old car to my brother" / "cancelled my gym membership" parted with."""
+    what = re.sub(r"^(?:my|our|the)\s+", "", verb.rest, flags=_I)
+    if verb.lemma in ("sell", "give away", "donate", "trade in"):
+        what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
+    if verb.lemma == "replace":
+        what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
+    return _HELD_THROUGH.sub("", what)
+
+
+def _no_longer_had(name: str, manner: _Manner) -> Statement:
+    """"Rex passed away": whatever the user had by that name (a pet, ...) is gone."""
+    gone = replace(manner, negated=True, change=True, past=False)
+    return _statement(_Holder(USER, "User"), "has", name, f"User no longer has {name}", gone,
+                      "have")
 
 
 def _decision(text: str, manner: _Manner) -> list[Statement]:

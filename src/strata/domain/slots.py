@@ -20,7 +20,8 @@ SINGLE_VALUED = frozenset({
     "lives_in", "located_in", "works_at", "employer", "job_title", "phone", "email",
     "manager", "editor", "birthday", "age", "partner", "name", "from", "born_in",
     "grew_up_in", "salary", "owner", "address", "timezone", "deadline", "budget",
-    "nationality", "school", "title", "rent", "price", "status",
+    "nationality", "school", "title", "rent", "price", "status", "relationship_status",
+    "diet",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
