@@ -141,3 +141,19 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
     assert states[after] is Lifecycle.ACTIVE
     live = {m.content for m in strata.list(scope=A).items}
     assert stale not in live
+
+
+@pytest.mark.parametrize(("mine", "theirs"), [
+    ("I drive a Honda Civic.", "My brother sold his Honda Civic."),
+    ("I work at Acme.", "My wife left Acme."),
+    ("I have a dog named Rex.", "My neighbour's dog Max died."),
+    ("I live in Lisbon.", "My parents moved from Lisbon to Porto."),
+])
+def test_what_someone_else_changes_leaves_the_users_own_claims_alone(
+    store: Store, clock: FakeClock, mine: str, theirs: str
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(mine, scope=A, mode="sync")
+    clock.advance(seconds=1)
+    strata.remember(theirs, scope=A, mode="sync")
+    assert by_content(strata)[mine] is Lifecycle.ACTIVE

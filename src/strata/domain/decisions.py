@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from strata.domain.english import about_another
 from strata.domain.models import Lifecycle
 from strata.domain.text import keywords, normalize, stem, words
 
@@ -194,11 +195,23 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "conflict"
     if _parts_with(fact, candidate):
         return "negation"
-    if fact.negated != candidate.negated and _overlap(fact.content, candidate.content) >= (
-        SAME_CLAIM_OVERLAP
-    ):
+    if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
+            and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
         return "negation"
     return None
+
+
+def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
+    """The fact and the memory are about different people ("my brother sold his Civic" says
+    nothing of "I drive a Civic"), read from their slots, else from the memory's words."""
+    holder = (fact.subject or "").partition(".")[0]
+    if candidate.subject is not None:
+        return bool(holder) and holder != candidate.subject.partition(".")[0]
+    if holder.startswith("person:"):
+        names = holder.removeprefix("person:").removeprefix("user_").split("_")
+        return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", candidate.content, re.I)
+                       for n in names if n)
+    return holder == "user" and about_another(candidate.content)
 
 
 def _parts_with(fact: FactView, candidate: Candidate) -> bool:
@@ -234,7 +247,8 @@ def _replaces_by_cue(fact: FactView, candidate: Candidate) -> bool:
     """A subject-less fact with a change cue replaces the memory it mostly repeats."""
     if not fact.explicit_change or (fact.subject is not None and candidate.subject is not None):
         return False
-    return _overlap(fact.content, candidate.content) >= CHANGE_OVERLAP
+    return not _holders_differ(fact, candidate) and \
+        _overlap(fact.content, candidate.content) >= CHANGE_OVERLAP
 
 
 def _flag_opposing_claims(
@@ -353,7 +367,9 @@ def with_named_old_value(
         pattern = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
         for candidate in sorted(candidates, key=lambda c: (c.value is None, -c.similarity)):
             if candidate.lifecycle not in ACTIONABLE or candidate.negated or \
-                    not pattern.search(candidate.value or candidate.content):
+                    not pattern.search(candidate.value or candidate.content) or \
+                    _holders_differ(fact, candidate) or \
+                    (about_another(source) and not about_another(candidate.content)):
                 continue
             if pattern.search(fact.value or "") and not fact.negated:
                 continue

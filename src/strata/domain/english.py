@@ -100,9 +100,16 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
               "partner", "son", "daughter", "friend", "boss", "manager", "colleague", "cousin",
               "aunt", "uncle", "girlfriend", "boyfriend", "roommate", "neighbor", "neighbour",
               "grandmother", "grandfather", "niece", "nephew", "cofounder", "co-founder",
-              "teacher", "doctor", "coworker", "best friend")
+              "teacher", "doctor", "coworker", "best friend", "parents", "kids", "children")
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
+_ANOTHER_HOLDER = re.compile(rf"^(?:(?i:(?:my|our)\s+(?:{'|'.join(_RELATIVES)}))\b|{_NAME}'s\s)")
+
+
+def about_another(text: str) -> bool:
+    """Whether a sentence is about someone the speaker names ("My brother drives a Civic",
+    "Tom's manager is Priya"), not about the speaker."""
+    return _ANOTHER_HOLDER.match(text.strip()) is not None
 _HOLDER = re.compile(
     rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
     rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
@@ -1148,7 +1155,7 @@ def _stopped(verb: _Verb) -> _Verb | None:
 
 def _parted_with(verb: _Verb) -> str:
     """What "sold my old car to my brother" / "cancelled my gym membership" parted with."""
-    what = re.sub(r"^(?:my|our|the)\s+", "", verb.rest, flags=_I)
+    what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
     if verb.lemma in ("sell", "give away", "donate", "trade in"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
     if verb.lemma == "replace":
