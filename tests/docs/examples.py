@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RUNNABLE = {"console": "shell", "bash": "shell", "sh": "shell", "python": "python"}
 FENCE = re.compile(r"^(`{3,})\s*([\w+-]*)\s*$")
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
 NOT_RUN = re.compile(r"^<!--\s*not-run:\s*(.+?)\s*-->$")
 
 
@@ -105,8 +106,9 @@ def unclosed_fences(page: Path) -> list[str]:
 
 def shell_commands(text: str) -> list[tuple[int, str, list[str]]]:
     """A ```console block's commands: (line offset, command, the output lines shown after
-    it). A command is a ``$ `` line and the lines that continue it (a trailing backslash,
-    or a quote still open)."""
+    it). A command is a ``$ `` line and the lines that continue it: indented lines, and
+    any line while a quote is open, after a trailing backslash, or up to a here-document's
+    end word."""
     commands: list[tuple[int, str, list[str]]] = []
     lines = text.splitlines()
     index = 0
@@ -118,7 +120,12 @@ def shell_commands(text: str) -> list[tuple[int, str, list[str]]]:
             index += 1
             continue
         start, command = index, [line[2:]]
-        while continues("\n".join(command)) and index + 1 < len(lines):
+        while index + 1 < len(lines) and (continues("\n".join(command))
+                                          or lines[index + 1][:1] in (" ", "\t")):
+            index += 1
+            command.append(lines[index])
+        heredoc = HEREDOC.search(command[-1])
+        while heredoc and index + 1 < len(lines) and command[-1] != heredoc.group(2):
             index += 1
             command.append(lines[index])
         commands.append((start, "\n".join(command), []))

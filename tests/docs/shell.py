@@ -125,7 +125,10 @@ class BashSession:
         output = self.cwd / f".example-{self.count}.out"
         script.write_text(command + "\n", encoding="utf-8")
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(f". {script} </dev/null >{output} 2>&1; echo \"__rc__ $?\"\n")
+        if self.process.poll() is not None:
+            raise RuntimeError("this page's bash exited during an earlier example")
+        self.process.stdin.write(f"bash -n {script} >{output} 2>&1 && "
+                                 f". {script} </dev/null >{output} 2>&1; echo \"__rc__ $?\"\n")
         self.process.stdin.flush()
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         if not ready:
