@@ -88,11 +88,14 @@ def all_examples() -> list[Example]:
 
 
 def unclosed_fences(page: Path) -> list[str]:
+    return fence_problems(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
+
+
+def fence_problems(markdown: str, relative: str) -> list[str]:
     """Where a fence swallows what follows: an opening fence or a heading inside a block,
     or a block still open at the end of the page."""
-    relative = page.relative_to(ROOT).as_posix()
     problems = []
-    for block in blocks(page.read_text(encoding="utf-8")):
+    for block in blocks(markdown):
         if not block.closed:
             problems.append(f"{relative}:{block.line}: fence never closed")
         for offset, line in enumerate(block.lines, start=block.line + 1):
