@@ -14,6 +14,7 @@ Output shown after a command is not compared.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -64,6 +65,8 @@ def wait_until_up(server: Server, deadline: float) -> None:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``strata serve`` in a subprocess, as a user starts it, on a fresh SQLite home."""
+    missing = [tool for tool in ("bash", "curl", "jq") if shutil.which(tool) is None]
+    assert not missing, f"the docs examples need {missing} on PATH"
     home = tmp_path_factory.mktemp("docs-home")
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("STRATA_")},
@@ -89,7 +92,7 @@ class Page:
     workdir: Path
     shell: BashSession
     namespace: dict[str, Any] = field(default_factory=dict)
-    done: set[int] = field(default_factory=set)
+    outcomes: dict[int, Exception | None] = field(default_factory=dict)  # by line
 
 
 def example_env(server: Server, tools: CliService, home: Path) -> dict[str, str]:
@@ -169,19 +172,28 @@ def run(example: Example, page: Page, server: Server) -> None:
         run_shell(example, page)
 
 
-@pytest.mark.parametrize("example", [e for e in EXAMPLES], ids=[e.where for e in EXAMPLES])
+def run_once(example: Example, page: Page, server: Server) -> None:
+    """Run ``example`` unless it already ran; either way raise what it raised."""
+    if example.line not in page.outcomes:
+        try:
+            run(example, page, server)
+            page.outcomes[example.line] = None
+        except Exception as exc:  # noqa: BLE001 - kept, raised by the example's own test
+            page.outcomes[example.line] = exc
+    if (failure := page.outcomes[example.line]) is not None:
+        raise failure
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
 def test_example_runs(example: Example, page_of: Any, server: Server) -> None:
     if example.not_run:
         pytest.skip(f"not-run: {example.not_run}")
     page = page_of(example.page)
     for earlier in EXAMPLES:
-        if (earlier.page == example.page and earlier.line < example.line
-                and earlier.line not in page.done and not earlier.not_run):
-            page.done.add(earlier.line)
+        if earlier.page == example.page and earlier.line < example.line and not earlier.not_run:
             with suppress(Exception):  # its own test reports it
-                run(earlier, page, server)
-    page.done.add(example.line)
-    run(example, page, server)
+                run_once(earlier, page, server)
+    run_once(example, page, server)
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
