@@ -122,7 +122,7 @@ class BashSession:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.run(prelude)
 
-    def run(self, command: str, timeout: float = 60) -> tuple[int, str]:
+    def run(self, command: str, timeout: float = 30) -> tuple[int, str]:
         """Run ``command`` with stdin from /dev/null; its exit code and combined output."""
         self.count += 1
         script = self.cwd / f".example-{self.count}.sh"
@@ -137,7 +137,7 @@ class BashSession:
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         if not ready:
             self.close()
-            raise TimeoutError(f"no answer in {timeout} s")
+            raise TimeoutError(f"still running after {timeout} s (a server? mark it not-run)")
         status = self.process.stdout.readline()
         if not status.startswith("__rc__ "):
             raise RuntimeError(f"bash exited: {status!r}")

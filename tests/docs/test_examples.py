@@ -132,10 +132,14 @@ def run_shell(example: Example, page: Page) -> None:
                 else shell_commands(example.text))
     assert commands, f"{example.where}: a console block with no '$ ' command"
     for offset, command, shown in commands:
-        code, output = page.shell.run(command)
+        where = f"{example.page}:{example.line + 1 + offset}"
+        try:
+            code, output = page.shell.run(command)
+        except (TimeoutError, RuntimeError) as exc:
+            raise AssertionError(f"{where}: {exc}\n$ {command}") from exc
         error_shown = any(line.lstrip().startswith(('{"error"', "error:")) for line in shown)
         assert (code != 0) == error_shown, (
-            f"{example.page}:{example.line + 1 + offset}: exit {code} from\n$ {command}\n"
+            f"{where}: exit {code} from\n$ {command}\n"
             f"{output}" + ("(the page shows an error here)" if error_shown else ""))
 
 
@@ -160,7 +164,8 @@ def run_python(example: Example, page: Page, server: Server) -> None:
     source = example.text
     for address in DEFAULT_ADDRESSES:
         source = source.replace(address, f"127.0.0.1:{server.port}")
-    code = compile(source, f"{example.page}:{example.line + 1}", "exec")
+    # Padded so that a traceback names the page's own line numbers.
+    code = compile("\n" * example.line + source, example.page, "exec")
     with python_env(server, page.workdir):
         exec(code, page.namespace)  # the documented example, as written
 
