@@ -192,7 +192,7 @@ def run_once(example: Example, page: Page, server: Server) -> None:
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
 def test_example_runs(example: Example, page_of: Any, server: Server) -> None:
     if example.not_run:
-        pytest.skip(f"not-run: {example.not_run}")
+        pytest.skip(f"{example.where}: not-run: {example.not_run}")
     page = page_of(example.page)
     for earlier in EXAMPLES:
         if earlier.page == example.page and earlier.line < example.line and not earlier.not_run:
