@@ -55,7 +55,6 @@ from strata.bench.locomo import (
     score_run,
 )
 
-DEFAULT_DATA = Path("/work/shared/bench/locomo")
 ALL_SYSTEMS = ("bm25", "dense", "bm25+dense", "bm25:no-speaker", "dense:no-speaker", "mem0",
                "strata:hybrid", "strata:rrf", "strata:vector", "strata:lexical")
 RRF_K = 60
@@ -287,11 +286,12 @@ def table(results: dict[str, dict[str, Any]], key: str, title: str) -> Table:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, required=True,
+                        help="directory of LoCoMo *.json files")
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
     parser.add_argument("--categories", default="1,2,3,4,5")
     parser.add_argument("--corrected", type=Path,
-                        default=DEFAULT_DATA / "corrected_evidence.json")
+                        help="audited labels (default: corrected_evidence.json in --data)")
     parser.add_argument("--strata-embedder", default="onnx")
     parser.add_argument("--limit-conversations", type=int)
     parser.add_argument("--json", type=Path, help="write every system's metrics and rankings")
@@ -305,7 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     console = Console(stderr=True)
     conversations = load_dataset(args.data, limit=args.limit_conversations)
-    corrections = load_corrections(args.corrected) if args.corrected.exists() else None
+    corrected = args.corrected or args.data / "corrected_evidence.json"
+    corrections = load_corrections(corrected) if corrected.exists() else None
     categories = tuple(int(c) for c in args.categories.split(","))
     results: dict[str, dict[str, Any]] = {}
     for system in args.systems.split(","):
