@@ -51,6 +51,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
+    ("strata.api.mem0", "strata.adapters.mem0"): "mem0's REST shape is the mem0 adapter's",
     ("strata.cli.ops", "strata.stores.operations"):
         "backup, restore and migrate work on the store files below any facade",
 }
