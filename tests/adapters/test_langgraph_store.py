@@ -224,3 +224,44 @@ def test_a_langgraph_agent_graph_remembers_and_recalls_through_strata(strata: St
     stored = strata.list(scope=Scope(user="alice")).items
     assert sorted(m.content.partition(": ")[2] for m in stored) == [
         "fact: I work at the harbour office", "fact: my dog is called Rex"]
+
+
+# The scenarios of LangGraph's own store tests (libs/checkpoint/tests/test_store.py: namespace
+# listing with prefixes, suffixes, wildcards, depth and pages; an empty store; non-ASCII
+# search). Those tests construct InMemoryStore themselves, so they cannot run against another
+# store; here each scenario is asked of both stores and the answers compared.
+TREE = [("a", "b", "c"), ("a", "b", "d", "e"), ("a", "b", "d", "i"), ("a", "b", "f"),
+        ("a", "c", "f"), ("b", "a", "f"), ("users", "123"), ("users", "456", "settings"),
+        ("admin", "users", "789"), ("guests", "456", "preferences")]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"prefix": ("a", "b")}, {"suffix": ("f",)}, {"prefix": ("a",), "suffix": ("f",)},
+    {"prefix": ("users", "*")}, {"suffix": ("*", "preferences")},
+    {"prefix": ("*", "users"), "suffix": ("*", "settings")}, {"prefix": ("*", "b")},
+    {"max_depth": 1}, {"max_depth": 3, "prefix": ("a",)}, {"limit": 3},
+    {"limit": 3, "offset": 3}, {"limit": 3, "offset": 9}, {"offset": 20},
+])
+def test_namespace_listing_scenarios_answer_like_the_reference(
+        strata: Strata, kwargs: dict[str, Any]) -> None:
+    ours, reference = StrataStore(strata), InMemoryStore()
+    for store in (ours, reference):
+        for i, namespace in enumerate(TREE):
+            store.put(namespace, f"id_{i}", {"data": f"value_{i:02d}"})
+    assert ours.list_namespaces(**kwargs) == reference.list_namespaces(**kwargs)
+
+
+def test_an_empty_store_lists_and_finds_nothing(strata: Strata) -> None:
+    store = StrataStore(strata)
+    assert store.list_namespaces() == [] and store.search(()) == []
+    assert store.search(("a",), query="anything") == []
+
+
+def test_non_ascii_values_are_stored_and_found(strata: Strata) -> None:
+    store = StrataStore(strata)
+    texts = ["这是中文", "これは日本語です", "이건 한국어야", "Это русский", "यह हिन्दी है"]
+    for i, text in enumerate(texts):
+        store.put(("u1", "memories"), str(i), {"text": text})
+    for i, text in enumerate(texts):
+        assert store.get(("u1", "memories"), str(i)).value == {"text": text}  # type: ignore[union-attr]
+        assert store.search(("u1", "memories"), query=text)[0].key == str(i)
