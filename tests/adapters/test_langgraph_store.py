@@ -265,3 +265,17 @@ def test_non_ascii_values_are_stored_and_found(strata: Strata) -> None:
     for i, text in enumerate(texts):
         assert store.get(("u1", "memories"), str(i)).value == {"text": text}  # type: ignore[union-attr]
         assert store.search(("u1", "memories"), query=text)[0].key == str(i)
+
+
+def test_over_a_tokens_view_the_store_keeps_to_the_tokens_scope(strata: Strata) -> None:
+    from strata.errors import ScopeDenied
+    from strata.policy import Role
+
+    _, secret = strata.create_token(Role.WRITER, team="default", user="alice")
+    alice_view = strata.as_principal(strata.authenticate(secret))
+    mine = StrataStore(alice_view, scope={"user": "alice"})
+    mine.put(("notes",), "k", {"text": "alice's"})
+    assert mine.get(("notes",), "k").value == {"text": "alice's"}  # type: ignore[union-attr]
+    with pytest.raises(ScopeDenied):
+        StrataStore(alice_view, scope={"user": "bob"}).put(("notes",), "k", {"text": "bob's"})
+    assert StrataStore(strata, scope={"user": "bob"}).search(()) == []
