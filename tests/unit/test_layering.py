@@ -6,7 +6,8 @@ functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
 - Callers of the facade: the composition root ``strata.facade`` itself, the guard that
   wraps it from outside (``strata.guarded``), ``strata.hooks`` (runs over either),
   ``strata.testing``, ``strata.bench`` and the package root. They may import anything.
-- Front ends (``strata.api``, ``strata.cli``, ``strata.mcp``, ``strata.client``): only
+- Front ends (``strata.api``, ``strata.cli``, ``strata.mcp``, ``strata.client``,
+  ``strata.adapters``): only
   ``FRONT_END_MAY_IMPORT`` and their own package, plus the few ``FRONT_END_EXCEPTIONS``.
 - Services: every other module. They import no front end and no caller of the facade.
 - No import cycle among module-level imports anywhere in ``src/`` (``TYPE_CHECKING``-only and
@@ -22,7 +23,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
-FRONT_ENDS = ("strata.api", "strata.cli", "strata.mcp", "strata.client")
+FRONT_ENDS = ("strata.api", "strata.cli", "strata.mcp", "strata.client", "strata.adapters")
 CALLERS = ("strata.facade", "strata.guarded", "strata.hooks", "strata.testing",
            "strata.bench", "strata.__main__")
 #: What any front end may import besides its own package.
@@ -50,6 +51,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
+    ("strata.api.mem0", "strata.adapters.mem0"): "mem0's REST shape is the mem0 adapter's",
     ("strata.cli.ops", "strata.stores.operations"):
         "backup, restore and migrate work on the store files below any facade",
 }

@@ -35,6 +35,7 @@ from strata.api.deps import (
 from strata.api.graph import graph_router, shield_router
 from strata.api.levels import HaveQuery, LeveledMemoryOut, LevelQuery, levels_router
 from strata.api.lifecycle import lifecycle_router
+from strata.api.mem0 import mem0_router
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
 from strata.api.schemas import (
@@ -384,7 +385,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, compression_router, levels_router,
-           lifecycle_router, review_router, timetravel_router)
+           lifecycle_router, review_router, timetravel_router, mem0_router)
 
 
 def create_app(
