@@ -133,14 +133,15 @@ def chunk(text: str, fmt: str = "markdown", *, max_tokens: int = MAX_TOKENS,
             path = [(level, t) for level, t in path if level < block.level]
             path.append((block.level, block.text))
         else:
-            section.extend(_pieces(block, max_tokens))
+            section.extend(_pieces(block, max_tokens, overlap_tokens))
     _pack(section, tuple(t for _, t in path), chunks, max_tokens, overlap_tokens)
     return chunks
 
 
-def _pieces(block: Block, max_tokens: int) -> list[Block]:
+def _pieces(block: Block, max_tokens: int, overlap_tokens: int) -> list[Block]:
     """``block`` cut into pieces that each fit a chunk: code and line-shaped prose (lists,
-    tables) at line ends, other prose at sentence ends; each piece with its own span."""
+    tables) at line ends, other prose at sentence ends (leaving room for the overlap); each
+    piece with its own span."""
     if estimate_tokens(block.text) <= max_tokens:
         return [block]
     if block.kind == "code":
@@ -149,7 +150,8 @@ def _pieces(block: Block, max_tokens: int) -> list[Block]:
                                        block.text.split("\n")[1:] if line.strip())
     parts = _parts(block.text, _NEWLINE if lined else _SENTENCE_END)
     return [_piece(block, text, first, last)
-            for first, last, text in _packed(parts, "\n" if lined else " ", max_tokens)]
+            for first, last, text in _packed(parts, "\n" if lined else " ",
+                                             max_tokens - overlap_tokens - 1)]
 
 
 def _code_pieces(block: Block, max_tokens: int) -> list[Block]:
