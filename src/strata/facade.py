@@ -222,6 +222,15 @@ class Strata:
         return self.documents.remember(text, path=path, source=source, title=title,
                                        format=format, scope=scope, tags=tags, actor=actor)
 
+    def remember_folder(
+        self, folder: str | Path, *, scope: ScopeLike = None, tags: Sequence[str] = (),
+        actor: Actor | None = None,
+    ) -> builtins.list[DocumentResult]:
+        """``remember_document`` of every document file under ``folder`` (by suffix: .md,
+        .txt, .html, ...), in path order."""
+        return self.documents.remember_folder(Path(folder), scope=scope, tags=tags,
+                                              actor=actor)
+
     def forget_document(self, source: str, *, scope: ScopeLike = None,
                         actor: Actor | None = None) -> DocumentResult:
         """Retire every chunk of the document ``source`` (recoverable soft forgets)."""

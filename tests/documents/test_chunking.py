@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from strata.documents.chunking import chunk
@@ -58,7 +60,7 @@ def test_long_prose_is_cut_at_sentences_with_overlap() -> None:
     text = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(120))
     chunks = chunk(f"# Prose\n\n{text}\n", max_tokens=100, overlap_tokens=30)
     assert len(chunks) > 3
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in pairwise(chunks):
         overlap = after.text.split("\n\n")[0]  # the previous chunk's tail, whole sentences
         assert before.text.endswith(overlap) and overlap != after.text
         assert estimate_tokens(after.text) <= 100

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from strata.documents.watch import FolderWatch
 from strata.domain.models import Filters, HistoryKind, Scope
 from strata.embedders.hashing import HashingEmbedder
 from strata.facade import Strata
-from strata.documents.watch import FolderWatch
 
 ALICE = Scope(user="alice")
 V1 = """# Deploy guide

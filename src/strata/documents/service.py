@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from strata.documents.chunking import MAX_TOKENS, OVERLAP_TOKENS, Chunk, chunk
-from strata.documents.sources import Document, document_id, load_path, read_document
+from strata.documents.sources import (
+    SUFFIXES,
+    Document,
+    document_id,
+    load_path,
+    read_document,
+)
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.lifecycle import Actor, change_row, plan_forget
@@ -40,6 +46,7 @@ from strata.domain.models import (
 from strata.domain.secrets import marked, masked
 from strata.domain.tagging import normalize_tags
 from strata.domain.text import content_hash, search_text
+from strata.errors import InvalidInput
 from strata.ports import Clock, Embedder, MemoryChange, NewMemory, Store, WriteBatch
 from strata.results import DocumentResult
 from strata.worker import Handler, JobOutput
@@ -122,6 +129,15 @@ class Documents:
         if batch is not None:
             self.store.write(batch)
         return result
+
+    def remember_folder(self, folder: Path, *, scope: ScopeLike = None,
+                        tags: Sequence[str] = (), actor: Actor | None = None
+                        ) -> list[DocumentResult]:
+        root = folder.expanduser().resolve()
+        if not root.is_dir():
+            raise InvalidInput(f"{folder} is not a directory", field="path")
+        files = sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file())
+        return [self.remember(path=p, scope=scope, tags=tags, actor=actor) for p in files]
 
     def forget(self, source: str, *, scope: ScopeLike = None,
                actor: Actor | None = None) -> DocumentResult:
