@@ -165,9 +165,18 @@ def recall_payload(result: Recall) -> dict[str, Any]:
     return {
         "context": result.context,
         "hits": [{**brief(hit.memory), "score": round(hit.score, 4), "level": hit.level,
-                  "witnesses": [witness_ref(w) for w in hit.witnesses]}
+                  "witnesses": [witness_ref(w) for w in hit.witnesses], **cited(hit.memory)}
                  for hit in result.hits],
     }
+
+
+def cited(memory: Memory) -> dict[str, Any]:
+    """A document chunk's citation (source, title, heading path, lines), if it is one."""
+    document = memory.meta.get("document")
+    if not isinstance(document, dict):
+        return {}
+    return {"citation": {k: document.get(k) for k in ("source", "title", "heading_path",
+                                                      "lines", "chunk")}}
 
 
 def stored_payload(result: RememberResult) -> dict[str, Any]:
@@ -470,6 +479,25 @@ class StrataTools:
             return {"id": memory_id, "items": [event_payload(e) for e in events]}
         return run(call)
 
+    # -- documents --
+
+    def document_ingest(
+        self,
+        text: Annotated[str, Field(min_length=1, max_length=5_000_000,
+                                   description="The document: markdown, plain text or HTML.")],
+        source: Annotated[str, Field(min_length=1, max_length=1_000, description=(
+            "Its path or URI; ingesting the same source again updates it."))],
+        title: Annotated[str | None, Field(min_length=1, max_length=200)] = None,
+        ctx: Context | None = None,
+    ) -> CallToolResult:
+        """Store a document as searchable chunks, each cited (source, headings, lines).
+        Re-ingesting a source versions its changed chunks and retires removed ones."""
+        def call() -> dict[str, Any]:
+            view, scope = self._view(ctx)
+            result = view.remember_document(text, source=source, title=title, scope=scope)
+            return {k: v for k, v in result.to_dict().items() if k != "event_ids"}
+        return run(call)
+
     def _capture(
         self, hook: CaptureHook, session_id: str, messages: list[Turn], event_id: str | None,
         ctx: Context | None,
@@ -679,6 +707,7 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_evidence", READ),
     ("memory_history", READ),  # -- time travel --
     ("memory_rollback", CHANGE),
+    ("document_ingest", WRITE),  # -- documents --
 )
 
 
