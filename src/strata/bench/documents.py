@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from strata.embedders import make_embedder
 from strata.domain.models import Scope
+from strata.embedders import make_embedder
 from strata.errors import InvalidInput
 from strata.facade import Strata
 from strata.results import Hit
