@@ -114,12 +114,18 @@ def test_forget_document_retires_every_chunk(strata: Strata) -> None:
                for i in result.memory_ids)
 
 
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A folder holding ``deploy.md`` (V1)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deploy.md").write_text(V1, encoding="utf-8")
+    return notes
+
+
 def test_a_watched_folder_turns_add_change_delete_into_jobs(
-    strata: Strata, tmp_path: Path,
+    strata: Strata, folder: Path,
 ) -> None:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "deploy.md").write_text(V1, encoding="utf-8")
     (folder / "ignored.bin").write_bytes(b"\x00\x01")
     watch = FolderWatch(strata.documents, folder, ALICE)
     assert [c.change for c in watch.poll()] == ["added"]
@@ -143,11 +149,8 @@ def test_a_watched_folder_turns_add_change_delete_into_jobs(
 
 
 def test_a_new_watch_catches_up_deletions_made_while_nobody_watched(
-    strata: Strata, tmp_path: Path,
+    strata: Strata, folder: Path,
 ) -> None:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "deploy.md").write_text(V1, encoding="utf-8")
     strata.remember_document(path=folder / "deploy.md", scope=ALICE)
     (folder / "deploy.md").unlink()
     assert [c.change for c in FolderWatch(strata.documents, folder, ALICE).poll()] == [

@@ -28,21 +28,11 @@ from strata.documents.sources import (
     load_path,
     read_document,
 )
+from strata.domain import models
 from strata.domain.ids import new_id
 from strata.domain.jobs import Job, JobKind, NewJob
 from strata.domain.lifecycle import Actor, change_row, plan_forget
-from strata.domain.models import (
-    LIVE,
-    Event,
-    Filters,
-    HistoryKind,
-    Lifecycle,
-    Memory,
-    MemoryType,
-    Provenance,
-    Scope,
-    ScopeLike,
-)
+from strata.domain.models import LIVE, Event, Filters, Lifecycle, Memory, Scope, ScopeLike
 from strata.domain.secrets import marked, masked
 from strata.domain.tagging import normalize_tags
 from strata.domain.text import content_hash, search_text
@@ -244,10 +234,10 @@ class Documents:
     def _memory(piece: _Piece, event: Event, scope: Scope, tags: tuple[str, ...],
                 now: datetime) -> Memory:
         return Memory(
-            id=new_id(), scope=scope, type=MemoryType.SEMANTIC, content=piece.content,
+            id=new_id(), scope=scope, type=models.MemoryType.SEMANTIC, content=piece.content,
             content_hash=content_hash(piece.content), created_at=now, updated_at=now,
             conversation_id=event.conversation_id, tags=tags, valid_from=now,
-            provenance=Provenance(event_ids=(event.id,), source=EXTRACTOR, extractor=EXTRACTOR),
+            provenance=models.Provenance(event_ids=(event.id,), source=EXTRACTOR, extractor=EXTRACTOR),
             meta=event.meta)
 
     @staticmethod
@@ -261,7 +251,7 @@ class Documents:
             version=current.version + 1, updated_at=now,
             lifecycle=Lifecycle.ACTIVE if current.lifecycle is Lifecycle.ARCHIVED
             else current.lifecycle)
-        history = change_row(current, after, HistoryKind.UPDATE, now=now, actor=actor.id,
+        history = change_row(current, after, models.HistoryKind.UPDATE, now=now, actor=actor.id,
                              reason="document changed", request_id=actor.request_id)
         return MemoryChange(after, current.version, history, embedding=vector,
                             search_text=_search(event))
