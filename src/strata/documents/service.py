@@ -237,7 +237,8 @@ class Documents:
             id=new_id(), scope=scope, type=models.MemoryType.SEMANTIC, content=piece.content,
             content_hash=content_hash(piece.content), created_at=now, updated_at=now,
             conversation_id=event.conversation_id, tags=tags, valid_from=now,
-            provenance=models.Provenance(event_ids=(event.id,), source=EXTRACTOR, extractor=EXTRACTOR),
+            provenance=models.Provenance(event_ids=(event.id,), source=EXTRACTOR,
+                                         extractor=EXTRACTOR),
             meta=event.meta)
 
     @staticmethod
