@@ -487,7 +487,8 @@ class StrataTools:
                                    description="The document: markdown, plain text or HTML.")],
         source: Annotated[str, Field(min_length=1, max_length=1_000, description=(
             "Its path or URI; ingesting the same source again updates it."))],
-        title: Annotated[str | None, Field(min_length=1, max_length=200)] = None,
+        title: Annotated[str | None, Field(min_length=1, max_length=200, description=(
+            "Default: its first heading."))] = None,
         ctx: Context | None = None,
     ) -> CallToolResult:
         """Store a document as searchable chunks, each cited (source, headings, lines).
