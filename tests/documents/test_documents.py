@@ -3,6 +3,8 @@ versioned re-ingest without duplicates, the folder watch through the job queue."
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +159,20 @@ def test_a_new_watch_catches_up_deletions_made_while_nobody_watched(
         "removed"]
     strata.work()
     assert live(strata, str((folder / "deploy.md").resolve())) == []
+
+
+def test_watch_documents_polls_until_stopped(strata: Strata, folder: Path) -> None:
+    stop = threading.Event()
+    seen: list[str] = []
+    watcher = threading.Thread(target=strata.watch_documents, args=(folder,), kwargs={
+        "scope": ALICE, "interval_s": 0.05, "stop": stop,
+        "report": lambda change: seen.append(change.change)})
+    watcher.start()
+    deadline = time.monotonic() + 30
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    watcher.join(timeout=30)
+    assert not watcher.is_alive() and seen == ["added"]
+    assert strata.work() == 1
+    assert len(live(strata, str((folder / "deploy.md").resolve()))) == 3
