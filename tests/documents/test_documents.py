@@ -176,3 +176,39 @@ def test_watch_documents_polls_until_stopped(strata: Strata, folder: Path) -> No
     assert not watcher.is_alive() and seen == ["added"]
     assert strata.work() == 1
     assert len(live(strata, str((folder / "deploy.md").resolve()))) == 3
+
+
+def tiny_pdf(pages: list[list[str]]) -> bytes:
+    """A minimal valid PDF with these lines of text on its pages (Helvetica)."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               f"<< /Type /Pages /Kids [{' '.join(f'{4 + 2 * i} 0 R' for i in range(len(pages)))}]"
+               f" /Count {len(pages)} >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for i, lines in enumerate(pages):
+        stream = "BT /F1 12 Tf 72 720 Td " + " ".join(f"({line}) Tj 0 -16 Td" for line in lines)
+        stream += " ET"
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
+                       f"{5 + 2 * i} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return out
+
+
+def test_a_pdf_is_read_page_by_page(strata: Strata, tmp_path: Path) -> None:
+    pytest.importorskip("pypdf")
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(tiny_pdf([["Installing the pump.", "Open the valve first."],
+                              ["Cleaning the filter.", "Rinse it weekly."]]))
+    result = strata.remember_document(path=pdf, scope=ALICE)
+    assert (result.title, len(result.memory_ids)) == ("manual.pdf", 2)
+    hit = strata.recall("how often is the filter rinsed", scope=ALICE, k=1).hits[0]
+    assert "Rinse it weekly" in hit.memory.content
+    assert hit.memory.meta["document"]["heading_path"] == ["Page 2"]

@@ -14,7 +14,7 @@ from strata.errors import InvalidInput
 MAX_DOCUMENT_CHARS = 5_000_000
 #: File suffixes read as documents (by ``strata ingest DIR`` and the folder watch).
 SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".txt": "text",
-            ".text": "text", ".rst": "text", ".html": "html", ".htm": "html"}
+            ".text": "text", ".rst": "text", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +57,12 @@ def read_document(text: str, *, source: str, title: str | None = None,
 
 
 def load_path(path: Path, *, title: str | None = None, format: str | None = None) -> Document:
-    """The file at ``path`` (UTF-8), its resolved path as the source."""
+    """The file at ``path`` (UTF-8, or a PDF), its resolved path as the source."""
     resolved = path.expanduser().resolve()
+    if (format or SUFFIXES.get(resolved.suffix.lower())) == "pdf":
+        text, found = pdf_text(resolved)
+        return read_document(text, source=str(resolved), title=title or found,
+                             format="markdown")
     try:
         text = resolved.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -74,3 +78,23 @@ def _title(given: str | None, found: str | None, text: str, fmt: str, source: st
         return found[:200]
     headings = [b.text for b in blocks(text, fmt) if b.kind == "heading" and b.level == 1]
     return (headings[0] if headings else Path(source).name or source)[:200]
+
+
+def pdf_text(path: Path) -> tuple[str, str | None]:
+    """A PDF's text as markdown, one ``## Page N`` section a page (so a chunk cites its page),
+    and its metadata title; needs the optional ``pypdf`` (``pip install 'strata[pdf]'``)."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+    except ModuleNotFoundError as exc:
+        raise InvalidInput("reading a PDF needs pypdf: pip install 'strata[pdf]'",
+                           field="path") from exc
+    try:
+        reader = PdfReader(path)
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = reader.metadata.title if reader.metadata else None
+    except (OSError, PyPdfError, ValueError) as exc:
+        raise InvalidInput(f"cannot read the PDF {path}: {exc}", field="path") from exc
+    text = "\n\n".join(f"## Page {n}\n\n{page.strip()}"
+                        for n, page in enumerate(pages, 1) if page.strip())
+    return text, (str(title).strip() or None) if title else None
