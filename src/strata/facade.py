@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from strata.auth import Tokens
 from strata.compression.levels import Levels, hammer_policy
+from strata.documents import Documents, FolderChange, FolderWatch
 from strata.domain.applying import ReviewMode
 from strata.domain.compression.hammer_rules import CompressReport
 from strata.domain.compression.representations import MemoryVersion, Witness
@@ -50,6 +52,7 @@ from strata.reading import Reader
 from strata.recall import RecallConfig, Retriever
 from strata.results import (
     BatchResult,
+    DocumentResult,
     ForgetPreview,
     ImportReport,
     LeveledMemory,
@@ -98,7 +101,8 @@ class Strata:
         self.levels = Levels(store, now, chain, hammer_policy(self.settings), embedder)
         self._sweeper = sweeper_for(store, self._clock, self.settings)
         self._retention = retention_for(store, self._clock, self.settings)
-        handlers = {**self.pipeline.handlers(),
+        self.documents = Documents(store, embedder, self._clock)
+        handlers = {**self.pipeline.handlers(), **self.documents.handlers(),
                     **Maintenance(store, embedder, self._clock).handlers(),
                     **self.levels.hammer().handlers(),
                     **self._sweeper.handlers(), **self._retention.handlers()}
@@ -207,6 +211,41 @@ class Strata:
             idempotency_key=idempotency_key, actor=actor, mode=mode, raw=raw,
             pipeline_timeout_ms=pipeline_timeout_ms,
         )
+
+    def remember_document(
+        self, text: str | None = None, *, path: str | Path | None = None,
+        source: str | None = None, title: str | None = None, format: str | None = None,
+        scope: ScopeLike = None, tags: Sequence[str] = (), actor: Actor | None = None,
+    ) -> DocumentResult:
+        """Ingest a document (``text`` named by ``source``, or the file at ``path``) as
+        chunk memories with citations; a re-ingest versions changed chunks, leaves the
+        unchanged ones and retires the removed ones (``strata.documents``)."""
+        return self.documents.remember(text, path=path, source=source, title=title,
+                                       format=format, scope=scope, tags=tags, actor=actor)
+
+    def remember_folder(
+        self, folder: str | Path, *, scope: ScopeLike = None, tags: Sequence[str] = (),
+        actor: Actor | None = None,
+    ) -> builtins.list[DocumentResult]:
+        """``remember_document`` of every document file under ``folder`` (by suffix: .md,
+        .txt, .html, ...), in path order."""
+        return self.documents.remember_folder(Path(folder), scope=scope, tags=tags,
+                                              actor=actor)
+
+    def forget_document(self, source: str, *, scope: ScopeLike = None,
+                        actor: Actor | None = None) -> DocumentResult:
+        """Retire every chunk of the document ``source`` (recoverable soft forgets)."""
+        return self.documents.forget(source, scope=scope, actor=actor)
+
+    def watch_documents(
+        self, folder: str | Path, *, scope: ScopeLike = None, interval_s: float = 2.0,
+        stop: threading.Event | None = None,
+        report: Callable[[FolderChange], None] = lambda change: None,
+    ) -> None:
+        """Watch ``folder`` until ``stop`` is set: each added, changed or removed document
+        file becomes a ``document`` job for the worker (``strata.documents.watch``)."""
+        watch = FolderWatch(self.documents, Path(folder), Scope.parse(scope))
+        watch.run(interval_s, stop or threading.Event(), report)
 
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),

@@ -44,6 +44,7 @@ from strata.policy import (
 )
 from strata.results import (
     BatchResult,
+    DocumentResult,
     ForgetPreview,
     ImportReport,
     Recall,
@@ -192,6 +193,7 @@ class GuardedStrata:
     state_at = _guard(facade.state_at)
     rollback = _guard(facade.rollback)
     undo = _guard(facade.undo)
+    forget_document = _guard(facade.forget_document)
 
     # -- written out: rules of their own (policy.GUARDED_BY_HAND) ---------------------------
 
@@ -287,6 +289,17 @@ class GuardedStrata:
         return self.strata.shield(messages, scope=where,
                                   conversation_id=conversation_id,
                                   idempotency_key=idempotency_key, actor=self.actor)
+
+    def remember_document(self, text: str, *, source: str, title: str | None = None,
+                          format: str | None = None, scope: ScopeLike = None,
+                          tags: Sequence[str] = ()) -> DocumentResult:
+        """A document given as text (never a path: the server's files are not the caller's),
+        spending from the write budget like a remember."""
+        self._authorize(Operation.WRITE)
+        where = self.scope(scope)
+        self._spend_write(written_chars(text, None))
+        return self.strata.remember_document(text, source=source, title=title, format=format,
+                                             scope=where, tags=tags, actor=self.actor)
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,

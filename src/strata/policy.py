@@ -153,6 +153,7 @@ GUARDED_RULES: Mapping[str, Rule] = {
     **_rules(Operation.ROLLBACK, Target.OWNED, "undo", spend=True),
     **_rules(Operation.MAINTAIN, Target.TEAM, "run_tiers run_decay"),
     **_rules(Operation.MAINTAIN, Target.TEAM, "schedule_maintenance", acts=False),
+    **_rules(Operation.WRITE, Target.SCOPE, "forget_document", spend=True),
 }
 
 #: Guarded facade methods whose rule does not fit one ``Rule``, written out in
@@ -162,7 +163,7 @@ GUARDED_RULES: Mapping[str, Rule] = {
 #: recall (revealing secrets needs an admin), remember and shield (the write budget).
 GUARDED_BY_HAND = frozenset({
     "forget", "modify_many", "forget_preview", "forget_execute", "get", "export",
-    "import_records", "run_retention", "recall", "remember", "shield",
+    "import_records", "run_retention", "recall", "remember", "shield", "remember_document",
 })
 
 #: Facade methods with no guarded counterpart, by design: the process's own controls
@@ -173,7 +174,7 @@ UNGUARDED = frozenset({
     "open", "close", "start_worker", "stop_worker", "make_worker", "work", "warm_up",
     "jobs", "retry_job", "purge_jobs", "job_counts", "reembed", "as_principal",
     "create_token", "authenticate", "tokens", "revoke_token", "schedule_all_maintenance",
-    "history_horizon",
+    "history_horizon", "watch_documents", "remember_folder",
 })
 
 

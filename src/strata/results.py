@@ -13,8 +13,8 @@ from strata.domain.models import Memory, Scope
 from strata.ports import Page, StoreStats
 
 __all__ = [
-    "STATE_PAGE", "BatchResult", "ForgetCandidate", "ForgetPreview", "Hit", "ImportReport",
-    "ItemResult", "LeveledMemory", "Page", "Recall", "RememberResult", "ShieldFact",
+    "STATE_PAGE", "BatchResult", "DocumentResult", "ForgetCandidate", "ForgetPreview", "Hit",
+    "ImportReport", "ItemResult", "LeveledMemory", "Page", "Recall", "RememberResult", "ShieldFact",
     "ShieldResult", "StateSnapshot", "StoreStats",
 ]
 
@@ -206,6 +206,29 @@ class ShieldResult:
             "replayed": self.replayed,
             "warnings": list(self.warnings),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    """What ``Strata.remember_document`` (or ``forget_document``) did to one document's
+    chunks: ``memory_ids`` in chunk order, and how many were added, updated (a new
+    version), left unchanged and retired (forgotten: gone from the document)."""
+
+    source: str
+    document_id: str
+    title: str
+    memory_ids: tuple[str, ...]
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    retired: int = 0
+    event_ids: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "document_id": self.document_id, "title": self.title,
+                "chunks": len(self.memory_ids), "memory_ids": list(self.memory_ids),
+                "added": self.added, "updated": self.updated, "unchanged": self.unchanged,
+                "retired": self.retired, "event_ids": list(self.event_ids)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,6 +231,9 @@ class Settings(BaseSettings):
         default=3600.0, ge=0, description="A running worker (`strata worker`, the one embedded "
         "in `serve` and `mcp`) enqueues the tiers, decay and retention jobs this often (one "
         "active job per kind across processes); 0: never (run them by hand).")
+    mcp_profile: str = Field(
+        default="default", description="MCP tools served, comma-separated profiles: default "
+        "(6 tools, always), hooks, moderation, evidence, documents, all.")
     hot_cache_size: int = Field(
         default=0, ge=0,
         description="Hot-tier and identity memories cached in process (0: off; see docs).",

@@ -125,6 +125,10 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
                                             content=a_export.encode()),
         "POST /v1/shield": lambda: api.post("/v1/shield", headers=b_admin, json={
             "messages": [{"content": "b shields"}], "scope": A}),
+        "POST /v1/documents": lambda: api.post("/v1/documents", headers=b_admin, json={
+            "text": "# B\n\nb writes", "source": "b.md", "scope": A}),
+        "DELETE /v1/documents": lambda: api.delete("/v1/documents", headers=b_admin,
+                                                   params={**A, "source": "a.md"}),
         "GET /v1/graph/entities": lambda: api.get("/v1/graph/entities", headers=b_admin,
                                                   params=A),
         "GET /v1/graph/entities/{entity_id}/neighbors": lambda: api.get(
@@ -223,6 +227,10 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
                                                content=b'{"text": "imported"}\n'),
         "POST /v1/shield": lambda c, h: c.post("/v1/shield", headers=h, json={
             "messages": [{"content": "I moved to Lisbon."}]}),
+        "POST /v1/documents": lambda c, h: c.post("/v1/documents", headers=h, json={
+            "text": "# Notes\n\nThe office wifi rotates monthly.", "source": "notes.md"}),
+        "DELETE /v1/documents": lambda c, h: c.delete("/v1/documents", headers=h,
+                                                      params={"source": "notes.md"}),
         # -- compression hammer --
         "POST /v1/memories/{memory_id}/compress": lambda c, h: c.post(
             f"/v1/memories/{memory_id}/compress", headers=h, json={}),

@@ -168,7 +168,7 @@ def test_mcp_tools_compress_promote_and_pin(facade: Strata) -> None:
                     scope=Scope(team="a"))
 
     async def session(caller: Caller, level: int) -> list[Any]:
-        async with Client(build_server(facade, fixed_caller(caller))) as client:
+        async with Client(build_server(facade, fixed_caller(caller), profiles="all")) as client:
             out = [await client.call_tool("memory_compress", {"memory_id": memory_id})]
             r4 = _level(facade, memory_id, Level.R4) if not out[0].is_error else "x"
             out.append(await client.call_tool("memory_promote_version", {

@@ -528,7 +528,8 @@ def test_every_mcp_tool_naming_team_b_is_refused_and_changes_nothing_of_team_b(
     principal = world.facade.authenticate(world.a.headers["Authorization"].split(" ")[1])
     named: dict[str, Any] = {}  # the scope the current call names (the X-Strata-* headers)
     server = build_server(world.facade, lambda request: Caller(scope=dict(named),
-                                                               principal=principal))
+                                                               principal=principal),
+                          profiles="all")
     failures: list[tuple[Any, ...]] = []
 
     async def sweep() -> None:

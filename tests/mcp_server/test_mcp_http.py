@@ -25,7 +25,7 @@ from tests.mcp_server.test_mcp_stdio import payload
 
 @pytest.fixture
 def facade(tmp_path: Path) -> Iterator[Strata]:
-    with Strata.open(tmp_path, embedder=HashingEmbedder()) as strata:
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), mcp_profile="all") as strata:
         yield strata
 
 

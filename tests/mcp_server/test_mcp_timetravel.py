@@ -20,7 +20,7 @@ ALICE = Scope(user="alice")
 def strata(tmp_path: Any) -> Any:
     from strata.embedders.hashing import HashingEmbedder
 
-    with Strata.open(tmp_path, embedder=HashingEmbedder()) as opened:
+    with Strata.open(tmp_path, embedder=HashingEmbedder(), mcp_profile="all") as opened:
         yield opened
 
 

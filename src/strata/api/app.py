@@ -32,6 +32,7 @@ from strata.api.deps import (
     error_responses,
     single_values,
 )
+from strata.api.documents import documents_router
 from strata.api.graph import graph_router, shield_router
 from strata.api.levels import HaveQuery, LeveledMemoryOut, LevelQuery, levels_router
 from strata.api.lifecycle import lifecycle_router
@@ -385,7 +386,8 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, compression_router, levels_router,
-           lifecycle_router, review_router, timetravel_router, mem0_router)
+           lifecycle_router, review_router, timetravel_router, mem0_router,
+           documents_router)
 
 
 def create_app(

@@ -607,3 +607,37 @@ def _noisy_table(report: Any) -> Table:
     verdict = "[green]PASS[/green]" if report.passed else "[red]FAIL[/red]"
     table.add_row("p95 within 2x of idle", verdict, "", "", "")
     return table
+
+
+@bench_app.command("documents")
+def documents(
+    folder: Annotated[Path, typer.Option(help="The folder to ingest.")] = Path("docs"),
+    questions: Annotated[Path, typer.Option(help="Questions about it (JSONL: question, "
+                                            "file, contains).")] = Path(
+        "bench/documents/docs_questions.jsonl"),
+    embedder: Annotated[str, typer.Option(help="onnx (default), torch or hashing.")] = "onnx",
+    failures: Annotated[bool, typer.Option("--failures", help="List the missed questions.")]
+    = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Ingest a folder of documents, answer questions about it (recall_any@1/5/10, MRR), and
+    check that a second ingest changes nothing and stores no chunk twice."""
+    from strata.bench.documents import run_documents
+
+    with errors_reported(as_json=as_json):
+        report = run_documents(folder, questions, embedder=embedder)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+        return
+    table = Table(title=f"strata bench documents — {report.documents} documents, "
+                        f"{report.chunks} chunks in {report.ingest_s} s ({report.embedder})")
+    for column in ("questions", "any@1", "any@5", "any@10", "MRR", "re-ingest", "duplicates"):
+        table.add_column(column)
+    table.add_row(str(report.questions), *(f"{report.recall_any[f'@{k}']:.3f}"
+                                          for k in (1, 5, 10)),
+                  f"{report.mrr:.3f}", json.dumps(report.reingest),
+                  str(report.duplicate_chunks))
+    Console().print(table)
+    if failures:
+        for miss in report.misses:
+            typer.echo(json.dumps(miss))

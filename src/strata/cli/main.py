@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from strata.cli import compression, levels, lifecycle, ops, render, timetravel
+from strata.cli import compression, documents, levels, lifecycle, ops, render, timetravel
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -626,6 +626,7 @@ def _add_bench(cli: typer.Typer) -> None:
 
 _add_bench(app)
 app.command("mcp")(mcp_command)
+app.command("ingest")(documents.ingest)
 app.add_typer(token_app, name="token")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(review_app, name="review")

@@ -35,6 +35,11 @@ def mcp(
     actor: Annotated[
         str, typer.Option("--actor", help="Actor written on history rows.")
     ] = "mcp",
+    profile: Annotated[
+        list[str] | None,
+        typer.Option("--profile", help="Also serve these tool profiles: hooks, moderation, "
+                     "evidence, documents, all (repeatable; default: STRATA_MCP_PROFILE).")
+    ] = None,
     warm_up: Annotated[
         bool, typer.Option("--warm-up/--no-warm-up",
                            help="Load the model and indexes before serving.")
@@ -52,4 +57,4 @@ def mcp(
                         principal=local_principal(actor))
         if warm_up:
             strata.warm_up()
-        build_server(strata, fixed_caller(caller)).run("stdio")
+        build_server(strata, fixed_caller(caller), profiles=profile or None).run("stdio")

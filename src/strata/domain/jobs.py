@@ -43,6 +43,7 @@ class JobKind(enum.StrEnum):
     TIERS = "tiers"  # move memories between hot / warm / cold
     DECAY = "decay"  # archive idle memories, expire those past valid_to
     RETENTION = "retention"  # purge tombstones, history and finished jobs past their windows
+    DOCUMENT = "document"  # (re-)ingest or retire one file of a watched folder
 
 
 class JobStatus(enum.StrEnum):
