@@ -43,6 +43,8 @@ class JobKind(enum.StrEnum):
     TIERS = "tiers"  # move memories between hot / warm / cold
     DECAY = "decay"  # archive idle memories, expire those past valid_to
     RETENTION = "retention"  # purge tombstones, history and finished jobs past their windows
+    # -- the agent runtime (strata.agent): payload["task"] names the agent's handler --
+    AGENT = "agent"
 
 
 class JobStatus(enum.StrEnum):
