@@ -105,8 +105,11 @@ class Agent:
 
     def __init__(self, strata: Strata, model: ChatModel | None = None,
                  config: AgentConfig | None = None, *, classifier: ChatModel | None = None,
-                 feed: Callable[[Turn, Incoming | None], None] | None = None) -> None:
+                 feed: Callable[[Turn, Incoming | None], None] | None = None,
+                 now: Callable[[], datetime] | None = None) -> None:
         self.strata = strata
+        self._now = now
+        self._memory_team: str | None = None
         self.model = model or OfflineModel()
         self.config = config or AgentConfig()
         self.records = Records(strata, Scope(team=self.config.team, agent=self.config.name))
@@ -127,10 +130,26 @@ class Agent:
     # -- scopes -----------------------------------------------------------------------------
 
     def user_scope(self, user: str) -> Scope:
-        return Scope(team=self.config.team, user=user)
+        return Scope(team=self.memory_team, user=user)
+
+    @property
+    def memory_team(self) -> str:
+        """The team namespace holding users' turns and facts (``reindex.switch`` moves it)."""
+        if self._memory_team is None:
+            found = self.records.named("index", "active")
+            self._memory_team = str(found.data["team"]) if found else self.config.team
+        return self._memory_team
+
+    def set_memory_team(self, team: str) -> None:
+        found = self.records.named("index", "active")
+        if found is None:
+            self.records.add("index", "active", {"team": team})
+        else:
+            self.records.update(found, {"team": team}, reason=f"switch memory to {team}")
+        self._memory_team = team
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return self._now() if self._now is not None else datetime.now(timezone.utc)
 
     # -- the pipeline -----------------------------------------------------------------------
 
