@@ -59,6 +59,8 @@ class Records:
 
     def update(self, record: Record, data: Mapping[str, Any], *, reason: str) -> Record:
         content = json.dumps({"kind": record.kind, "name": record.name, **data}, sort_keys=True)
+        if content == record.memory.content:
+            return record
         return _record(self.strata.modify(record.id, reason=reason, scope=self.scope,
                                           content=content, if_version=record.version))
 
