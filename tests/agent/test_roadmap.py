@@ -4,6 +4,7 @@ format, over a SQLite store."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -74,7 +75,7 @@ def test_the_bot_remembers_what_we_talked_about(bot: Bot) -> None:
               for m in reversed(turns)]
     assert [e.text for e in events[:2]] == ["I adopted a cat named Miso",
                                             events[1].text]
-    assert all(later.parent_id == earlier.id for earlier, later in zip(events, events[1:]))
+    assert all(later.parent_id == earlier.id for earlier, later in itertools.pairwise(events))
     assert len(events) == 6  # three user turns and three bot turns, chained
 
 

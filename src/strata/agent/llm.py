@@ -89,8 +89,7 @@ class OfflineModel:
 
     def stream(self, messages: Sequence[Message], *, model: str | None = None,
                temperature: float = 0.2) -> Iterator[str]:
-        for word in re.findall(r"\S+\s*", self.answer(messages)):
-            yield word
+        yield from re.findall(r"\S+\s*", self.answer(messages))
 
     def answer(self, messages: Sequence[Message]) -> str:
         system = "\n".join(m["content"] for m in messages if m["role"] == "system")
@@ -134,7 +133,7 @@ def _dream(sections: Mapping[str, list[str]]) -> str:
 
 
 def _classify(query: str) -> dict[str, float]:
-    from strata.agent.router import heuristic_dimensions  # noqa: PLC0415 - avoids a cycle
+    from strata.agent.router import heuristic_dimensions
 
     return heuristic_dimensions(query, history_turns=0)
 

@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from strata.agent.costs import BudgetCheck, CostGuard
@@ -149,7 +149,7 @@ class Agent:
         self._memory_team = team
 
     def now(self) -> datetime:
-        return self._now() if self._now is not None else datetime.now(timezone.utc)
+        return self._now() if self._now is not None else datetime.now(UTC)
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -253,8 +253,7 @@ class Agent:
             text, scope=self.user_scope(user), k=archetype.context_vectors,
             filters=Filters(types_not=(MemoryType.PROCEDURAL,), tags_none=(BOT_TAG,)))
         return [hit.memory.content for hit in recall.hits
-                if hit.memory.content != text and hit.signals.get("vector", 1.0) >= archetype.similarity_threshold
-                or hit.signals.get("bm25", hit.signals.get("lexical", 0.0)) > 0]
+                if hit.memory.content != text and _relevant(hit.signals, archetype)]
 
     def _relations(self, user: str, text: str, depth: int) -> list[str]:
         if depth == 0:
@@ -353,6 +352,13 @@ class Agent:
         if self.feed is not None:
             self.feed(turn, message)
         return turn
+
+
+def _relevant(signals: Mapping[str, float], archetype: Archetype) -> bool:
+    """The archetype's similarity threshold applies to the vector signal; a hit that the
+    words themselves matched (lexical) is kept below it."""
+    return (signals.get("vector", 0.0) >= archetype.similarity_threshold
+            or signals.get("lexical", 0.0) > 0)
 
 
 def _ms(started: float) -> float:

@@ -20,7 +20,7 @@ class TerminalChat:
                  read: Callable[[str], str] = input, out: TextIO | None = None,
                  checkin: Callable[[], str] | None = None,
                  dream: Callable[[], str] | None = None) -> None:
-        import sys  # noqa: PLC0415 - the default stream, read when constructed
+        import sys
 
         self.agent = agent
         self.user = user
