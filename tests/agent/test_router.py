@@ -74,7 +74,8 @@ def test_the_heuristic_scores_when_the_classifier_is_unavailable() -> None:
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_classifier_is_asked_through_a_provider(kind: str, model_server: FakeApi) -> None:
-    scored = ComplexityScorer(chat_model(kind, base_url=model_server.url, model="m")).score("debug it")
+    model = chat_model(kind, base_url=model_server.url, model="m")
+    scored = ComplexityScorer(model).score("debug it")
     assert scored.source == "classifier" and scored.dimensions["reasoning_depth"] > 0
     model_server.replies.append(Reply(500, {"error": "down"}))
     assert ComplexityScorer(chat_model(kind, base_url=model_server.url, model="m")).score(
