@@ -1,7 +1,7 @@
 """The agent's own data kept as memories through the facade: one JSON record per memory.
 
-Every record is a ``procedural`` memory of the agent's scope tagged ``agent:<kind>``, its
-subject ``<kind>:<name>`` and its content the record's JSON. Changing a record is a facade
+Every record is a ``procedural`` memory of the agent's scope tagged ``agent:<kind>`` and
+``agent:<kind>=<name>``, its content the record's JSON. Changing a record is a facade
 ``modify`` (a new version with a history row), going back is ``rollback``; so prompt
 templates, archetypes, objectives, feedback and the cost ledger have history on every backend
 without a table of their own (decision 0027).
@@ -20,6 +20,7 @@ from strata.facade import Strata
 __all__ = ["AGENT_TAG_PREFIX", "Record", "Records"]
 
 AGENT_TAG_PREFIX = "agent:"
+PAGE = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +34,12 @@ class Record:
 
 
 def _record(memory: Memory) -> Record:
-    kind, _, name = (memory.subject or ":").partition(":")
-    return Record(memory.id, kind, name, json.loads(memory.content), memory.version, memory)
+    data = json.loads(memory.content)
+    return Record(memory.id, str(data["kind"]), str(data["name"]), data, memory.version, memory)
+
+
+def _name_tag(kind: str, name: str) -> str:
+    return f"{AGENT_TAG_PREFIX}{kind}={name}"
 
 
 class Records:
@@ -49,13 +54,9 @@ class Records:
         content = json.dumps({"kind": kind, "name": name, **data}, sort_keys=True)
         result = self.strata.remember(
             content, scope=self.scope, type=MemoryType.PROCEDURAL, raw=True, pinned=pinned,
-            tags=(AGENT_TAG_PREFIX + kind, *extra_tags), conversation_id=f"agent:{kind}",
-            idempotency_key=idempotency_key)
-        memory = self.strata.get(result.memory_ids[0], scope=self.scope)
-        if memory.subject != f"{kind}:{name}":
-            memory = self.strata.modify(memory.id, reason=f"name the {kind} record",
-                                        scope=self.scope, subject=f"{kind}:{name}")
-        return _record(memory)
+            tags=(AGENT_TAG_PREFIX + kind, _name_tag(kind, name), *extra_tags),
+            conversation_id=f"agent:{kind}", idempotency_key=idempotency_key)
+        return _record(self.strata.get(result.memory_ids[0], scope=self.scope))
 
     def update(self, record: Record, data: Mapping[str, Any], *, reason: str) -> Record:
         content = json.dumps({"kind": record.kind, "name": record.name, **data}, sort_keys=True)
@@ -64,15 +65,25 @@ class Records:
         return _record(self.strata.modify(record.id, reason=reason, scope=self.scope,
                                           content=content, if_version=record.version))
 
-    def all(self, kind: str, *, limit: int = 500, tags: tuple[str, ...] = ()) -> list[Record]:
-        """Live records of ``kind``, newest first."""
+    def all(self, kind: str, *, tags: tuple[str, ...] = (), limit: int | None = None
+            ) -> list[Record]:
+        """Live records of ``kind`` (with every one of ``tags``), newest first."""
         filters = Filters(tags_all=(AGENT_TAG_PREFIX + kind, *tags),
                           lifecycles=(Lifecycle.ACTIVE,))
-        page = self.strata.list(scope=self.scope, filters=filters, limit=limit)
-        return [_record(m) for m in page.items]
+        out: list[Record] = []
+        cursor: str | None = None
+        while limit is None or len(out) < limit:
+            page = self.strata.list(scope=self.scope, filters=filters, cursor=cursor,
+                                    limit=PAGE if limit is None else min(PAGE, limit))
+            out += [_record(m) for m in page.items]
+            cursor = page.next_cursor
+            if cursor is None or not page.items:
+                break
+        return out
 
     def named(self, kind: str, name: str) -> Record | None:
-        return next((r for r in self.all(kind) if r.name == name), None)
+        found = self.all(kind, tags=(_name_tag(kind, name),), limit=1)
+        return found[0] if found else None
 
     def get(self, record_id: str) -> Record:
         return _record(self.strata.get(record_id, scope=self.scope))
