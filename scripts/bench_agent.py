@@ -48,11 +48,14 @@ def main() -> int:
         strata.warm_up()
         agent = Agent(strata)
         pipeline, wall = [], []
+        stages: dict[str, list[float]] = {}
         for i in range(args.turns):
             started = time.perf_counter()
             turn = agent.handle(Incoming(message(i), "user", "bench", str(i)))
             wall.append((time.perf_counter() - started) * 1000)
             pipeline.append(turn.timings_ms["pipeline"])
+            for stage, ms in turn.timings_ms.items():
+                stages.setdefault(stage, []).append(ms)
         drained = time.perf_counter()
         while strata.job_counts().get("pending", 0) or strata.job_counts().get("leased", 0):
             time.sleep(0.05)
@@ -64,7 +67,9 @@ def main() -> int:
         "pipeline_ms_p50": round(statistics.median(pipeline), 2),
         "pipeline_ms_p95": round(percentile(pipeline, 0.95), 2),
         "turn_wall_ms_p95": round(percentile(wall, 0.95), 2),
-        "consolidation_drain_s": round(drain_s, 2)}, indent=2))
+        "consolidation_drain_s": round(drain_s, 2),
+        "stage_ms_p95": {k: round(percentile(v, 0.95), 2) for k, v in stages.items()}},
+        indent=2))
     return 0
 
 

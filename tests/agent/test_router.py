@@ -116,3 +116,22 @@ def test_a_blocked_turn_answers_with_the_suggestion_and_calls_no_model(
     off = make_agent(local_strata, router=RouterConfig(enable_model_routing=False,
                                                        daily_budget_usd=0.0))
     assert off.handle(Incoming("hello", "ana", "c")).kind == "reply"
+
+
+def test_concurrent_charges_are_all_counted(strata: Strata) -> None:
+    import threading
+
+    router = ModelRouter()
+    guard = CostGuard(Records(strata, Scope(team="t", agent="bot")), router)
+    tier = router.tier("powerful")  # 0.009 USD for 100 + 100 tokens
+
+    def spend(worker: int) -> None:
+        for i in range(5):
+            guard.charge("ana", "t", tier, 100, 100, NOW, f"w{worker}-{i}")
+
+    threads = [threading.Thread(target=spend, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert guard.remaining("ana", "t", NOW) == pytest.approx(5.0 - 20 * 0.009)

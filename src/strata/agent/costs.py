@@ -1,10 +1,11 @@
 """The cost guard of [002]: per-user daily and per-team monthly budgets.
 
-Spending is a ledger of ``charge`` records in the store (one insert per model call,
-idempotent by its request key), tagged with the user's day and the team's month; a budget's
-counter is the sum of its tag's charges. An insert is atomic on every backend and needs no
-Redis; two concurrent calls may both pass a check near the limit (the overshoot is at most
-one call each), which decision 0027 accepts.
+Each budget period is a counter record in the store (``budget:daily:<user>:<day>``,
+``budget:monthly:<team>:<month>``) incremented by compare-and-set: the facade's ``modify``
+with ``if_version``, retried on a ``VersionConflict``. That is atomic on every backend,
+needs no Redis, and every increment is a version with a history row (the audit of spend).
+Two concurrent calls may both pass a check near the limit (the overshoot is at most one call
+each), which decision 0027 accepts.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from datetime import datetime
 
 from strata.agent.records import Records
 from strata.agent.router import ModelRouter, ModelTier
+from strata.errors import VersionConflict
 
 __all__ = ["BudgetCheck", "CostGuard"]
+
+CAS_ATTEMPTS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +49,9 @@ class CostGuard:
         self.records = records
         self.router = router
 
-    def spent(self, tag: str) -> float:
-        return sum(float(r.data["usd"]) for r in self.records.all("charge", tags=(tag,)))
+    def spent(self, counter: str) -> float:
+        found = self.records.named("budget", counter)
+        return float(found.data["usd"]) if found else 0.0
 
     def remaining(self, user: str, team: str, at: datetime) -> float:
         config = self.router.config
@@ -69,9 +74,23 @@ class CostGuard:
                output_tokens: int, at: datetime, request_id: str) -> float:
         usd = tier.cost(input_tokens, output_tokens)
         if usd > 0:
-            self.records.add("charge", request_id, {
-                "usd": usd, "tier": tier.name, "user": user, "team": team,
-                "input_tokens": input_tokens, "output_tokens": output_tokens,
-                "at": at.isoformat()}, idempotency_key=f"charge:{request_id}",
-                extra_tags=(_day_tag(user, at), _month_tag(team, at)))
+            for counter in (_day_tag(user, at), _month_tag(team, at)):
+                self._increment(counter, usd, request_id)
         return usd
+
+    def _increment(self, counter: str, usd: float, request_id: str) -> None:
+        """Compare-and-set on the counter's version; a request id is counted once."""
+        for _ in range(CAS_ATTEMPTS):
+            record = self.records.named("budget", counter) or self.records.add(
+                "budget", counter, {"usd": 0.0, "last_request": None},
+                idempotency_key=f"budget:{counter}")  # racing creators get one record
+            if record.data.get("last_request") == request_id:
+                return
+            try:
+                self.records.update(record, {"usd": float(record.data["usd"]) + usd,
+                                             "last_request": request_id},
+                                    reason=f"charge {usd:.6f} USD")
+                return
+            except VersionConflict:
+                continue
+        raise VersionConflict(f"budget counter {counter}: too many concurrent charges")

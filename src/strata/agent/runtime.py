@@ -197,21 +197,20 @@ class Agent:
             return Turn("blocked", budget.message, prompt=prompt, tier=tier.name,
                         archetype=context.archetype.name, budget=budget,
                         timings_ms={**timings, "pipeline": _ms(started)})
-        timings["pipeline"] = _ms(started)
         model_started = time.perf_counter()
         reply = self._call(messages, tier, on_piece)
         timings["model"] = _ms(model_started)
         self._charge(user, tier, prompt + text, reply)
-        logged = time.perf_counter()
         kind = "proactive" if proactive else "reply"
         if proactive:
             if reply.strip().upper().startswith("WAIT"):
+                timings["pipeline"] = round(_ms(started) - timings["model"], 3)
                 return Turn("wait", "", prompt=prompt, tier=tier.name,
                             archetype=context.archetype.name, timings_ms=timings)
             reply = re.sub(r"^\s*MESSAGE:\s*", "", reply)
         event_id = self._log(reply, self.config.name, conversation, BOT_TAG,
                              {"proactive": proactive, "user": user})
-        timings["pipeline"] += _ms(logged)
+        timings["pipeline"] = round(_ms(started) - timings["model"], 3)  # all but the model
         return Turn(kind, reply, message_id=event_id, prompt=prompt, tier=tier.name,
                     model=tier.model_name, archetype=context.archetype.name,
                     budget=budget, timings_ms=timings)
