@@ -135,3 +135,11 @@ def test_concurrent_charges_are_all_counted(strata: Strata) -> None:
     for thread in threads:
         thread.join()
     assert guard.remaining("ana", "t", NOW) == pytest.approx(5.0 - 20 * 0.009)
+
+
+def test_a_turns_cost_is_charged_by_the_worker(local_strata: Strata) -> None:
+    agent = make_agent(local_strata, router=RouterConfig(force_tier="powerful"))
+    agent.handle(Incoming("hello", "ana", "c"))
+    assert agent.costs.remaining("ana", "default", agent.now()) == 5.0  # off the reply path
+    local_strata.work()
+    assert agent.costs.remaining("ana", "default", agent.now()) < 5.0

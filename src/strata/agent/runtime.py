@@ -125,7 +125,7 @@ class Agent:
         self.archetypes.ensure_defaults()
         strata.add_job_handler(JobKind.AGENT, self._run_job)
         self._tasks: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
-            "consolidate": self._consolidate}
+            "consolidate": self._consolidate, "charge": self._run_charge}
 
     # -- scopes -----------------------------------------------------------------------------
 
@@ -333,9 +333,22 @@ class Agent:
                                 self.now())
 
     def _charge(self, user: str, tier: ModelTier, prompt: str, reply: str) -> None:
+        """Queue the call's cost: the counters are updated by the worker, off the reply's
+        path (a check may run before an earlier charge lands; decision 0027)."""
         if self.config.router.cost_guard and self.config.router.enable_model_routing:
-            self.costs.charge(user, self.config.team, tier, estimate_tokens(prompt),
-                              estimate_tokens(reply), self.now(), str(uuid.uuid4()))
+            self.enqueue("charge", {"user": user, "tier": tier.name,
+                                    "input_tokens": estimate_tokens(prompt),
+                                    "output_tokens": estimate_tokens(reply),
+                                    "at": self.now().isoformat(),
+                                    "request_id": str(uuid.uuid4())})
+
+    def _run_charge(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        usd = self.costs.charge(str(payload["user"]), self.config.team,
+                                self.router.tier(str(payload["tier"])),
+                                int(payload["input_tokens"]), int(payload["output_tokens"]),
+                                datetime.fromisoformat(str(payload["at"])),
+                                str(payload["request_id"]))
+        return {"usd": usd}
 
     # -- proactive --------------------------------------------------------------------------
 

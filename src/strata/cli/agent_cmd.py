@@ -79,6 +79,36 @@ def chat_serve(
         uvicorn.run(build_app(agent), host=host, port=port, log_level="warning")
 
 
+def chat_discord(
+    ctx: typer.Context,
+    model: ModelOpt = "offline",
+    model_name: ModelNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    owner: Annotated[list[str] | None, typer.Option(
+        "--owner", help="A Discord user id allowed the owner-only commands (repeatable).")
+    ] = None,
+    feed_channel: Annotated[int | None, typer.Option(
+        "--feed-channel", help="The dream channel's id (the feed of autonomous actions).")
+    ] = None,
+) -> None:
+    """Run the agent as a Discord bot; the token is read from STRATA_DISCORD_TOKEN."""
+    from strata.agent.llm import chat_model
+    from strata.agent.runtime import Agent, AgentConfig
+    from strata.agent.scheduler import ProactiveScheduler
+    from strata.agent.transports.discord_bot import DiscordTransport
+
+    token = os.environ.get("STRATA_DISCORD_TOKEN")
+    if not token:
+        typer.echo("error: set STRATA_DISCORD_TOKEN to the bot's token", err=True)
+        raise typer.Exit(2)
+    with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
+                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")),
+                      AgentConfig(owners=frozenset(owner or ())))
+        DiscordTransport(agent, scheduler=ProactiveScheduler(agent)).run(
+            token, feed_channel_id=feed_channel)
+
+
 def reindex(
     ctx: typer.Context,
     target_team: Annotated[str, typer.Argument(help="The new namespace to build.")],
@@ -102,4 +132,5 @@ def reindex(
 def register(app: typer.Typer) -> None:
     app.command("chat")(chat)
     app.command("chat-serve")(chat_serve)
+    app.command("chat-discord")(chat_discord)
     app.command("reindex")(reindex)
