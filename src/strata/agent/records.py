@@ -56,7 +56,11 @@ class Records:
             content, scope=self.scope, type=MemoryType.PROCEDURAL, raw=True, pinned=pinned,
             tags=(AGENT_TAG_PREFIX + kind, _name_tag(kind, name), *extra_tags),
             conversation_id=f"agent:{kind}", idempotency_key=idempotency_key)
-        return _record(self.strata.get(result.memory_ids[0], scope=self.scope))
+        memory = self.strata.get(result.memory_ids[0], scope=self.scope)
+        if memory.lifecycle == Lifecycle.CANDIDATE:  # review mode "all": the agent's own
+            memory = self.strata.approve(memory.id, reason="the agent's own record",
+                                         scope=self.scope)  # data is not a user memory
+        return _record(memory)
 
     def update(self, record: Record, data: Mapping[str, Any], *, reason: str) -> Record:
         content = json.dumps({"kind": record.kind, "name": record.name, **data}, sort_keys=True)

@@ -32,7 +32,7 @@ from strata.agent.procedural import (
 from strata.agent.records import Records
 from strata.agent.router import ComplexityScorer, ModelRouter, ModelTier, RouterConfig
 from strata.domain.jobs import Job, JobKind
-from strata.domain.models import Filters, MemoryType, Scope
+from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
 from strata.facade import Strata
 from strata.worker import JobOutput
 
@@ -44,6 +44,8 @@ OBJECTIVE = re.compile(r"\b(?:i want to|i'd like to|i need to|my goal is to|i pl
                        r"i'm trying to|i am trying to)\s+(?P<goal>[^.!?\n]{3,120})", re.I)
 FEEDBACK_MARK = "\N{SALUTING FACE}"
 UNDO_MARK = "\N{WASTEBASKET}\N{VARIATION SELECTOR-16}"
+#: A turn awaiting review (review mode "all") is still part of the conversation.
+TURN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.CANDIDATE, Lifecycle.DISPUTED)
 USER_TAG = "turn:user"
 BOT_TAG = "turn:assistant"
 
@@ -274,7 +276,7 @@ class Agent:
         """The last ``limit`` canonical turns of the conversation, oldest first."""
         page = self.strata.list(scope=self.user_scope(user), filters=Filters(
             conversation_id=conversation, types=(MemoryType.EPISODIC,),
-            tags_any=(USER_TAG, BOT_TAG)), limit=limit)
+            tags_any=(USER_TAG, BOT_TAG), lifecycles=TURN_LIFECYCLES), limit=limit)
         return [f"{'bot' if BOT_TAG in m.tags else 'user'}: {m.content}"
                 for m in reversed(page.items)]
 
