@@ -5,7 +5,8 @@ functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
   packages, ``strata.domain`` and ``strata.errors``.
 - Callers of the facade: the composition root ``strata.facade`` itself, the guard that
   wraps it from outside (``strata.guarded``), ``strata.hooks`` (runs over either),
-  ``strata.testing``, ``strata.bench`` and the package root. They may import anything.
+  ``strata.testing``, ``strata.bench``, the agent runtime ``strata.agent`` and the package
+  root. They may import anything.
 - Front ends (``strata.api``, ``strata.cli``, ``strata.mcp``, ``strata.client``): only
   ``FRONT_END_MAY_IMPORT`` and their own package, plus the few ``FRONT_END_EXCEPTIONS``.
 - Services: every other module. They import no front end and no caller of the facade.
@@ -24,7 +25,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 FRONT_ENDS = ("strata.api", "strata.cli", "strata.mcp", "strata.client")
 CALLERS = ("strata.facade", "strata.guarded", "strata.hooks", "strata.testing",
-           "strata.bench", "strata.__main__")
+           "strata.bench", "strata.__main__",
+           "strata.agent")  # the agent runtime: a layer over the facade (decision 0027)
 #: What any front end may import besides its own package.
 FRONT_END_MAY_IMPORT = (
     "strata.facade",    # the facade (Strata)
@@ -50,6 +52,8 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
+    ("strata.cli.agent_cmd", "strata.agent"):
+        "`strata chat`, `chat-serve`, `chat-discord` and `reindex` run the agent runtime",
     ("strata.cli.ops", "strata.stores.operations"):
         "backup, restore and migrate work on the store files below any facade",
 }
