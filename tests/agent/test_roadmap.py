@@ -193,3 +193,13 @@ def test_the_bot_improves_itself_over_time(bot: Bot) -> None:
     bot.say("explain waves")
     assert "- use fewer words" in bot.last_prompt()
     assert bot.http.post("/dream").json() == {"proposal": None, "feedback": 0}
+
+
+def test_the_websocket_transport_chats(local_strata: Strata) -> None:
+    from fastapi.testclient import TestClient
+
+    agent = make_agent(local_strata)
+    with TestClient(build_app(agent)) as client, client.websocket_connect("/ws") as ws:
+        ws.send_json({"text": "hello over a socket", "user": "ana", "conversation": "w"})
+        reply = ws.receive_json()
+    assert reply["kind"] == "reply" and reply["text"].startswith("You said: hello over")
