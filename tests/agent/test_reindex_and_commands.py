@@ -69,3 +69,35 @@ def test_review_commands_follow_000(reviewed: Strata) -> None:
     candidates = reviewed.list(scope=agent.user_scope("owner"), filters=Filters(
         lifecycles=(Lifecycle.CANDIDATE,), types_not=(MemoryType.PROCEDURAL,))).items
     assert all(m.id != queue[0].id for m in candidates)
+
+
+def test_reindex_into_another_store_leaves_the_source_alone(local_strata: Strata,
+                                                            tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    agent = Agent(local_strata)
+    agent.handle(Incoming("My manager is Bob.", "ana", "c1"))
+    other = Strata.open(tmp_path / "other", embedder="hashing", embedded_worker=False)
+    try:
+        report = reindexing.reindex(agent, "default", target=other)
+        assert report.turns == 2
+        rebuilt = Scope(team="default", user="ana")
+        assert [e.name for e in other.graph_entities(scope=rebuilt) if e.name == "Bob"]
+        assert agent.memory_team == "default"
+    finally:
+        other.close()
+
+
+def test_the_dream_is_scheduled_once_a_day_from_three(local_strata: Strata) -> None:
+    from datetime import UTC, datetime
+
+    from strata.agent.dreaming import Dreamer
+
+    dreamer = Dreamer(Agent(local_strata))
+    assert dreamer.schedule(datetime(2026, 3, 1, 2, 59, tzinfo=UTC)) is None
+    first = dreamer.schedule(datetime(2026, 3, 1, 3, 0, tzinfo=UTC))
+    assert first is not None
+    assert dreamer.schedule(datetime(2026, 3, 1, 4, 0, tzinfo=UTC)) == first  # still queued
+    local_strata.work()
+    assert dreamer.schedule(datetime(2026, 3, 1, 5, 0, tzinfo=UTC)) is None  # done today

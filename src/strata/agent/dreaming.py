@@ -26,7 +26,7 @@ class Dreamer:
     def __init__(self, agent: Agent, prompt_key: str = "chat") -> None:
         self.agent = agent
         self.prompt_key = prompt_key
-        agent.add_task("dream", lambda payload: self.run())
+        agent.add_task("dream", lambda payload: self.run(day=payload.get("day")))
 
     def due(self, now: datetime) -> bool:
         return now.hour >= DREAM_HOUR and self.agent.records.named(
@@ -39,15 +39,17 @@ class Dreamer:
         return self.agent.enqueue("dream", {"day": f"{now:%Y-%m-%d}"},
                                   dedup_key=f"dream:{now:%Y-%m-%d}")
 
-    def run(self) -> Mapping[str, Any]:
+    def run(self, day: str | None = None) -> Mapping[str, Any]:
+        """One dream; ``day`` (default today) is the day it counts for."""
         now = self.agent.now()
+        day = day or f"{now:%Y-%m-%d}"
         reviewed = {str(i) for r in self.agent.records.all("dream_run")
                     for i in r.data.get("feedback_ids", [])}
         fresh = [r for r in self.agent.feedback.all() if r.id not in reviewed]
-        self.agent.records.add("dream_run", f"{now:%Y-%m-%d}:{now:%H%M%S%f}", {
+        self.agent.records.add("dream_run", f"{day}:{now:%H%M%S%f}", {
             "feedback_ids": [r.id for r in fresh], "at": now.isoformat()})
-        if self.agent.records.named("dream_run", f"{now:%Y-%m-%d}") is None:
-            self.agent.records.add("dream_run", f"{now:%Y-%m-%d}", {"at": now.isoformat()})
+        if self.agent.records.named("dream_run", day) is None:
+            self.agent.records.add("dream_run", day, {"at": now.isoformat()})
         if not fresh:
             return {"proposal": None, "feedback": 0}
         current = self.agent.registry.template(self.prompt_key)

@@ -92,6 +92,7 @@ def chat_discord(
     ] = None,
 ) -> None:
     """Run the agent as a Discord bot; the token is read from STRATA_DISCORD_TOKEN."""
+    from strata.agent.dreaming import Dreamer
     from strata.agent.llm import chat_model
     from strata.agent.runtime import Agent, AgentConfig
     from strata.agent.scheduler import ProactiveScheduler
@@ -105,8 +106,8 @@ def chat_discord(
         agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
                                          api_key=os.environ.get("STRATA_CHAT_API_KEY")),
                       AgentConfig(owners=frozenset(owner or ())))
-        DiscordTransport(agent, scheduler=ProactiveScheduler(agent)).run(
-            token, feed_channel_id=feed_channel)
+        DiscordTransport(agent, scheduler=ProactiveScheduler(agent),
+                         dreamer=Dreamer(agent)).run(token, feed_channel_id=feed_channel)
 
 
 def reindex(

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from strata.agent.dreaming import Dreamer
 from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK, Agent, Incoming, Turn
 from strata.agent.scheduler import ProactiveScheduler
 from strata.agent.transports.port import Reply, dispatch
@@ -117,8 +118,10 @@ class DiscordTransport:
 
     def __init__(self, agent: Agent, *, bot_user_id: int | None = None,
                  feed_channel: discord.abc.Messageable | None = None,
-                 scheduler: ProactiveScheduler | None = None) -> None:
+                 scheduler: ProactiveScheduler | None = None,
+                 dreamer: Dreamer | None = None) -> None:
         self.agent = agent
+        self.dreamer = dreamer
         self.bot_user_id = bot_user_id
         self.feed_channel = feed_channel
         self.scheduler = scheduler
@@ -229,7 +232,9 @@ class DiscordTransport:
         while not client.is_closed():
             if self.scheduler is not None:
                 await asyncio.to_thread(self.scheduler.tick)
-                await asyncio.to_thread(self.agent.strata.work)
+            if self.dreamer is not None:  # daily from 03:00, once a day
+                await asyncio.to_thread(self.dreamer.schedule, self.agent.now())
+            await asyncio.to_thread(self.agent.strata.work)
             while delivered:
                 turn, _, conversation = delivered.pop(0)
                 channel: Any = client.get_channel(int(conversation))
