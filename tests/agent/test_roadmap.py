@@ -175,6 +175,12 @@ def test_memory_extraction_doesnt_block_responses(bot: Bot) -> None:
     assert done["extract"][0] == "done" and done["extract"][1]["facts"] >= 1
     assert [r.data["description"] for r in bot.agent.goals.objectives("ana")] == [
         "learn the cello"]
+    bot.say("My sister is called Ana.")
+    bot.say("she works at Google now.")  # de-contextualized in the background
+    bot.work()
+    resolved = bot.strata.list(scope=bot.agent.user_scope("ana"),
+                               filters=Filters(tags_all=("decontextualized",))).items
+    assert "Ana works at Google now." in [m.content for m in resolved]
 
 
 def test_the_bot_improves_itself_over_time(bot: Bot) -> None:

@@ -42,6 +42,8 @@ NORTH_STAR = re.compile(r"^\s*(?:!northstar\b|my north star(?: is|:)|north star:
                         re.I | re.S)
 OBJECTIVE = re.compile(r"\b(?:i want to|i'd like to|i need to|my goal is to|i plan to|"
                        r"i'm trying to|i am trying to)\s+(?P<goal>[^.!?\n]{3,120})", re.I)
+PRONOUN = re.compile(r"\b(he|she|him|her|his)\b", re.I)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
 FEEDBACK_MARK = "\N{SALUTING FACE}"
 UNDO_MARK = "\N{WASTEBASKET}\N{VARIATION SELECTOR-16}"
 #: A turn awaiting review (review mode "all") is still part of the conversation.
@@ -164,7 +166,8 @@ class Agent:
         self._log(message.text, message.user, message.conversation, USER_TAG,
                   {"message_id": message.message_id})
         self.enqueue("consolidate", {"user": message.user, "text": message.text,
-                                     "message_id": message.message_id})
+                                     "message_id": message.message_id,
+                                     "conversation": message.conversation})
         turn = self._generate(message.user, message.conversation, message.text, "chat",
                               proactive=False, started=started, on_piece=on_piece)
         return self._mirror(turn, message)
@@ -318,13 +321,35 @@ class Agent:
         self._tasks[name] = handler
 
     def _consolidate(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Objectives from a user turn (facts and triples come from the store's own
-        extract job, queued with the turn)."""
-        found = [m["goal"].strip() for m in OBJECTIVE.finditer(str(payload["text"]))]
+        """Objectives from a user turn, and the turn de-contextualized when a pronoun has
+        one clear antecedent (facts and triples come from the store's own extract job,
+        queued with the turn; the resolved sentence goes through it too)."""
+        text, user = str(payload["text"]), str(payload["user"])
+        found = [m["goal"].strip() for m in OBJECTIVE.finditer(text)]
         for goal in found:
-            self.goals.add_objective(str(payload["user"]), goal,
-                                     origin=payload.get("message_id"))
-        return {"objectives": found}
+            self.goals.add_objective(user, goal, origin=payload.get("message_id"))
+        resolved = self._resolve_pronouns(user, str(payload.get("conversation", "")), text)
+        if resolved is not None:
+            self.strata.remember(resolved, scope=self.user_scope(user), author=user,
+                                 tags=("decontextualized",), mode="async",
+                                 meta={"resolved_from": payload.get("message_id")})
+        return {"objectives": found, "resolved": resolved}
+
+    def _resolve_pronouns(self, user: str, conversation: str, text: str) -> str | None:
+        """``text`` with he/she/him/her (his: a possessive) replaced by the name in the
+        nearest previous user turn that names one (and only one) that ``text`` does not;
+        None when there is no pronoun or no single such name."""
+        if not PRONOUN.search(text) or not conversation:
+            return None
+        earlier = [t[len("user: "):] for t in self.recent_turns(user, conversation, 8)
+                   if t.startswith("user: ") and t[len("user: "):] != text][-3:]
+        named = [_names(turn) - _names(text) for turn in reversed(earlier)]
+        names = next((n for n in named if n), set())  # the nearest turn naming someone
+        if len(names) != 1:
+            return None
+        name = names.pop()
+        return PRONOUN.sub(lambda m: name + ("'s" if m.group(0).lower() == "his" else ""),
+                           text)
 
     # -- costs ------------------------------------------------------------------------------
 
@@ -366,6 +391,11 @@ class Agent:
         if self.feed is not None:
             self.feed(turn, message)
         return turn
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words inside a sentence: names, roughly (never the sentence's first)."""
+    return {m.group(1) for m in _NAME.finditer(text.strip())}
 
 
 def _relevant(signals: Mapping[str, float], archetype: Archetype) -> bool:
