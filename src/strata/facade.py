@@ -23,7 +23,7 @@ from strata.domain.applying import ReviewMode
 from strata.domain.compression.hammer_rules import CompressReport
 from strata.domain.compression.representations import MemoryVersion, Witness
 from strata.domain.graph_rules import Entity, GraphFacts, Neighborhood
-from strata.domain.jobs import Backoff, Job, JobKind, JobStatus
+from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import Actor
 from strata.domain.models import (
     Event,
@@ -66,7 +66,7 @@ from strata.settings import PROMOTE_LOCK_MINUTES, Settings, load_settings
 from strata.shield import CompactionShield
 from strata.tiers import SweepReport, hot_cached, sweeper_for
 from strata.transfer import Admit, Importer, export_lines
-from strata.worker import Runner, Worker
+from strata.worker import Handler, Runner, Worker
 from strata.writer import Writer
 
 if TYPE_CHECKING:
@@ -596,6 +596,20 @@ class Strata:
         """Enqueue the tiers, decay and retention jobs (a running worker does it every
         ``maintenance_every_s``)."""
         return self.queue.schedule_all_maintenance()
+
+    def add_job_handler(self, kind: JobKind | str, handler: Handler) -> None:
+        """Run jobs of ``kind`` with ``handler`` in this process's workers (``strata.agent``
+        registers its ``agent`` jobs this way); replaces an earlier handler of that kind."""
+        self.runner.handlers = {**self.runner.handlers, JobKind(kind): handler}
+
+    def enqueue_job(self, kind: JobKind | str, payload: Mapping[str, Any], *,
+                    scope: ScopeLike = None, dedup_key: str | None = None) -> str:
+        """Queue one job; with ``dedup_key`` an active job of that key is kept (its id
+        returned) instead of a second one."""
+        now = self._clock.now()
+        job = NewJob(JobKind(kind), dict(payload), Scope.parse(scope), dedup_key=dedup_key,
+                     created_at=now)
+        return self.store.enqueue([job], now)[0]
 
     def history_horizon(self) -> datetime | None:
         """History before this time may have been purged (None: never)."""

@@ -174,7 +174,7 @@ UNGUARDED = frozenset({
     "open", "close", "start_worker", "stop_worker", "make_worker", "work", "warm_up",
     "jobs", "retry_job", "purge_jobs", "job_counts", "reembed", "as_principal",
     "create_token", "authenticate", "tokens", "revoke_token", "schedule_all_maintenance",
-    "history_horizon", "watch_documents", "remember_folder",
+    "history_horizon", "watch_documents", "remember_folder", "add_job_handler", "enqueue_job",
 })
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,6 +37,8 @@ class FakeApi:
     def __init__(self) -> None:
         self.replies: list[Reply] = []
         self.requests: list[Captured] = []
+        # answers a request when no canned reply is queued (a scripted model server)
+        self.respond: Callable[[Captured], Reply] | None = None
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
@@ -49,7 +51,10 @@ class FakeApi:
                 api.requests.append(Captured(self.path, {k.lower(): v for k, v in
                                                          self.headers.items()},
                                              self.rfile.read(length)))
-                reply = api.replies.pop(0) if api.replies else Reply(500, {"error": "none"})
+                captured = api.requests[-1]
+                reply = (api.replies.pop(0) if api.replies
+                         else api.respond(captured) if api.respond
+                         else Reply(500, {"error": "none"}))
                 time.sleep(reply.delay_s)
                 raw = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 data = raw.encode()

@@ -5,7 +5,8 @@ functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
   packages, ``strata.domain`` and ``strata.errors``.
 - Callers of the facade: the composition root ``strata.facade`` itself, the guard that
   wraps it from outside (``strata.guarded``), ``strata.hooks`` (runs over either),
-  ``strata.testing``, ``strata.bench`` and the package root. They may import anything.
+  ``strata.testing``, ``strata.bench``, the agent runtime ``strata.agent`` and the package
+  root. They may import anything.
 - Front ends (``strata.api``, ``strata.cli``, ``strata.mcp``, ``strata.client``,
   ``strata.adapters``): only
   ``FRONT_END_MAY_IMPORT`` and their own package, plus the few ``FRONT_END_EXCEPTIONS``.
@@ -25,7 +26,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 FRONT_ENDS = ("strata.api", "strata.cli", "strata.mcp", "strata.client", "strata.adapters")
 CALLERS = ("strata.facade", "strata.guarded", "strata.hooks", "strata.testing",
-           "strata.bench", "strata.__main__")
+           "strata.bench", "strata.__main__",
+           "strata.agent")  # the agent runtime: a layer over the facade (decision 0027)
 #: What any front end may import besides its own package.
 FRONT_END_MAY_IMPORT = (
     "strata.facade",    # the facade (Strata)
@@ -52,6 +54,8 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
     ("strata.api.mem0", "strata.adapters.mem0"): "mem0's REST shape is the mem0 adapter's",
+    ("strata.cli.agent_cmd", "strata.agent"):
+        "`strata chat`, `chat-serve`, `chat-discord` and `reindex` run the agent runtime",
     ("strata.cli.ops", "strata.stores.operations"):
         "backup, restore and migrate work on the store files below any facade",
 }

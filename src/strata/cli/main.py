@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from strata.cli import compression, documents, levels, lifecycle, ops, render, timetravel
+from strata.cli import (
+    agent_cmd,
+    compression,
+    documents,
+    levels,
+    lifecycle,
+    ops,
+    render,
+    timetravel,
+)
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -635,6 +644,7 @@ app.add_typer(graph_app, name="graph")
 app.command("rollback")(timetravel.rollback)
 app.command("undo")(timetravel.undo)
 ops.register(app)
+agent_cmd.register(app)
 compression.register(app)
 lifecycle.register(app)
 levels.register(app)

@@ -44,6 +44,8 @@ class JobKind(enum.StrEnum):
     DECAY = "decay"  # archive idle memories, expire those past valid_to
     RETENTION = "retention"  # purge tombstones, history and finished jobs past their windows
     DOCUMENT = "document"  # (re-)ingest or retire one file of a watched folder
+    # -- the agent runtime (strata.agent): payload["task"] names the agent's handler --
+    AGENT = "agent"
 
 
 class JobStatus(enum.StrEnum):

@@ -1,0 +1,137 @@
+"""``strata chat`` (the agent in the terminal), ``strata chat-serve`` (its HTTP transport)
+and ``strata reindex`` (re-derive memory from the raw log)."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from strata.cli.options import root_options as _options
+from strata.cli.session import open_strata
+
+ModelOpt = Annotated[str, typer.Option(
+    "--model", help="Chat model: offline (default, no key), ollama, openai or anthropic.")]
+ModelNameOpt = Annotated[str | None, typer.Option("--model-name", help="The model to ask.")]
+BaseUrlOpt = Annotated[str | None, typer.Option(
+    "--base-url", help="The model server's URL (ollama: http://localhost:11434).")]
+UserArg = Annotated[str, typer.Option("--user", help="Who is chatting.")]
+
+
+def chat(
+    ctx: typer.Context,
+    model: ModelOpt = "offline",
+    model_name: ModelNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    user: UserArg = "me",
+    conversation: Annotated[str, typer.Option("--conversation", help="Conversation id.")
+                            ] = "terminal",
+    owner: Annotated[bool, typer.Option("--owner/--no-owner",
+                                        help="Allow the owner-only ! commands.")] = True,
+) -> None:
+    """Chat with the agent in the terminal (offline model unless --model says otherwise)."""
+    from strata.agent.dreaming import Dreamer
+    from strata.agent.llm import chat_model
+    from strata.agent.runtime import Agent, AgentConfig
+    from strata.agent.scheduler import ProactiveScheduler
+    from strata.agent.transports.terminal import TerminalChat
+
+    with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        llm = chat_model(model, base_url=base_url, model=model_name,
+                         api_key=os.environ.get("STRATA_CHAT_API_KEY"))
+        agent = Agent(strata, llm, AgentConfig(owners=frozenset({user}) if owner else
+                                               frozenset()))
+        scheduler = ProactiveScheduler(agent)
+        dreamer = Dreamer(agent)
+
+        def checkin() -> str:
+            turn = agent.check_in(user, conversation)
+            return turn.text or "(decided to wait)"
+
+        def dream() -> str:
+            result = dreamer.run()
+            return f"dream: {result}"
+
+        scheduler.touch(user, conversation)
+        TerminalChat(agent, user=user, conversation=conversation, checkin=checkin,
+                     dream=dream).run()
+
+
+def chat_serve(
+    ctx: typer.Context,
+    model: ModelOpt = "offline",
+    model_name: ModelNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    host: Annotated[str, typer.Option("--host", help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8788,
+) -> None:
+    """Serve the agent's HTTP/WebSocket transport (POST /chat, WS /ws)."""
+    import uvicorn
+
+    from strata.agent.llm import chat_model
+    from strata.agent.runtime import Agent
+    from strata.agent.transports.http import build_app
+
+    with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
+                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")))
+        uvicorn.run(build_app(agent), host=host, port=port, log_level="warning")
+
+
+def chat_discord(
+    ctx: typer.Context,
+    model: ModelOpt = "offline",
+    model_name: ModelNameOpt = None,
+    base_url: BaseUrlOpt = None,
+    owner: Annotated[list[str] | None, typer.Option(
+        "--owner", help="A Discord user id allowed the owner-only commands (repeatable).")
+    ] = None,
+    feed_channel: Annotated[int | None, typer.Option(
+        "--feed-channel", help="The dream channel's id (the feed of autonomous actions).")
+    ] = None,
+) -> None:
+    """Run the agent as a Discord bot; the token is read from STRATA_DISCORD_TOKEN."""
+    from strata.agent.dreaming import Dreamer
+    from strata.agent.llm import chat_model
+    from strata.agent.runtime import Agent, AgentConfig
+    from strata.agent.scheduler import ProactiveScheduler
+    from strata.agent.transports.discord_bot import DiscordTransport
+
+    token = os.environ.get("STRATA_DISCORD_TOKEN")
+    if not token:
+        typer.echo("error: set STRATA_DISCORD_TOKEN to the bot's token", err=True)
+        raise typer.Exit(2)
+    with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
+                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")),
+                      AgentConfig(owners=frozenset(owner or ())))
+        DiscordTransport(agent, scheduler=ProactiveScheduler(agent),
+                         dreamer=Dreamer(agent)).run(token, feed_channel_id=feed_channel)
+
+
+def reindex(
+    ctx: typer.Context,
+    target_team: Annotated[str, typer.Argument(help="The new namespace to build.")],
+    switch: Annotated[bool, typer.Option("--switch/--no-switch",
+                                         help="Point the agent at it once built.")] = False,
+) -> None:
+    """Rebuild facts and triples from the raw log into a new namespace, side by side."""
+    from strata.agent import reindex as reindexing
+    from strata.agent.runtime import Agent
+
+    with open_strata(_options(ctx), as_json=False) as strata:
+        agent = Agent(strata)
+        report = reindexing.reindex(agent, target_team)
+        typer.echo(f"Replayed {report.turns} turns from {report.source_team} into "
+                   f"{report.target_team} ({report.jobs_run} jobs run)")
+        if switch:
+            reindexing.switch(agent, target_team)
+            typer.echo(f"The agent now reads {target_team}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("chat")(chat)
+    app.command("chat-serve")(chat_serve)
+    app.command("chat-discord")(chat_discord)
+    app.command("reindex")(reindex)

@@ -1,0 +1,103 @@
+"""Re-indexing from the raw log side by side, then the switch; [000]'s review commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from strata.agent import reindex as reindexing
+from strata.agent.commands import run
+from strata.agent.runtime import Agent, AgentConfig, Incoming
+from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata.facade import Strata
+
+
+def test_reindex_rebuilds_side_by_side_then_switches(local_strata: Strata) -> None:
+    agent = Agent(local_strata)
+    agent.handle(Incoming("My sister Ana works at Google.", "ana", "c1"))
+    agent.handle(Incoming("I live in Porto.", "ana", "c1"))
+    local_strata.work()
+    old = agent.recent_turns("ana", "c1", 10)
+    report = reindexing.reindex(agent, "default-v2")
+    assert report.turns == 4 and report.source_team == "default"
+    assert agent.memory_team == "default"  # side by side: nothing switched yet
+    rebuilt = Scope(team="default-v2", user="ana")
+    assert {e.name for e in local_strata.graph_entities(scope=rebuilt)} >= {"Ana", "Google"}
+    reindexing.switch(agent, "default-v2")
+    assert Agent(local_strata).memory_team == "default-v2"  # recorded: survives a restart
+    assert agent.recent_turns("ana", "c1", 10) == old
+    reply = agent.handle(Incoming("what do you remember about where Ana works", "ana", "c2"))
+    assert "Google" in reply.text
+    reindexing.switch(agent, "default")
+    assert agent.memory_team == "default"
+
+
+@pytest.fixture
+def reviewed(tmp_path: object) -> Strata:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    return Strata.open(tmp_path / "s", embedder="hashing", embedded_worker=False,
+                       review_mode="all")
+
+
+def test_review_commands_follow_000(reviewed: Strata) -> None:
+    agent = Agent(reviewed, config=AgentConfig(owners=frozenset({"owner"})))
+
+    def say(text: str, user: str = "owner") -> str:
+        result = run(agent, Incoming(text, user, "c"))
+        assert result is not None
+        return result.text
+
+    assert say("!remember the wifi password is on the fridge").startswith("Remembered")
+    reviewed.work()
+    queue = reviewed.review_queue(scope=agent.user_scope("owner")).items
+    assert queue, "review mode 'all' makes candidates"
+    assert "owners only" in say("!memreview", user="guest")
+    listing = say("!memreview 5")
+    assert all(m.id in listing for m in queue)
+    approved = say(f"!memapprove {queue[0].id} importance=3 tags=home note=ok")
+    assert "importance 0.75" in approved
+    memory = reviewed.get(queue[0].id, scope=agent.user_scope("owner"))
+    assert memory.lifecycle == Lifecycle.ACTIVE and "home" in memory.tags
+    if len(queue) > 1:
+        assert say(f"!memreject {queue[1].id} reason=dup").startswith("Rejected")
+    assert "failed" in say("!memapprove nope importance=abc")
+    assert say("!nosuch").startswith("unknown command")
+    assert run(agent, Incoming("hello", "owner", "c")) is None
+    assert agent.handle(Incoming("hello", "owner", "c")).kind == "reply"  # own records active
+    assert agent.recent_turns("owner", "c", 5) == ["user: hello", "bot: You said: hello"]
+    candidates = reviewed.list(scope=agent.user_scope("owner"), filters=Filters(
+        lifecycles=(Lifecycle.CANDIDATE,), types_not=(MemoryType.PROCEDURAL,))).items
+    assert all(m.id != queue[0].id for m in candidates)
+
+
+def test_reindex_into_another_store_leaves_the_source_alone(local_strata: Strata,
+                                                            tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    agent = Agent(local_strata)
+    agent.handle(Incoming("My manager is Bob.", "ana", "c1"))
+    other = Strata.open(tmp_path / "other", embedder="hashing", embedded_worker=False)
+    try:
+        report = reindexing.reindex(agent, "default", target=other)
+        assert report.turns == 2
+        rebuilt = Scope(team="default", user="ana")
+        assert [e.name for e in other.graph_entities(scope=rebuilt) if e.name == "Bob"]
+        assert agent.memory_team == "default"
+    finally:
+        other.close()
+
+
+def test_the_dream_is_scheduled_once_a_day_from_three(local_strata: Strata) -> None:
+    from datetime import UTC, datetime
+
+    from strata.agent.dreaming import Dreamer
+
+    dreamer = Dreamer(Agent(local_strata))
+    assert dreamer.schedule(datetime(2026, 3, 1, 2, 59, tzinfo=UTC)) is None
+    first = dreamer.schedule(datetime(2026, 3, 1, 3, 0, tzinfo=UTC))
+    assert first is not None
+    assert dreamer.schedule(datetime(2026, 3, 1, 4, 0, tzinfo=UTC)) == first  # still queued
+    local_strata.work()
+    assert dreamer.schedule(datetime(2026, 3, 1, 5, 0, tzinfo=UTC)) is None  # done today
