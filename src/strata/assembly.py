@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from strata.domain.meta.items import META_TYPES, MetaItem, meta_item
+from strata.domain.meta.items import LAYER_OF, META_TYPES, MetaItem, meta_item
 from strata.domain.meta.prompt import (
     Assembled,
     Layer,
@@ -25,7 +25,12 @@ from strata.domain.meta.prompt import (
     memory_line,
     text_line,
 )
-from strata.domain.meta.selection import DEFAULT_BLEND, MetaPack, build_meta_pack
+from strata.domain.meta.selection import (
+    DEFAULT_BLEND,
+    MetaPack,
+    build_meta_pack,
+    gated_layers,
+)
 from strata.domain.meta.situation import MetaBudget, Situation
 from strata.domain.models import Filters, Memory, MemoryType, Scope, ScopeLike
 from strata.domain.secrets import masked
@@ -86,7 +91,8 @@ class Assembler:
         pack = self._pack(viewer, where, budget, seen) if self._layered else None
         if pack is not None:
             seen.update(i.id for i in pack.items)
-        recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens)
+        recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens,
+                                filters=Filters(types_not=_gated_types(where)))
         layers = [
             Layer("identity", tuple(memory_line(m) for m in always)),
             Layer("user_profile", tuple(memory_line(m) for m in _by_weight(profile))),
@@ -133,6 +139,12 @@ def _meta_layers(pack: MetaPack | None) -> list[Layer]:
     return [Layer("backbone", tuple(memory_line(i.memory, kind="meta") for i in pack.backbone)),
             Layer("focus", tuple(focus)),
             Layer("mode_blend", (blend_line(pack.mode_blend),))]
+
+
+def _gated_types(situation: Situation) -> tuple[MemoryType, ...]:
+    """Types of the layers seriousness gates (jokes when high): out of recall too."""
+    gated = gated_layers(situation)
+    return tuple(t for t, layer in LAYER_OF.items() if layer in gated)
 
 
 def _by_weight(memories: list[Memory]) -> list[Memory]:

@@ -118,10 +118,3 @@ def _registry_order(item: MetaItem) -> tuple[Any, ...]:
     assert entry is not None
     return (LAYERS.index(entry.layer), entry.priority, item.id)
 
-
-def ref_id(ref: str) -> str:
-    """A memory id given bare or as a ``meta:``/``memory:`` ref (the ``from`` of a link)."""
-    for prefix in ("meta:", "memory:"):
-        if ref.startswith(prefix):
-            return ref[len(prefix):]
-    return ref

@@ -10,7 +10,9 @@ A meta item is a memory row; nothing needs a table of its own:
   ``memory:<id>``, ``summary:<id>``, ``episode:<id>``, ``meta:<id>``, ``person:<id>``;
 - **backbone-eligible** (tag fallback) means the tag ``kind:meta_backbone`` or
   ``meta.backbone_eligible``;
-- its **payload** (a relational contract's modes) is ``meta.payload``.
+- its **payload** (a relational contract's modes) is read from its tags: ``mode:<mode>:<w>``
+  for ``default_modes`` and ``mode.<field>=<value>:<mode>:<w>`` for a context override
+  (e.g. ``mode.topic=coaching:coach:3``), or from ``meta.payload`` when the row has one.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ META_TYPES: tuple[MemoryType, ...] = tuple(LAYER_OF)
 REF_KINDS = ("memory", "summary", "episode", "meta", "person")
 BACKBONE_TAG = "backbone"
 LINK_TAG = "link"
+MODE_TAG = "mode"
 ELIGIBLE_TAG = "kind:meta_backbone"
 MAX_PRIORITY = 10_000
 
@@ -98,8 +101,9 @@ class MetaItem:
 
     @property
     def payload(self) -> Mapping[str, Any]:
+        """``meta.payload`` if the row has one (an import), else read from its mode tags."""
         payload = self.memory.meta.get("payload")
-        return payload if isinstance(payload, Mapping) else {}
+        return payload if isinstance(payload, Mapping) else modes_from_tags(self.memory.tags)
 
     @property
     def refs(self) -> tuple[str, ...]:
@@ -171,3 +175,37 @@ def _links(tags: tuple[str, ...]) -> tuple[Link, ...]:
 
 def without_backbone(tags: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t for t in tags if _backbone((t,)) is None)
+
+
+def ref_id(ref: str) -> str:
+    """A memory id given bare or as a ``meta:``/``memory:`` ref (the ``from`` of a link)."""
+    for prefix in ("meta:", "memory:"):
+        if ref.startswith(prefix):
+            return ref[len(prefix):]
+    return ref
+
+
+def modes_from_tags(tags: tuple[str, ...]) -> dict[str, Any]:
+    """A contract payload from ``mode:`` tags (see the module docstring)."""
+    defaults: dict[str, float] = {}
+    overrides: dict[tuple[str, str], dict[str, float]] = {}
+    for tag in tags:
+        head, _, rest = tag.partition(":")
+        mode, _, weight = rest.partition(":")
+        if not (head == MODE_TAG or head.startswith(MODE_TAG + ".")) or not _is_weight(weight):
+            continue
+        if head == MODE_TAG:
+            defaults[mode] = float(weight)
+            continue
+        key, equals, value = head[len(MODE_TAG) + 1:].partition("=")
+        if equals and key and value:
+            overrides.setdefault((key, value), {})[mode] = float(weight)
+    return {"default_modes": defaults, "context_overrides": [
+        {"when": {key: value}, "modes": modes} for (key, value), modes in overrides.items()]}
+
+
+def _is_weight(text: str) -> bool:
+    try:
+        return 0 <= float(text) <= 1000
+    except ValueError:
+        return False

@@ -20,7 +20,8 @@ query                 the query (cut to a quarter of the budget)          never
 Filling runs in the reverse of the trimming order, so a smaller budget always drops the
 first-trimmed layers first: never-trimmed layers, then the user profile's reserve, then
 each layer up to its cap in the order user_profile, backbone, focus, mode_blend, recalled,
-summary. Within a layer items keep their given order; one that does not fit is skipped and
+summary (a cap never refuses a layer's first line). Within a layer items keep their given
+order; one that does not fit is skipped and
 the next tried (deterministic). Every line cites its item (``[memory:<id>]``), every stored
 text is one quoted JSON string (``domain.context.quote``) and the whole is one envelope
 closed by a digest of its lines (``domain.context.envelope``, decision 0016). The budget is
@@ -36,7 +37,7 @@ from typing import Any
 
 from strata.domain.context import envelope, line_for, quote
 from strata.domain.models import Memory
-from strata.domain.text import tokens_for
+from strata.domain.text import CHARS_PER_TOKEN, tokens_for
 
 ORDER = ("identity", "user_profile", "backbone", "focus", "mode_blend", "recalled", "summary",
          "query")
@@ -121,7 +122,8 @@ def assemble(layers: Sequence[Layer], budget_tokens: int, caps: Caps | None = No
         nonlocal used
         cost = len(line.text) + 1 + (0 if kept[name] else len(f"## {TITLES[name]}") + 1)
         within = tokens_for(used + cost - 1) <= budget_tokens
-        if limit is not None and (not within or _layer_chars(kept[name]) + cost > limit):
+        capped = bool(kept[name]) and _layer_chars(kept[name]) + cost > (limit or 0)
+        if limit is not None and (not within or capped):  # a layer's first line: no cap
             return False
         kept[name].append(line)
         used += cost
@@ -131,8 +133,8 @@ def assemble(layers: Sequence[Layer], budget_tokens: int, caps: Caps | None = No
         if name in NEVER_TRIMMED:
             for line in by_name.get(name, Layer(name, ())).lines:
                 add(name, line, None)
-    chars = budget_tokens * 3.5
-    reserve = min(caps.user_profile_reserve, budget_tokens // 10) * 3.5
+    chars = budget_tokens * CHARS_PER_TOKEN
+    reserve = min(caps.user_profile_reserve, budget_tokens // 10) * CHARS_PER_TOKEN
     profile = by_name.get("user_profile", Layer("user_profile", ())).lines
     for line in profile:
         add("user_profile", line, int(reserve))
