@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from strata.cli import compression, levels, lifecycle, ops, render, timetravel
+from strata.cli import context as context_cmd
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -637,3 +638,4 @@ ops.register(app)
 compression.register(app)
 lifecycle.register(app)
 levels.register(app)
+context_cmd.register(app)

@@ -33,6 +33,7 @@ from strata.errors import StrataError
 from strata.facade import ScopeLike, Strata
 from strata.guarded import GuardedStrata
 from strata.hooks import CaptureHook, SessionHooks
+from strata.mcp.context_tools import CONTEXT_TOOLS, WRITES, ContextTools
 from strata.policy import Principal
 from strata.results import Recall, RememberResult, ShieldResult
 
@@ -204,7 +205,7 @@ CAPTURE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempote
                           open_world_hint=False)
 
 
-class StrataTools:
+class StrataTools(ContextTools):
     """The tool bodies: resolve the caller, call the facade (as the caller sees it) once,
     render."""
 
@@ -667,6 +668,7 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_evidence", READ),
     ("memory_history", READ),  # -- time travel --
     ("memory_rollback", CHANGE),
+    *((name, WRITE if name in WRITES else READ) for name in CONTEXT_TOOLS),  # -- context --
 )
 
 
