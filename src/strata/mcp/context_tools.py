@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from strata.domain.meta.items import MetaItem, ref_id
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import Context
-    from mcp_types import CallToolResult
-
     from strata.facade import ScopeLike
     from strata.guarded import GuardedStrata
 
