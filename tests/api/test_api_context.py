@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from strata.cli.main import app as cli_app
 from strata.domain.models import Scope
 from strata.facade import Strata
+from tests.mcp_server.test_mcp_stdio import payload
 from tests.mcp_server.test_mcp_tools import call, drive, error_code
 from tests.mcp_server.test_mcp_tools import strata as mcp_strata  # noqa: F401 (fixture)
-from tests.mcp_server.test_mcp_stdio import payload
 
 A = {"team": "a", "user": "ana"}
 
