@@ -24,6 +24,7 @@ from strata.domain.meta.prompt import (
     blend_line,
     memory_line,
     text_line,
+    trimming_order_holds,
 )
 from strata.domain.meta.selection import (
     DEFAULT_BLEND,
@@ -56,6 +57,11 @@ class ContextResult:
     meta_pack: MetaPack | None
     budget_tokens: int
     timings_ms: Mapping[str, float]
+    candidates: tuple[Layer, ...] = ()  # every layer's lines before trimming
+
+    def order_holds(self) -> bool:
+        """The trimming order held (``domain.meta.prompt.trimming_order_holds``)."""
+        return trimming_order_holds(self.candidates, self.assembled)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.assembled.to_dict(), "budget_tokens": self.budget_tokens,
@@ -105,7 +111,7 @@ class Assembler:
         assembled = assemble(layers, budget_tokens)
         timings = {"recall": recalled.timings_ms.get("total", 0.0),
                    "total": round((time.perf_counter() - started) * 1000.0, 3)}
-        return ContextResult(assembled, where, pack, budget_tokens, timings)
+        return ContextResult(assembled, where, pack, budget_tokens, timings, tuple(layers))
 
     def meta_items(self, viewer: Scope) -> list[MetaItem]:
         """The live meta items ``viewer`` may see, newest first."""

@@ -10,7 +10,13 @@ import pytest
 
 from strata.domain.context import END
 from strata.domain.meta.items import LAYERS, meta_item, parse_ref
-from strata.domain.meta.prompt import Layer, assemble, memory_line, text_line
+from strata.domain.meta.prompt import (
+    Layer,
+    assemble,
+    memory_line,
+    text_line,
+    trimming_order_holds,
+)
 from strata.domain.meta.selection import (
     DEFAULT_BLEND,
     build_meta_pack,
@@ -162,3 +168,11 @@ def test_contract_modes_from_tags() -> None:
         "mode:guide:3", "mode:friend:1", "mode.topic=coaching:coach:2", "mode:bad:x")))[0]
     assert contract_modes(contract, Situation())["guide"] == 0.75
     assert contract_modes(contract, Situation(topic="coaching"))["coach"] == 1.0
+
+
+@pytest.mark.parametrize("budget", range(80, 1500, 37))
+def test_what_is_kept_is_a_prefix_of_the_fill_order(budget: int) -> None:
+    layers = _layers(9)
+    out = assemble(layers, budget)
+    assert trimming_order_holds(layers, out)
+    assert out.tokens <= budget

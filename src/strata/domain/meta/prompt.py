@@ -17,12 +17,13 @@ summary               the caller's conversation summary                   1st
 query                 the query (cut to a quarter of the budget)          never
 ====================  ==================================================  ===============
 
-Filling runs in the reverse of the trimming order, so a smaller budget always drops the
-first-trimmed layers first: never-trimmed layers, then the user profile's reserve, then
-each layer up to its cap in the order user_profile, backbone, focus, mode_blend, recalled,
-summary (a cap never refuses a layer's first line). Within a layer items keep their given
-order; one that does not fit is skipped and
-the next tried (deterministic). Every line cites its item (``[memory:<id>]``), every stored
+Filling runs in the reverse of the trimming order (``FILL_ORDER``): the never-trimmed layers,
+then user_profile, backbone, focus, mode_blend, recalled, summary, each item in its given
+order up to its layer's cap (an item over the cap is skipped; a layer's first line has no
+cap; the user profile's cap is at least its reserve). The first item the budget cannot hold
+ends the fill: it and everything after it is trimmed (``stopped``), so what a context keeps
+is always a prefix of the fill order and a smaller budget drops the first-trimmed layers
+first (deterministic). Every line cites its item (``[memory:<id>]``), every stored
 text is one quoted JSON string (``domain.context.quote``) and the whole is one envelope
 closed by a digest of its lines (``domain.context.envelope``, decision 0016). The budget is
 counted over the whole envelope with the engine's token estimate (``estimate_tokens``).
@@ -84,12 +85,14 @@ class Assembled:
     layers: Mapping[str, tuple[str, ...]]  # layer → cites kept
     trimmed: Mapping[str, tuple[str, ...]]  # layer → cites dropped
     over_budget: bool  # the never-trimmed layers alone exceed the budget
+    stopped: tuple[str, str] | None = None  # (layer, cite) where the budget ended the fill
 
     def to_dict(self) -> dict[str, Any]:
         return {"context": self.text, "tokens": self.tokens, "cited": list(self.cited),
                 "layers": {k: list(v) for k, v in self.layers.items()},
                 "trimmed": {k: list(v) for k, v in self.trimmed.items()},
-                "over_budget": self.over_budget}
+                "over_budget": self.over_budget,
+                "stopped": list(self.stopped) if self.stopped else None}
 
 
 def cite(kind: str, ident: str) -> str:
@@ -111,46 +114,52 @@ def blend_line(blend: Mapping[str, float]) -> Line:
     return Line("mode_blend", "- " + ", ".join(f"{m} {w:.2f}" for m, w in blend.items()))
 
 
+#: The order layers are filled in after the never-trimmed ones (the reverse of trimming).
+FILL_ORDER = tuple(reversed(TRIM_ORDER))
+
+
 def assemble(layers: Sequence[Layer], budget_tokens: int, caps: Caps | None = None
              ) -> Assembled:
     caps = caps or Caps()
-    by_name = {layer.name: layer for layer in layers}
+    by_name = {layer.name: layer.lines for layer in layers}
     kept: dict[str, list[Line]] = {name: [] for name in ORDER}
     used = len(envelope([""]))
-
-    def add(name: str, line: Line, limit: int | None) -> bool:
-        nonlocal used
-        cost = len(line.text) + 1 + (0 if kept[name] else len(f"## {TITLES[name]}") + 1)
-        within = tokens_for(used + cost - 1) <= budget_tokens
-        capped = bool(kept[name]) and _layer_chars(kept[name]) + cost > (limit or 0)
-        if limit is not None and (not within or capped):  # a layer's first line: no cap
-            return False
-        kept[name].append(line)
-        used += cost
-        return True
-
     for name in ORDER:
         if name in NEVER_TRIMMED:
-            for line in by_name.get(name, Layer(name, ())).lines:
-                add(name, line, None)
+            for line in by_name.get(name, ()):
+                used += _cost(kept[name], line, name)
+                kept[name].append(line)
     chars = budget_tokens * CHARS_PER_TOKEN
-    reserve = min(caps.user_profile_reserve, budget_tokens // 10) * CHARS_PER_TOKEN
-    profile = by_name.get("user_profile", Layer("user_profile", ())).lines
-    for line in profile:
-        add("user_profile", line, int(reserve))
-    for name in reversed(TRIM_ORDER):
-        limit = int(chars * caps.shares.get(name, 1.0))
-        for line in by_name.get(name, Layer(name, ())).lines:
-            if line not in kept[name]:
-                add(name, line, max(limit, int(reserve)) if name == "user_profile" else limit)
-    return _render(layers, kept, budget_tokens)
+    reserve = int(min(caps.user_profile_reserve, budget_tokens // 10) * CHARS_PER_TOKEN)
+    limits = {name: int(chars * caps.shares.get(name, 1.0)) for name in FILL_ORDER}
+    limits["user_profile"] = max(limits["user_profile"], reserve)
+    stopped: tuple[str, str] | None = None
+    for name in FILL_ORDER:
+        for line in by_name.get(name, ()):
+            cost = _cost(kept[name], line, name)
+            if kept[name] and _layer_chars(kept[name]) + cost > limits[name]:
+                continue  # over the layer's cap (a layer's first line has none)
+            if tokens_for(used + cost - 1) > budget_tokens:
+                stopped = (name, line.cite)  # the budget ends the fill: the rest is trimmed
+                break
+            kept[name].append(line)
+            used += cost
+        if stopped:
+            break
+    return _render(layers, kept, budget_tokens, stopped)
+
+
+def _cost(kept: Sequence[Line], line: Line, name: str) -> int:
+    """Characters ``line`` adds: itself, and its layer's heading if it is the first."""
+    return len(line.text) + 1 + (0 if kept else len(f"## {TITLES[name]}") + 1)
 
 
 def _layer_chars(lines: Sequence[Line]) -> int:
     return sum(len(line.text) + 1 for line in lines)
 
 
-def _render(layers: Sequence[Layer], kept: Mapping[str, list[Line]], budget: int) -> Assembled:
+def _render(layers: Sequence[Layer], kept: Mapping[str, list[Line]], budget: int,
+            stopped: tuple[str, str] | None) -> Assembled:
     body: list[str] = []
     for name in ORDER:
         if kept[name]:
@@ -165,4 +174,14 @@ def _render(layers: Sequence[Layer], kept: Mapping[str, list[Line]], budget: int
         cited=tuple(ln.cite for name in ORDER for ln in kept[name]),
         layers={name: tuple(ln.cite for ln in lines) for name, lines in kept.items() if lines},
         trimmed={name: cites for name, cites in trimmed.items() if cites},
-        over_budget=tokens > budget)
+        over_budget=tokens > budget, stopped=stopped)
+
+
+def trimming_order_holds(layers: Sequence[Layer], out: Assembled) -> bool:
+    """What ``out`` keeps is a prefix of the fill order: nothing at or after ``stopped``."""
+    if out.stopped is None:
+        return True
+    by_name = {layer.name: layer.lines for layer in layers}
+    sequence = [(name, line.cite) for name in FILL_ORDER for line in by_name.get(name, ())]
+    kept = {(name, cite) for name, cites in out.layers.items() for cite in cites}
+    return not kept & set(sequence[sequence.index(out.stopped):])
