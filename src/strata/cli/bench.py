@@ -135,6 +135,8 @@ def _latency_table(report: LatencyReport) -> Table:
     rows = [("recall (incl. query embedding)", s.recall),
             ("remember (incl. embedding)", s.remember),
             ("  of which embedding", s.remember_embed)]
+    if s.context is not None:
+        rows.append(("context (2,000 tokens)", s.context))
     for label, p in rows:
         table.add_row(label, f"{p.p50:.2f}", f"{p.p95:.2f}", f"{p.p99:.2f}", f"{p.max:.2f}",
                       str(p.n))
@@ -607,3 +609,8 @@ def _noisy_table(report: Any) -> Table:
     verdict = "[green]PASS[/green]" if report.passed else "[red]FAIL[/red]"
     table.add_row("p95 within 2x of idle", verdict, "", "", "")
     return table
+
+
+from strata.cli import bench_context  # noqa: E402 (the context benches register here)
+
+bench_context.register(bench_app)
