@@ -111,7 +111,8 @@ def text_line(kind: str, text: str) -> Line:
 
 
 def blend_line(blend: Mapping[str, float]) -> Line:
-    return Line("mode_blend", "- " + ", ".join(f"{m} {w:.2f}" for m, w in blend.items()))
+    weights = ", ".join(f"{m} {w:.2f}" for m, w in blend.items())
+    return Line("mode_blend", f"- [mode_blend] {weights}")
 
 
 #: The order layers are filled in after the never-trimmed ones (the reverse of trimming).
