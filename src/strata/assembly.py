@@ -40,10 +40,13 @@ from strata.errors import InvalidInput
 from strata.ports import Store
 from strata.results import Recall
 
-#: Always-in memories (identity, policy, pinned) read per context, at most, each.
+#: Pinned memories read per context, at most.
 ALWAYS_LIMIT = 200
-PROFILE_LIMIT = 50
 META_LIMIT = 500
+#: The types one list per context reads (identity, policy, user profile and the meta kinds),
+#: newest first, at most ``SCOPE_LIMIT`` of them.
+SCOPE_TYPES = (MemoryType.IDENTITY, MemoryType.POLICY, MemoryType.USER_PROFILE, *META_TYPES)
+SCOPE_LIMIT = 700
 MAX_SUMMARY_CHARS = 20_000
 MAX_BUDGET_TOKENS = 200_000
 
@@ -89,12 +92,13 @@ class Assembler:
         _check(budget_tokens, summary)
         viewer, where = Scope.parse(scope), Situation.parse(situation)
         budget = MetaBudget.parse(meta_budget)
-        always = self._always(viewer)
+        rows = self._listed(viewer, SCOPE_TYPES, SCOPE_LIMIT)  # one read for every layer
+        always = self._always(viewer, rows)
         seen = {m.id for m in always}
-        profile = [m for m in self._listed(viewer, (MemoryType.USER_PROFILE,), PROFILE_LIMIT)
-                   if m.id not in seen]
+        profile = [m for m in rows if m.type is MemoryType.USER_PROFILE and m.id not in seen]
         seen.update(m.id for m in profile)
-        pack = self._pack(viewer, where, budget, seen) if self._layered else None
+        pack = build_meta_pack([i for i in _meta_items(rows) if i.id not in seen], where,
+                               budget) if self._layered else None
         if pack is not None:
             seen.update(i.id for i in pack.items)
         recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens,
@@ -115,17 +119,11 @@ class Assembler:
 
     def meta_items(self, viewer: Scope) -> list[MetaItem]:
         """The live meta items ``viewer`` may see, newest first."""
-        found = self._listed(viewer, META_TYPES, META_LIMIT)
-        return [item for item in map(meta_item, found) if item is not None]
+        return _meta_items(self._listed(viewer, META_TYPES, META_LIMIT))
 
-    def _pack(self, viewer: Scope, situation: Situation, budget: MetaBudget,
-              shown: set[str]) -> MetaPack:
-        items = [i for i in self.meta_items(viewer) if i.id not in shown]
-        return build_meta_pack(items, situation, budget)
-
-    def _always(self, viewer: Scope) -> list[Memory]:
+    def _always(self, viewer: Scope, rows: list[Memory]) -> list[Memory]:
         """Identity, standing policy and pinned memories of the scope: in every context."""
-        kinds = self._listed(viewer, (MemoryType.IDENTITY, MemoryType.POLICY), ALWAYS_LIMIT)
+        kinds = [m for m in rows if m.type in (MemoryType.IDENTITY, MemoryType.POLICY)]
         pinned = self._listed(viewer, (), ALWAYS_LIMIT, pinned=True)
         ordered = sorted(kinds, key=lambda m: (m.type is not MemoryType.IDENTITY, m.id))
         return list({m.id: m for m in [*ordered, *sorted(pinned, key=lambda m: m.id)]}.values())
@@ -135,6 +133,10 @@ class Assembler:
         wanted = Filters(types=tuple(types), pinned=pinned)
         found = self._store.list(viewer, wanted, limit=limit).items
         return [masked(m) for m in found if recallable(m, viewer, wanted)]
+
+
+def _meta_items(rows: list[Memory]) -> list[MetaItem]:
+    return [item for item in map(meta_item, rows) if item is not None]
 
 
 def _meta_layers(pack: MetaPack | None) -> list[Layer]:
