@@ -56,6 +56,9 @@ class ContextResponse(ResponseModel):
     layers: dict[str, list[str]]
     trimmed: dict[str, list[str]]
     over_budget: bool = Field(description="The never-trimmed layers alone exceed the budget.")
+    stopped: list[str] | None = Field(
+        description="[layer, cite]: the first item the budget could not hold (the fill ended "
+                    "there); null when everything fitted.")
     situation: dict[str, Any]
     meta_pack: dict[str, Any] | None
     timings_ms: dict[str, float]
