@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from strata.api.deps import COMMON_ERRORS, GuardedDep, ScopeDep, error_responses
 from strata.api.schemas import (
@@ -41,7 +41,7 @@ class ContextRequest(RequestModel):
         default=None, description="surface, topic, participants, seriousness, context_tags, "
                                   "override_meta_mode ([000] §4.3).")
     budget_tokens: int = Field(default=2000, ge=1, le=200_000)
-    meta_budget: dict[str, Any] | int | None = Field(
+    meta_budget: dict[str, Any] | StrictInt | None = Field(
         default=None, description='The legacy {"meta": 2} or the §4.2 shape.')
     summary: str | None = Field(default=None, max_length=20_000,
                                 description="The conversation summary (quoted as data).")
