@@ -49,6 +49,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.main", "strata.api.deps"): "`strata serve` checks the bind address",
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
+    ("strata.cli.bench_context", "strata.bench"): "`strata bench meta` / `context` run them",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
     ("strata.cli.ops", "strata.stores.operations"):
         "backup, restore and migrate work on the store files below any facade",
