@@ -21,8 +21,7 @@ from strata.api.schemas import (
     ResponseModel,
     ScopeIn,
 )
-from strata.domain.meta.items import MAX_PRIORITY, MetaItem, ref_id
-from strata.domain.models import Memory
+from strata.domain.meta.items import MAX_PRIORITY, item_brief, link_brief, ref_id
 from strata.settings import MAX_QUERY_CHARS
 
 context_router = APIRouter(prefix="/v1", tags=["context"])
@@ -98,15 +97,6 @@ class LinkResponse(ResponseModel):
     links: list[str]
 
 
-def item_payload(item: MetaItem) -> dict[str, Any]:
-    return {**item.to_dict(), "content": item.memory.content}
-
-
-def link_payload(memory: Memory) -> dict[str, Any]:
-    return {"memory_id": memory.id, "version": memory.version,
-            "links": [t for t in memory.tags if t.startswith("link:")]}
-
-
 @context_router.post("/context", response_model=ContextResponse,
                      responses=error_responses(*COMMON_ERRORS))
 def context(body: ContextRequest, guarded: GuardedDep) -> JSONResponse:
@@ -123,7 +113,7 @@ def context(body: ContextRequest, guarded: GuardedDep) -> JSONResponse:
 def backbone_list(guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """The backbone registry your scope sees, by layer then priority."""
     items = guarded.meta_backbone_list(scope=scope)
-    return JSONResponse({"items": [item_payload(i) for i in items]})
+    return JSONResponse({"items": [item_brief(i) for i in items]})
 
 
 @meta_router.post("/backbone", response_model=MetaItemOut,
@@ -132,14 +122,14 @@ def backbone_add(body: BackboneAddRequest, guarded: GuardedDep) -> JSONResponse:
     """Register a meta item in a layer's backbone (a new, audited version)."""
     item = guarded.meta_backbone_add(ref_id(body.memory_id), body.layer, body.priority,
                                      scope=body.scope.to_scope())
-    return JSONResponse(item_payload(item))
+    return JSONResponse(item_brief(item))
 
 
 @meta_router.delete("/backbone/{memory_id}", response_model=MetaItemOut,
                     responses=error_responses(*COMMON_ERRORS, 409, 429))
 def backbone_remove(memory_id: MemoryId, guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """Take a meta item out of the backbone (404 if it has no entry)."""
-    return JSONResponse(item_payload(guarded.meta_backbone_remove(ref_id(memory_id),
+    return JSONResponse(item_brief(guarded.meta_backbone_remove(ref_id(memory_id),
                                                                   scope=scope)))
 
 
@@ -152,7 +142,7 @@ def find(
 ) -> JSONResponse:
     """Meta items whose text holds every word of ``q``."""
     items = guarded.meta_find(q, scope=scope, layer=layer, kind=kind)
-    return JSONResponse({"items": [item_payload(i) for i in items]})
+    return JSONResponse({"items": [item_brief(i) for i in items]})
 
 
 @meta_router.post("/links", response_model=LinkResponse,
@@ -161,4 +151,4 @@ def link(body: LinkRequest, guarded: GuardedDep) -> JSONResponse:
     """Link a memory to a ref (checked: it must resolve within your scope)."""
     memory = guarded.meta_link(ref_id(body.from_ref), body.to_ref, body.relation,
                                scope=body.scope.to_scope())
-    return JSONResponse(link_payload(memory))
+    return JSONResponse(link_brief(memory))

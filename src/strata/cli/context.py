@@ -13,7 +13,7 @@ from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
-from strata.domain.meta.items import MetaItem, ref_id
+from strata.domain.meta.items import MetaItem, item_brief, link_brief, ref_id
 from strata.errors import InvalidInput
 
 meta_app = typer.Typer(help="Curate the meta backbone and links.", no_args_is_help=True)
@@ -136,15 +136,15 @@ def link(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         memory = strata.meta_link(ref_id(from_ref), to_ref, relation,
                                   scope=_scope(team, user, agent, run))
-    links = [t for t in memory.tags if t.startswith("link:")]
+    brief = link_brief(memory)
     if as_json:
-        render.emit_json({"memory_id": memory.id, "version": memory.version, "links": links})
+        render.emit_json(brief)
     else:
-        typer.echo(f"{memory.id} v{memory.version}: " + ", ".join(links))
+        typer.echo(f"{memory.id} v{memory.version}: " + ", ".join(brief["links"]))
 
 
 def _show(items: list[MetaItem], as_json: bool) -> None:
-    rows = [{**i.to_dict(), "content": i.memory.content} for i in items]
+    rows = [item_brief(i) for i in items]
     if as_json:
         render.emit_json({"items": rows})
         return

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from strata.domain.meta.items import MetaItem, ref_id
+from strata.domain.meta.items import MetaItem, item_brief, link_brief, ref_id
 
 if TYPE_CHECKING:
     from strata.facade import ScopeLike
@@ -30,7 +30,7 @@ def _run(call: Callable[[], dict[str, Any]]) -> CallToolResult:
 
 
 def _items(items: list[MetaItem]) -> dict[str, Any]:
-    return {"items": [{**i.to_dict(), "content": i.memory.content} for i in items]}
+    return {"items": [item_brief(i) for i in items]}
 
 
 class ContextTools:
@@ -122,9 +122,7 @@ class ContextTools:
         resolve within your scope; recorded in the memory's history."""
         def call() -> dict[str, Any]:
             view, scope = self._view(ctx)
-            memory = view.meta_link(ref_id(from_ref), to_ref, relation, scope=scope)
-            return {"memory_id": memory.id, "version": memory.version,
-                    "links": [t for t in memory.tags if t.startswith("link:")]}
+            return link_brief(view.meta_link(ref_id(from_ref), to_ref, relation, scope=scope))
         return _run(call)
 
 

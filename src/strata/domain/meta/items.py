@@ -116,6 +116,17 @@ class MetaItem:
                 "priority": self.backbone.priority if self.backbone else None}
 
 
+def item_brief(item: MetaItem) -> dict[str, Any]:
+    """What the front ends show of a meta item: the §4.4 shape and its text."""
+    return {**item.to_dict(), "content": item.memory.content}
+
+
+def link_brief(memory: Memory) -> dict[str, Any]:
+    """What the front ends show after a link: the memory's new version and its links."""
+    return {"memory_id": memory.id, "version": memory.version,
+            "links": [t for t in memory.tags if t.startswith(f"{LINK_TAG}:")]}
+
+
 def parse_ref(text: object) -> Ref:
     """``kind:id`` of the ref grammar, else ``InvalidInput`` saying what is accepted."""
     match = _REF.match(text) if isinstance(text, str) else None
