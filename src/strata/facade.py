@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
+from strata.assembly import Assembler, ContextResult
 from strata.auth import Tokens
 from strata.compression.levels import Levels, hammer_policy
 from strata.documents import Documents, FolderChange, FolderWatch
@@ -25,6 +26,8 @@ from strata.domain.compression.representations import MemoryVersion, Witness
 from strata.domain.graph_rules import Entity, GraphFacts, Neighborhood
 from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
 from strata.domain.lifecycle import Actor
+from strata.domain.meta.items import MetaItem
+from strata.domain.meta.situation import MetaBudget, Situation
 from strata.domain.models import (
     Event,
     Filters,
@@ -42,6 +45,7 @@ from strata.guarded import GuardedStrata
 from strata.history.timetravel import TimeTravel
 from strata.ingest import Extractor
 from strata.maintenance import Jobs, Maintenance
+from strata.meta_ops import MetaOps
 from strata.opening import open_parts, with_install_defaults
 from strata.pacing import ReadsFirst
 from strata.pipeline import GraphHook, WritePipeline
@@ -115,6 +119,8 @@ class Strata:
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)
+        self.assembler = Assembler(store, self.reader.recall, layered=self.settings.meta_layered)
+        self.meta = MetaOps(self.assembler, self.editor.get, self.editor.modify)
         self.queue = Jobs(store, self._clock)
         self.tokens_ = Tokens(store, self._clock)
         self.rate_limiter = RateLimiter(self.settings.mutation_rate_per_s,
@@ -400,6 +406,49 @@ class Strata:
                 need_more_context=need_more_context, escalation=escalation,
                 reveal_secrets=reveal_secrets,
             )
+
+    def context(
+        self, query: str, *, scope: ScopeLike = None,
+        situation: Situation | Mapping[str, Any] | None = None, budget_tokens: int = 2000,
+        meta_budget: MetaBudget | Mapping[str, Any] | int | None = None,
+        summary: str | None = None, k: int = 10,
+    ) -> ContextResult:
+        """A prompt-ready context for ``query`` in ``situation`` within ``budget_tokens``:
+        identity, standing policy and pinned (never trimmed), user profile, meta backbone,
+        focus band, mode blend, recalled memories, ``summary``, the query, every item cited
+        by id (``Assembler``; docs/context.md)."""
+        with self.reads_first.reading():
+            return self.assembler.context(query, scope=scope, situation=situation,
+                                          budget_tokens=budget_tokens, meta_budget=meta_budget,
+                                          summary=summary, k=k)
+
+    # -- meta backbone and links ([000] chunk 17) --
+
+    def meta_backbone_list(self, *, scope: ScopeLike = None) -> builtins.list[MetaItem]:
+        """The backbone registry the scope sees, by layer then priority."""
+        return self.meta.backbone(Scope.parse(scope))
+
+    def meta_backbone_add(self, memory_id: str, layer: str, priority: int = 100, *,
+                          scope: ScopeLike = None, actor: Actor | None = None) -> MetaItem:
+        """Register a meta item in the backbone of ``layer`` (lower ``priority`` first)."""
+        return self.meta.add(memory_id, layer, priority, scope=Scope.parse(scope),
+                             actor=actor or Actor())
+
+    def meta_backbone_remove(self, memory_id: str, *, scope: ScopeLike = None,
+                             actor: Actor | None = None) -> MetaItem:
+        return self.meta.remove(memory_id, scope=Scope.parse(scope), actor=actor or Actor())
+
+    def meta_find(self, query: str, *, scope: ScopeLike = None, layer: str | None = None,
+                  kind: str | None = None) -> builtins.list[MetaItem]:
+        """Meta items whose text holds every word of ``query``, of ``layer`` / ``kind``."""
+        return self.meta.find(query, scope=Scope.parse(scope), layer=layer, kind=kind)
+
+    def meta_link(self, memory_id: str, to: str, relation: str, *, scope: ScopeLike = None,
+                  actor: Actor | None = None) -> Memory:
+        """Link a memory to ``to`` (``memory:``, ``summary:``, ``episode:``, ``meta:`` or
+        ``person:`` ref; checked) as ``relation`` (an audited new version)."""
+        return self.meta.link(memory_id, to, relation, scope=Scope.parse(scope),
+                              actor=actor or Actor())
 
     @overload
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,

@@ -194,6 +194,12 @@ class GuardedStrata:
     rollback = _guard(facade.rollback)
     undo = _guard(facade.undo)
     forget_document = _guard(facade.forget_document)
+    context = _guard(facade.context)  # -- context assembly --
+    meta_backbone_list = _guard(facade.meta_backbone_list)
+    meta_backbone_add = _guard(facade.meta_backbone_add)
+    meta_backbone_remove = _guard(facade.meta_backbone_remove)
+    meta_find = _guard(facade.meta_find)
+    meta_link = _guard(facade.meta_link)
 
     # -- written out: rules of their own (policy.GUARDED_BY_HAND) ---------------------------
 

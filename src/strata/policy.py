@@ -151,6 +151,10 @@ GUARDED_RULES: Mapping[str, Rule] = {
     **_rules(Operation.ARCHIVE, Target.OWNED, "archive unarchive", spend=True),
     **_rules(Operation.ROLLBACK, Target.OWNED_OR_DELETED, "rollback", spend=True),
     **_rules(Operation.ROLLBACK, Target.OWNED, "undo", spend=True),
+    **_rules(Operation.READ, Target.SCOPE, "context meta_backbone_list meta_find",
+             acts=False),  # -- context assembly --
+    **_rules(Operation.WRITE, Target.OWNED, "meta_backbone_add meta_backbone_remove meta_link",
+             spend=True),
     **_rules(Operation.MAINTAIN, Target.TEAM, "run_tiers run_decay"),
     **_rules(Operation.MAINTAIN, Target.TEAM, "schedule_maintenance", acts=False),
     **_rules(Operation.WRITE, Target.SCOPE, "forget_document", spend=True),

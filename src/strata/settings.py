@@ -93,6 +93,11 @@ class Settings(BaseSettings):
         description="Index the entities and relations of each new memory (rule-based) in the "
         "knowledge graph after remember; recall uses them as a signal.",
     )
+    meta_layered: bool = Field(
+        default=True,
+        description="Layered meta retrieval in context(): backbone, focus band and mode blend "
+        "([000] chunks 13-15). On because the chunk-18 gates pass (strata bench meta).",
+    )
     # -- extraction / decision providers ([003] §9-10) --
     provider: ProviderKind = Field(
         default="rules", description="Extraction/decision provider: rules (built-in, local), "

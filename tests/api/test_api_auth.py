@@ -166,6 +166,19 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
                                                        headers=b_admin, json={}),
         "POST /v1/maintenance/retention": lambda: api.post("/v1/maintenance/retention",
                                                            headers=b_admin, json={}),
+        # -- context assembly --
+        "POST /v1/context": lambda: api.post("/v1/context", headers=b_admin, json={
+            "query": "roadmap old plan", "scope": A}),
+        "GET /v1/meta/backbone": lambda: api.get("/v1/meta/backbone", headers=b_admin,
+                                                 params=A),
+        "POST /v1/meta/backbone": lambda: api.post("/v1/meta/backbone", headers=b_admin, json={
+            "memory_id": a_id, "layer": "people", "scope": A}),
+        "DELETE /v1/meta/backbone/{memory_id}": lambda: api.delete(
+            f"/v1/meta/backbone/{a_id}", headers=b_admin, params=A),
+        "GET /v1/meta/find": lambda: api.get("/v1/meta/find", headers=b_admin,
+                                             params={**A, "q": "roadmap"}),
+        "POST /v1/meta/links": lambda: api.post("/v1/meta/links", headers=b_admin, json={
+            "from_ref": a_id, "to_ref": "person:zed", "relation": "about", "scope": A}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
 
@@ -256,6 +269,13 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             json={"to_version": 1, "reason": "r"}),
         "POST /v1/memories/{memory_id}/undo": lambda c, h: c.post(
             f"/v1/memories/{memory_id}/undo", headers=h, json={"reason": "r"}),
+        # -- context assembly --
+        "POST /v1/meta/backbone": lambda c, h: c.post("/v1/meta/backbone", headers=h, json={
+            "memory_id": memory_id, "layer": "people"}),
+        "DELETE /v1/meta/backbone/{memory_id}": lambda c, h: c.delete(
+            f"/v1/meta/backbone/{memory_id}", headers=h),
+        "POST /v1/meta/links": lambda c, h: c.post("/v1/meta/links", headers=h, json={
+            "from_ref": memory_id, "to_ref": "person:zed", "relation": "about"}),
     }
 
 
@@ -266,7 +286,7 @@ def test_a_reader_gets_403_on_every_mutating_route(api: TestClient, facade: Stra
     deleted_id = remember(api, writer, "a deleted note")
     api.delete(f"/v1/memories/{deleted_id}", headers=writer, params={"reason": "r"})
     mutating = {op for op in operations(api)
-                if not op.startswith("GET ") and op != "POST /v1/recall"}
+                if not op.startswith("GET ") and op not in ("POST /v1/recall", "POST /v1/context")}
     calls = valid_mutations(memory_id, deleted_id)
     assert set(calls) == mutating, "a mutating route without a reader case"
     history_rows = facade.stats().history_rows

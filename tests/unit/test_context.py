@@ -115,3 +115,11 @@ def test_lifecycles_a_caller_includes_are_marked_in_the_context() -> None:
                               (Lifecycle.DISPUTED, "[DISPUTED]")):
         assert line_for(mem(1, "User lives in Lisbon", lifecycle=lifecycle)).endswith(marker)
     assert line_for(mem(2, "User lives in Porto")) == '- "User lives in Porto"'
+
+
+def test_pinned_is_never_trimmed_even_past_the_budget() -> None:
+    """Issue 17's defect: a pinned memory was missing from a recall's context."""
+    filler = [mem(i, f"fact number {i} " + "x" * 60) for i in range(10)]
+    pinned = mem(50, "Never deploy on Fridays " + "z" * 300, pinned=True)
+    context = build_context([*filler, pinned], budget_tokens=20)
+    assert "m50" in context.memory_ids

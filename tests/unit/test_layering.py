@@ -52,6 +52,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.main", "strata.api.deps"): "`strata serve` checks the bind address",
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
+    ("strata.cli.bench_context", "strata.bench"): "`strata bench meta` / `context` run them",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
     ("strata.api.mem0", "strata.adapters.mem0"): "mem0's REST shape is the mem0 adapter's",
     ("strata.cli.agent_cmd", "strata.agent"):

@@ -24,6 +24,7 @@ from starlette.types import Scope as ASGIScope
 from strata import __version__
 from strata.api.bulk import bulk_router, ops_router, transfer_router
 from strata.api.compression import compression_router
+from strata.api.context import context_router, meta_router
 from strata.api.deps import (
     COMMON_ERRORS,
     FiltersDep,
@@ -387,7 +388,7 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, compression_router, levels_router,
            lifecycle_router, review_router, timetravel_router, mem0_router,
-           documents_router)
+           documents_router, context_router, meta_router)
 
 
 def create_app(

@@ -135,6 +135,8 @@ def _latency_table(report: LatencyReport) -> Table:
     rows = [("recall (incl. query embedding)", s.recall),
             ("remember (incl. embedding)", s.remember),
             ("  of which embedding", s.remember_embed)]
+    if s.context is not None:
+        rows.append(("context (2,000 tokens)", s.context))
     for label, p in rows:
         table.add_row(label, f"{p.p50:.2f}", f"{p.p95:.2f}", f"{p.p99:.2f}", f"{p.max:.2f}",
                       str(p.n))
@@ -641,3 +643,6 @@ def documents(
     if failures:
         for miss in report.misses:
             typer.echo(json.dumps(miss))
+from strata.cli import bench_context  # noqa: E402 (the context benches register here)
+
+bench_context.register(bench_app)

@@ -28,6 +28,7 @@ from strata.cli import (
     render,
     timetravel,
 )
+from strata.cli import context as context_cmd
 from strata.cli.graph import graph_app
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
@@ -648,3 +649,4 @@ agent_cmd.register(app)
 compression.register(app)
 lifecycle.register(app)
 levels.register(app)
+context_cmd.register(app)

@@ -1,7 +1,7 @@
 """Turning ranked memories into prompt text within a token budget ([002] steps 5-6).
 
-Identity memories are never trimmed; pinned memories come next; the rest fill the remaining
-budget in score order. The text is grouped by type under headings, with a marker on disputed
+Identity and pinned memories are never trimmed; the rest fill the remaining budget in score
+order. The text is grouped by type under headings, with a marker on disputed
 memories, and opens with a line telling the model that memories are data, not instructions
 ([003] §22.6).
 
@@ -94,8 +94,8 @@ def envelope(lines: Sequence[str]) -> str:
 def select_within_budget(ranked: Sequence[Memory], budget_tokens: int,
                          injected: Mapping[str, str] | None = None
                          ) -> tuple[list[Memory], bool]:
-    """Identity always, then pinned, then by rank, while the budget lasts (counted over the
-    whole envelope: frame, headings and lines)."""
+    """Identity and pinned always (never trimmed, even past the budget), then by rank,
+    while the budget lasts (counted over the whole envelope: frame, headings and lines)."""
     texts = injected or {}
     sections: set[str] = set()
 
@@ -110,11 +110,11 @@ def select_within_budget(ranked: Sequence[Memory], budget_tokens: int,
         sections.add(_section_of(memory))
         return added
 
-    chosen: list[Memory] = [m for m in ranked if m.type is MemoryType.IDENTITY]
+    chosen: list[Memory] = [m for m in ranked if m.type is MemoryType.IDENTITY or m.pinned]
     used = len(envelope([""])) + sum(take(m) for m in chosen)
-    rest = [m for m in ranked if m.type is not MemoryType.IDENTITY]
+    rest = [m for m in ranked if m.type is not MemoryType.IDENTITY and not m.pinned]
     truncated = False
-    for memory in sorted(rest, key=lambda m: not m.pinned):  # stable: pinned first, rank kept
+    for memory in rest:
         if estimate_tokens("x" * (used + cost(memory) - 1)) <= budget_tokens:
             used += take(memory)
             chosen.append(memory)

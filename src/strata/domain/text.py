@@ -38,7 +38,12 @@ def content_hash(text: str) -> str:
 
 
 def estimate_tokens(text: str) -> int:
-    return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
+    return tokens_for(len(text))
+
+
+def tokens_for(chars: int) -> int:
+    """The token estimate of a text of ``chars`` characters (``estimate_tokens``)."""
+    return max(1, math.ceil(chars / CHARS_PER_TOKEN))
 
 
 def words(text: str) -> list[str]:

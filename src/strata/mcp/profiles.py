@@ -20,10 +20,12 @@ MODERATION = ("memory_list", "memory_history", "memory_rollback", "memory_archiv
               "memory_compress", "memory_promote_version", "memory_pin")
 EVIDENCE = ("memory_more", "memory_evidence")
 DOCUMENTS = ("document_ingest",)
+CONTEXT = ("memory_context", "meta_backbone_list", "meta_backbone_add", "meta_backbone_remove",
+           "meta_find", "meta_link")
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "default": DEFAULT, "hooks": HOOKS, "moderation": MODERATION, "evidence": EVIDENCE,
-    "documents": DOCUMENTS,
+    "documents": DOCUMENTS, "context": CONTEXT,
 }
 PROFILES["all"] = tuple(dict.fromkeys(name for tools in PROFILES.values() for name in tools))
 

@@ -44,6 +44,7 @@ from strata.errors import StrataError
 from strata.facade import ScopeLike, Strata
 from strata.guarded import GuardedStrata
 from strata.hooks import CaptureHook, SessionHooks
+from strata.mcp.context_tools import CONTEXT_TOOLS, WRITES, ContextTools
 from strata.mcp.profiles import parse_profiles, tools_of
 from strata.policy import Principal
 from strata.results import Recall, RememberResult, ShieldResult
@@ -231,7 +232,7 @@ CAPTURE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempote
                           open_world_hint=False)
 
 
-class StrataTools:
+class StrataTools(ContextTools):
     """The tool bodies: resolve the caller, call the facade (as the caller sees it) once,
     render."""
 
@@ -709,6 +710,7 @@ TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("memory_history", READ),  # -- time travel --
     ("memory_rollback", CHANGE),
     ("document_ingest", WRITE),  # -- documents --
+    *((name, WRITE if name in WRITES else READ) for name in CONTEXT_TOOLS),  # -- context --
 )
 
 
