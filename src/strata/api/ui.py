@@ -18,7 +18,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Path as PathParam, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field

@@ -26,6 +26,7 @@ function parseHash() {
 
 async function route() {
   const { name, arg, params } = parseHash();
+  delete document.body.dataset.rendered;
   document.querySelectorAll('.popover').forEach((p) => p.remove());
   document.querySelectorAll('#nav a').forEach((a) => {
     if (a.dataset.page === name) a.setAttribute('aria-current', 'page');

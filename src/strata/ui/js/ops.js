@@ -98,11 +98,12 @@ const DAY = 86400000;
 
 export async function timeTravelPage(root, { params }) {
   const now = Date.now();
-  const from = now - Number(params.get('days') || 7) * DAY;
+  const asked = Date.parse(params.get('from') || '');
+  const from = Number.isNaN(asked) ? now - Number(params.get('days') || 7) * DAY : asked;
   const initial = params.get('at') || new Date(now).toISOString();
   const at = h('input', { id: 'at', name: 'at', value: initial, size: 28 });
   const slider = h('input', { id: 'slider', type: 'range', min: 0, max: 1000, step: 1,
-    value: Math.round(((Date.parse(initial) - from) / (now - from)) * 1000), 'aria-label': 'Moment (last 7 days)' });
+    value: Math.round(((Date.parse(initial) - from) / (now - from)) * 1000), 'aria-label': `Moment between ${new Date(from).toISOString()} and now` });
   const include = h('input', { type: 'checkbox', name: 'deleted' });
   const out = h('section', { 'aria-label': 'State at that moment', 'aria-live': 'polite', id: 'state' });
   const show = () => run(async () => {
@@ -116,7 +117,7 @@ export async function timeTravelPage(root, { params }) {
   slider.addEventListener('input', () => { at.value = new Date(from + ((now - from) * Number(slider.value)) / 1000).toISOString(); });
   slider.addEventListener('change', show);
   root.append(h('h1', {}, 'Time travel'),
-    h('p', { class: 'muted' }, 'The scope as it was at a past moment (from the history). Drag the slider over the last 7 days or type a time.'),
+    h('p', { class: 'muted' }, 'The scope as it was at a past moment (from the history). Drag the slider (the last 7 days, or from the time in ?from=) or type a time.'),
     h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); show(); } },
       h('label', {}, 'Moment (ISO 8601, UTC)', at), h('label', {}, 'Slider', slider),
       h('label', {}, 'include forgotten', include), h('button', { type: 'submit', class: 'primary' }, 'Show')),
