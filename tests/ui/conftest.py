@@ -66,7 +66,7 @@ def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 
 def ui_page(browser: Any, base: str, route: str, scope: dict[str, str] | None = None,
-            token: str | None = None) -> Any:
+            token: str | None = None, expect: str | None = None) -> Any:
     """A fresh tab (its own sessionStorage) at ``/ui/#/<route>`` with a scope chosen."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     seeds = []
@@ -82,12 +82,13 @@ def ui_page(browser: Any, base: str, route: str, scope: dict[str, str] | None = 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors
-    goto(page, base, route)
+    goto(page, base, route, expect)
     return page
 
 
-def goto(page: Any, base: str, route: str) -> None:
-    name = route.split("?")[0].split("/")[0]
+def goto(page: Any, base: str, route: str, expect: str | None = None) -> None:
+    """Show ``route`` and wait until its first screen is rendered (or ``expect``'s)."""
+    name = expect or route.split("?")[0].split("/")[0]
     page.evaluate("delete document.body.dataset.rendered") if page.url.startswith(base) else None
     page.goto(f"{base}/ui/#/{route}")
     page.wait_for_selector(f"body[data-rendered='{name}']")

@@ -140,7 +140,7 @@ def test_token_mode_hides_what_a_reader_may_not_do_and_the_server_refuses_it(
     [memory_id] = strata.remember("Deploys happen on Fridays", scope=where,
                                   mode="raw").memory_ids
     _, reader = strata.create_token("reader", team="acme")
-    page = ui_page(browser, base, "overview")
+    page = ui_page(browser, base, "overview", expect="signin")
     page.fill("#token", reader)
     page.click("form.signin button[type=submit]")
     page.wait_for_selector("body[data-rendered='overview']")

@@ -102,6 +102,7 @@ function signIn(message) {
   });
   replace(main(), form);
   input.focus();
+  document.body.dataset.rendered = 'signin';
 }
 
 async function start() {
