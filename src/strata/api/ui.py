@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi import Path as PathParam
@@ -79,8 +79,8 @@ def _require_desk(guarded: GuardedStrata) -> None:
 
 
 class PurgeRequest(RequestModel):
-    statuses: list[JobStatus] = Field(default_factory=list, max_length=2,
-                                      description="done and/or dead (default: both).")
+    statuses: list[Literal["done", "dead"]] = Field(
+        default_factory=list, max_length=2, description="done and/or dead (default: both).")
     older_than_days: float = Field(default=7.0, ge=0, le=36_500)
 
 
