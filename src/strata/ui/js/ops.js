@@ -24,7 +24,8 @@ export async function overviewPage(root) {
   root.append(h('h1', {}, 'Overview'));
   const [health, page] = await Promise.all([
     api('GET', '/healthz'),
-    api('GET', '/v1/memories', { query: { ...scopeQuery(), limit: SAMPLE } })]);
+    api('GET', '/v1/memories', { query: { ...scopeQuery(), limit: SAMPLE,
+      lifecycles: ['candidate', 'active', 'disputed', 'archived', 'expired', 'deprecated'] } })]);
   const s = health.stats;
   root.append(cards('Store', { memories: s.memories, live: s.live_memories, deleted: s.deleted_memories,
     events: s.events, 'history rows': s.history_rows }));
