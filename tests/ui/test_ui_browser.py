@@ -176,3 +176,40 @@ def test_a_writer_token_sees_the_actions(browser: Any, token_server: tuple[str, 
     assert page.get_by_role("button", name="Compress now").count() == 0  # operators only
     assert page.input_value("#scopebar input[name=team]") == "acme"
     assert page.is_disabled("#scopebar input[name=team]")
+
+
+def test_search_shows_the_per_signal_breakdown_and_the_list_sorts(
+        browser: Any, local_server: tuple[str, Strata]) -> None:
+    base, strata = local_server
+    where = scope("searcher")
+    strata.remember("The staging database listens on port 5433", scope=where, mode="raw")
+    strata.remember("Lunch is served at noon", scope=where, mode="raw", importance=0.9)
+    page = ui_page(browser, base, "memories?q=staging+database+port", scope=where)
+    first = page.locator("tr.hit").first
+    assert "port 5433" in first.inner_text()
+    expected = strata.recall("staging database port", scope=where, k=50).hits[0]
+    for name in expected.signals:
+        assert name in first.locator(".signals").inner_text()
+    goto(page, base, "memories?sort=importance&dir=desc")
+    assert "Lunch is served" in page.locator("tr.memory-row").first.inner_text()
+    assert page.locator("th[aria-sort=descending]").inner_text().startswith("importance")
+
+
+def test_forget_by_query_previews_then_forgets_after_confirmation(
+        browser: Any, local_server: tuple[str, Strata]) -> None:
+    base, strata = local_server
+    where = scope("forgetter")
+    [old] = strata.remember("Old deploy notes for the 2019 cluster", scope=where,
+                            mode="raw").memory_ids
+    page = ui_page(browser, base, "forget", scope=where)
+    page.fill("input[name=query]", "old deploy notes")
+    page.click("button:has-text('Preview')")
+    page.wait_for_selector("tr.candidate-row")
+    assert strata.get(old, scope=where).lifecycle == Lifecycle.ACTIVE  # a preview changes nothing
+    page.click("#forget-execute")
+    page.fill("dialog textarea[name=reason]", "stale")
+    page.click("dialog button[type=submit]")
+    page.wait_for_selector("#forget-preview [role=status]")
+    assert strata.get(old, scope=where, include_deleted=True).lifecycle == Lifecycle.DELETED
+    goto(page, base, "jobs")
+    assert page.locator("[data-count=done]").count() == 1  # the local user's job desk

@@ -111,6 +111,7 @@ export function popover(anchor, label, body) {
 export function table(headers, rows, { caption } = {}) {
   return h('div', { class: 'table-wrap' }, h('table', {},
     caption ? h('caption', { class: 'muted' }, caption) : null,
-    h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
+    h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col',
+      'aria-sort': x instanceof Element ? x.dataset.ariaSort : null }, x)))),
     h('tbody', {}, rows)));
 }

@@ -96,8 +96,9 @@ async function listResults(results, params) {
     const next = new URLSearchParams(params);
     next.set('sort', name);
     next.set('dir', sort === name && dir === 'desc' ? 'asc' : 'desc');
-    return h('span', { 'aria-sort': sort === name ? (dir === 'asc' ? 'ascending' : 'descending') : null },
-      h('a', { href: `#/memories?${next}` }, label, sort === name ? (dir === 'asc' ? ' ▲' : ' ▼') : ''));
+    const state = sort === name ? (dir === 'asc' ? 'ascending' : 'descending') : 'none';
+    return h('a', { href: `#/memories?${next}`, dataset: { ariaSort: state } }, label,
+      sort === name ? (dir === 'asc' ? ' ▲' : ' ▼') : '');
   };
   const nextParams = new URLSearchParams(params);
   if (page.next_cursor) nextParams.set('cursor', page.next_cursor);
