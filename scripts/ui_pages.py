@@ -31,14 +31,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.live_server
 
-from strata.api.app import create_app  # noqa: E402
-from strata.domain.ids import new_id  # noqa: E402
-from strata.domain.models import Memory, MemoryType, Scope, Tier  # noqa: E402
-from strata.domain.text import content_hash  # noqa: E402
-from strata.embedders.hashing import HashingEmbedder  # noqa: E402
-from strata.facade import Strata  # noqa: E402
-from strata.ports import NewMemory, WriteBatch  # noqa: E402
-from tests.live_server import serving  # noqa: E402
+from tests.live_server import serving
+
+from strata.api.app import create_app
+from strata.domain.ids import new_id
+from strata.domain.models import Memory, MemoryType, Scope, Tier
+from strata.domain.text import content_hash
+from strata.embedders.hashing import HashingEmbedder
+from strata.facade import Strata
+from strata.ports import NewMemory, WriteBatch
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "ui"
 PAGES = ("overview", "memories", "memory", "review", "history", "forget", "jobs", "graph")
