@@ -60,3 +60,11 @@ export function select(name, label, options, value, attrs = {}) {
   return h('label', {}, label, h('select', { name, ...attrs },
     options.map(([v, text]) => h('option', { value: v, selected: v === value }, text))));
 }
+
+// Fills a section below the first screen once its data arrives, without holding the first
+// screen back (it is marked busy until then; a failure is shown in place).
+export function later(section, fill) {
+  section.setAttribute('aria-busy', 'true');
+  fill().catch((error) => section.append(h('p', { class: 'error-text' }, `Could not load: ${error.message}`)))
+    .finally(() => section.removeAttribute('aria-busy'));
+}

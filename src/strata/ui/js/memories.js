@@ -2,7 +2,7 @@
 // versions side by side with witness chips, history with rollback and recover).
 import { api, may, scopeBody, scopeQuery } from './api.js';
 import { confirmDialog, fmtTime, h, replace, short, table, toast } from './dom.js';
-import { act, evidenceTable, LIFECYCLES, memoryLink, run, select, tagChips, TIERS, TYPES,
+import { act, evidenceTable, later, LIFECYCLES, memoryLink, run, select, tagChips, TIERS, TYPES,
   witnessChip } from './common.js';
 
 const FILTER_KEYS = ['q', 'type', 'lifecycle', 'tags', 'tier', 'pinned', 'after', 'before',
@@ -134,8 +134,8 @@ export async function memoryPage(root, { arg }) {
   const history = h('section', { 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'));
   const neighbours = h('section', { 'aria-labelledby': 'graph-title' }, h('h2', { id: 'graph-title' }, 'Graph neighbours'));
   root.append(levels, history, neighbours);
-  await Promise.all([renderLevels(levels, memory, reload), renderHistory(history, memory, reload),
-    renderNeighbours(neighbours, memory)]);
+  later(neighbours, () => renderNeighbours(neighbours, memory));
+  await Promise.all([renderLevels(levels, memory, reload), renderHistory(history, memory, reload)]);
 }
 
 function properties(m) {

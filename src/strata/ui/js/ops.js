@@ -1,7 +1,7 @@
 // Overview, time travel, forget by query, jobs and the graph.
 import { api, may, scopeBody, scopeQuery, session } from './api.js';
 import { confirmDialog, fmtTime, h, replace, short, table, toast } from './dom.js';
-import { memoryLink, run, select } from './common.js';
+import { later, memoryLink, run, select } from './common.js';
 
 // -- overview -----------------------------------------------------------------------------
 
@@ -38,13 +38,16 @@ export async function overviewPage(root) {
       .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1)).slice(0, 10)
       .map((m) => h('tr', {}, h('td', { class: 'muted' }, fmtTime(m.updated_at)),
         h('td', {}, memoryLink(m, m.content.slice(0, 100))), h('td', {}, m.lifecycle), h('td', {}, `v${m.version}`))))));
-  if (may('metrics')) root.append(await metricsCharts());
+  if (may('metrics')) {
+    const section = h('section', { 'aria-labelledby': 'metrics-title' }, h('h2', { id: 'metrics-title' }, 'Growth and recall latency'));
+    root.append(section);
+    later(section, () => metricsCharts(section));
+  }
 }
 
 // Growth and recall latency, sampled from /metrics each time the overview is shown and every
 // 10 s while it is (kept in sessionStorage, so the chart grows over a session).
-async function metricsCharts() {
-  const section = h('section', { 'aria-labelledby': 'metrics-title' }, h('h2', { id: 'metrics-title' }, 'Growth and recall latency'));
+async function metricsCharts(section) {
   const draw = async () => {
     const text = await api('GET', '/metrics', { text: true });
     const series = JSON.parse(sessionStorage.getItem(SERIES_KEY) || '[]');
@@ -67,7 +70,6 @@ async function metricsCharts() {
     if (!document.body.contains(section)) { clearInterval(timer); return; }
     draw().catch(() => clearInterval(timer));
   }, 10000);
-  return section;
 }
 
 function parseMetrics(text) {

@@ -2,7 +2,7 @@
 // reject with a reason, undo an applied decision; bulk actions and keyboard shortcuts.
 import { api, may, scopeQuery } from './api.js';
 import { confirmDialog, fmtTime, h, replace, toast } from './dom.js';
-import { act, memoryLink, run, tagChips, witnessChip } from './common.js';
+import { act, later, memoryLink, run, tagChips, witnessChip } from './common.js';
 
 const path = (id, action) => `/v1/memories/${encodeURIComponent(id)}/${action}`;
 
@@ -21,7 +21,7 @@ export async function reviewPage(root) {
     h('h2', { id: 'applied-title' }, 'Recently applied decisions'));
   root.append(applied);
   keyboard(cards);
-  await appliedDecisions(applied, reload);
+  later(applied, () => appliedDecisions(applied, reload));
 }
 
 function fields(m) {
