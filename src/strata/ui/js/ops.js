@@ -5,7 +5,7 @@ import { later, memoryLink, run, select } from './common.js';
 
 // -- overview -----------------------------------------------------------------------------
 
-const SAMPLE = 500;
+const SAMPLE = 200;
 const SERIES_KEY = 'strata.metrics';
 
 function countBy(items, key) {
@@ -22,13 +22,16 @@ function cards(title, counts) {
 
 export async function overviewPage(root) {
   root.append(h('h1', {}, 'Overview'));
-  const [health, page] = await Promise.all([
-    api('GET', '/healthz'),
-    api('GET', '/v1/memories', { query: { ...scopeQuery(), limit: SAMPLE,
-      lifecycles: ['candidate', 'active', 'disputed', 'archived', 'expired', 'deprecated'] } })]);
-  const s = health.stats;
-  root.append(cards('Store', { memories: s.memories, live: s.live_memories, deleted: s.deleted_memories,
-    events: s.events, 'history rows': s.history_rows }));
+  // The store's totals are a count over every memory: they arrive after the first screen.
+  const totals = h('section', { 'aria-label': 'Store' }, h('h2', {}, 'Store'));
+  root.append(totals);
+  later(totals, async () => {
+    const s = (await api('GET', '/healthz')).stats;
+    totals.replaceWith(cards('Store', { memories: s.memories, live: s.live_memories,
+      deleted: s.deleted_memories, events: s.events, 'history rows': s.history_rows }));
+  });
+  const page = await api('GET', '/v1/memories', { query: { ...scopeQuery(), limit: SAMPLE,
+    lifecycles: ['candidate', 'active', 'disputed', 'archived', 'expired', 'deprecated'] } });
   const sample = page.items;
   const note = page.next_cursor ? ` (the newest ${SAMPLE} in this scope)` : '';
   root.append(cards(`By type${note}`, countBy(sample, 'type')), cards(`By lifecycle${note}`, countBy(sample, 'lifecycle')),
@@ -112,8 +115,8 @@ export async function timeTravelPage(root, { params }) {
   const show = () => run(async () => {
     const moment = new Date(at.value);
     if (Number.isNaN(moment.getTime())) { toast('Not a time: use ISO 8601', true); return; }
-    const state = await api('GET', '/v1/state', { query: { ...scopeQuery(), at: moment.toISOString(), include_deleted: include.checked, limit: 500 } });
-    replace(out, h('p', { class: 'muted' }, `${state.items.length} memories at ${fmtTime(state.at)}${state.next_cursor ? ' (first 500)' : ''}`),
+    const state = await api('GET', '/v1/state', { query: { ...scopeQuery(), at: moment.toISOString(), include_deleted: include.checked, limit: 100 } });
+    replace(out, h('p', { class: 'muted' }, `${state.items.length} memories at ${fmtTime(state.at)}${state.next_cursor ? ' (the first 100)' : ''}`),
       table(['memory', 'content then', 'lifecycle', 'version'], state.items.map((m) => h('tr', { class: 'state-row' },
         h('td', {}, memoryLink(m)), h('td', { class: 'content' }, m.content), h('td', {}, m.lifecycle), h('td', {}, `v${m.version}`)))));
   });
