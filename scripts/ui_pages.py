@@ -137,9 +137,17 @@ def shoot_pages(chrome: Any, base: str, ids: dict[str, str], entity: str, out: P
     page = chrome.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{base}/ui/")
     page.wait_for_selector("body[data-rendered]")
+    for query in ("staging port", "weekly sync", "office hours", "green tea"):
+        # recalls over HTTP, with the overview visited between them: points on its chart
+        page.evaluate("q => fetch('/v1/recall', {method: 'POST', headers: {'Content-Type': "
+                      "'application/json'}, body: JSON.stringify({query: q})})", query)
+        show(page, base, "forget")  # away and back: a hash change re-renders
+        show(page, base, "overview")
+        page.wait_for_selector("[aria-busy]", state="detached")
+    show(page, base, "forget")
     for name, route in routes.items():
         show(page, base, route)
-        page.wait_for_function("!document.querySelector('[aria-busy]')")  # below the fold too
+        page.wait_for_selector("[aria-busy]", state="detached")  # below the fold too
         page.wait_for_timeout(150)
         page.screenshot(path=str(out / f"{name}.png"), full_page=True)
     show(page, base, f"memory/{ids['compressed']}")

@@ -126,7 +126,7 @@ def test_time_slider_shows_a_past_state(browser: Any, local_server: tuple[str, S
     assert "Tea is black" in page.inner_text("#state")
     page.focus("#slider")
     page.keyboard.press("Home")  # the slider's start: the moment between the two versions
-    page.wait_for_function("document.querySelector('#state').innerText.includes('Tea is green')")
+    page.locator("#state td", has_text="Tea is green").wait_for()
     assert "Tea is black" not in page.inner_text("#state")
     assert page.input_value("#at") == datetime.fromisoformat(between).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")

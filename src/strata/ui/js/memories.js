@@ -66,7 +66,7 @@ async function searchResults(results, params) {
       h('tr', { class: 'hit' },
         h('td', {}, i + 1),
         h('td', {}, memoryLink(hit.memory, hit.memory.content.slice(0, 160))),
-        h('td', { class: 'mono' }, hit.score.toFixed(4)),
+        h('td', { class: 'mono score' }, hit.score.toFixed(4)),
         h('td', {}, signalBars(hit.signals || {}, top)),
         h('td', {}, hit.memory.type), h('td', {}, hit.memory.lifecycle),
         h('td', {}, hit.memory.tier)))));
