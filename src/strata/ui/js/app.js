@@ -56,7 +56,8 @@ function renderWho() {
   const who = document.getElementById('who');
   replace(who, `${me.auth_mode} mode · ${me.role}`,
     me.kind === 'token' ? h('span', {}, ' · ', h('button', { type: 'button', id: 'signout',
-      onclick: () => { session.token = null; session.me = null; signIn(); } }, 'Sign out')) : null);
+      onclick: () => { session.token = null; session.me = null; sessionStorage.clear(); signIn(); } },
+      'Sign out')) : null);
 }
 
 function setupScopeBar() {
