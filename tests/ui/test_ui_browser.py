@@ -163,6 +163,9 @@ def test_token_mode_hides_what_a_reader_may_not_do_and_the_server_refuses_it(
     assert strata.get(candidate, scope=where).lifecycle == Lifecycle.CANDIDATE
     goto(page, base, "jobs")
     assert "answers the local user only" in page.inner_text("main")
+    page.click("#signout")
+    page.wait_for_selector("body[data-rendered='signin']")
+    assert page.evaluate("sessionStorage.getItem('strata.token')") is None
 
 
 def test_a_writer_token_sees_the_actions(browser: Any, token_server: tuple[str, Strata]
