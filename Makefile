@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck unit model clean
+.PHONY: setup run test lint typecheck unit model browser clean
 
 setup: $(STAMP) model
 
@@ -31,8 +31,21 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q
 
+# The UI's browser tests drive the system chromium (Playwright never downloads one): install
+# it quietly when it is missing and apt-get can run as root; otherwise those tests skip and
+# say so loudly.
+browser:
+	@if [ -z "$$STRATA_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium for the UI browser tests"; \
+	    (apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1)) \
+	      || echo "WARNING: could not install chromium: the UI browser tests will skip"; \
+	  else echo "WARNING: no chromium and no root apt-get: the UI browser tests will skip"; fi; \
+	fi
+
 # pytest exits 5 when it collected no test: said plainly, and a failure here too.
-test: setup lint typecheck
+test: setup lint typecheck browser
 	@$(BIN)/pytest -q; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing on purpose"; fi; \
 	exit $$status

@@ -179,6 +179,28 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
                                              params={**A, "q": "roadmap"}),
         "POST /v1/meta/links": lambda: api.post("/v1/meta/links", headers=b_admin, json={
             "from_ref": a_id, "to_ref": "person:zed", "relation": "about", "scope": A}),
+        # -- mem0's REST shape: a mem0 id carries the scope, the token still decides --
+        "POST /mem0/v1/memories/": lambda: api.post("/mem0/v1/memories/", headers=b_admin,
+                                                     json={"messages": "b writes"}),
+        "GET /mem0/v1/memories/": lambda: api.get("/mem0/v1/memories/", headers=b_admin),
+        "DELETE /mem0/v1/memories/": lambda: api.delete("/mem0/v1/memories/",
+                                                        headers=b_admin),
+        "POST /mem0/v1/memories/search/": lambda: api.post(
+            "/mem0/v1/memories/search/", headers=b_admin, json={"query": "roadmap old plan"}),
+        "GET /mem0/v1/memories/{memory_id}/": lambda: api.get(
+            f"/mem0/v1/memories/{a_id}|||/", headers=b_admin),
+        "PUT /mem0/v1/memories/{memory_id}/": lambda: api.put(
+            f"/mem0/v1/memories/{a_id}|||/", headers=b_admin, json={"text": "b edits"}),
+        "DELETE /mem0/v1/memories/{memory_id}/": lambda: api.delete(
+            f"/mem0/v1/memories/{a_id}|||/", headers=b_admin),
+        "GET /mem0/v1/memories/{memory_id}/history/": lambda: api.get(
+            f"/mem0/v1/memories/{a_id}|||/history/", headers=b_admin),
+        # -- the web UI's routes (the job desk refuses every token) --
+        "GET /v1/whoami": lambda: api.get("/v1/whoami", headers=b_admin),
+        "GET /v1/jobs": lambda: api.get("/v1/jobs", headers=b_admin),
+        "POST /v1/jobs/{job_id}/retry": lambda: api.post(f"/v1/jobs/{a_job}/retry",
+                                                         headers=b_admin),
+        "POST /v1/jobs/purge": lambda: api.post("/v1/jobs/purge", headers=b_admin, json={}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
 
@@ -242,6 +264,15 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             "messages": [{"content": "I moved to Lisbon."}]}),
         "POST /v1/documents": lambda c, h: c.post("/v1/documents", headers=h, json={
             "text": "# Notes\n\nThe office wifi rotates monthly.", "source": "notes.md"}),
+        # -- mem0's REST shape --
+        "POST /mem0/v1/memories/": lambda c, h: c.post("/mem0/v1/memories/", headers=h, json={
+            "messages": "a mem0 note", "user_id": "u"}),
+        "DELETE /mem0/v1/memories/": lambda c, h: c.delete("/mem0/v1/memories/", headers=h,
+                                                           params={"user_id": "u"}),
+        "PUT /mem0/v1/memories/{memory_id}/": lambda c, h: c.put(
+            f"/mem0/v1/memories/{memory_id}|||/", headers=h, json={"text": "y"}),
+        "DELETE /mem0/v1/memories/{memory_id}/": lambda c, h: c.delete(
+            f"/mem0/v1/memories/{memory_id}|||/", headers=h),
         "DELETE /v1/documents": lambda c, h: c.delete("/v1/documents", headers=h,
                                                       params={"source": "notes.md"}),
         # -- compression hammer --
@@ -279,14 +310,19 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
     }
 
 
+#: The job desk refuses every token, whatever its role (tests/api/test_api_ui.py).
+LOCAL_USER_ONLY = frozenset({"POST /v1/jobs/{job_id}/retry", "POST /v1/jobs/purge"})
+
+
 def test_a_reader_gets_403_on_every_mutating_route(api: TestClient, facade: Strata,
                                                    bearer: Bearer) -> None:
     writer = bearer("writer", "a")
     memory_id = remember(api, writer, "a note")
     deleted_id = remember(api, writer, "a deleted note")
     api.delete(f"/v1/memories/{deleted_id}", headers=writer, params={"reason": "r"})
-    mutating = {op for op in operations(api)
-                if not op.startswith("GET ") and op not in ("POST /v1/recall", "POST /v1/context")}
+    mutating = {op for op in operations(api) if not op.startswith("GET ")
+                and op not in ("POST /v1/recall", "POST /v1/context",
+                               "POST /mem0/v1/memories/search/")} - LOCAL_USER_ONLY
     calls = valid_mutations(memory_id, deleted_id)
     assert set(calls) == mutating, "a mutating route without a reader case"
     history_rows = facade.stats().history_rows

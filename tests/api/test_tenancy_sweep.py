@@ -54,6 +54,10 @@ PAIRS: dict[str, tuple[tuple[str, dict[str, str]], tuple[str, dict[str, str]],
 NO_SCOPE_INPUT = frozenset({
     "GET /healthz", "GET /metrics", "GET /v1/export",
     "POST /v1/maintenance/tiers", "POST /v1/maintenance/decay", "POST /v1/maintenance/retention",
+    "GET /v1/whoami", "GET /v1/jobs", "POST /v1/jobs/purge",  # the UI's; the desk refuses tokens
+    # mem0's shape names a user (``user_id``), never a team: the token's team is the one
+    "POST /mem0/v1/memories/", "GET /mem0/v1/memories/", "DELETE /mem0/v1/memories/",
+    "POST /mem0/v1/memories/search/",
 })
 REFUSED = frozenset({403, 404})
 REFUSED_CODES = frozenset({"scope_denied", "not_found"})
@@ -276,7 +280,10 @@ def b_ids_in_the_path(op: Operation, world: World) -> Iterator[Case]:
         return
     bodies = op.bodies() or [None]
     for kind in ("memory", "pinned", "deleted"):
-        url = op.url(world.b).replace(world.b.ids["memory"], world.b.ids[kind])
+        ident = world.b.ids[kind]
+        if op.path.startswith("/mem0/"):  # a mem0 id carries its scope: b's, named in full
+            ident = "|".join((ident, world.b.scope.get("user", ""), "", ""))
+        url = op.url(world.b).replace(world.b.ids["memory"], ident)
         for shape in bodies:
             body = op.body(shape, world) if shape is not None else None
             yield Case(op.name, f"b's {kind} ids in the path", url, op.query(world), body)
@@ -316,6 +323,24 @@ def b_ids_in_the_body(op: Operation, world: World) -> Iterator[Case]:
                      for i in world.b.memories]
             yield Case(op.name, "b's ids in the body items", op.url(world.a), op.query(world),
                        op.body(shape, world, items=items), batch=True)
+
+
+def b_user_in_mem0_fields(op: Operation, world: World) -> Iterator[Case]:
+    """mem0's shape names a user by ``user_id`` (query or body); its team is the token's."""
+    team = world.a.scope.get("team")
+    users = dict.fromkeys(s["user"] for s in world.naming
+                          if "user" in s and s.get("team", team) == team)
+    in_query = "user_id" in op.parameters("query")
+    for shape in op.bodies() or [None]:
+        in_body = shape is not None and "user_id" in shape.get("properties", {})
+        if not (in_query or in_body):
+            continue
+        for user in users:
+            body = op.body(shape, world) if shape is not None else None
+            if in_body:
+                body = {**(body or {}), "user_id": user}
+            params = {**op.query(world), **({"user_id": user} if in_query else {})}
+            yield Case(op.name, f"user_id {user}", op.url(world.a), params, body)
 
 
 def b_in_import_records(op: Operation, world: World) -> Iterator[Case]:
@@ -370,7 +395,7 @@ RESCOPED = frozenset({"b's memory id re-scoped to a, then its history"})
 
 GENERATORS: tuple[Callable[[Operation, World], Iterator[Case]], ...] = (
     b_ids_in_the_path, b_in_the_query, b_in_the_body_scope, b_ids_in_the_body,
-    b_in_import_records,
+    b_in_import_records, b_user_in_mem0_fields,
 )
 
 

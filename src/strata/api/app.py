@@ -60,6 +60,7 @@ from strata.api.schemas import (
     remember_payload,
 )
 from strata.api.timetravel import timetravel_router
+from strata.api.ui import mount_ui, ui_router
 from strata.domain.lifecycle import MAX_REASON_CHARS
 from strata.errors import InvalidInput, PayloadTooLarge, StrataError
 from strata.facade import Strata
@@ -388,7 +389,8 @@ def healthz(guarded: GuardedDep) -> JSONResponse:
 ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_router,
            ops_router, shield_router, graph_router, compression_router, levels_router,
            lifecycle_router, review_router, timetravel_router, mem0_router,
-           documents_router, context_router, meta_router)
+           documents_router, context_router, meta_router,
+           ui_router)
 
 
 def create_app(
@@ -418,6 +420,7 @@ def create_app(
     from strata.mcp.http import mount as mount_mcp
 
     mount_mcp(app, strata)
+    mount_ui(app)  # the moderator web UI's static files at /ui (strata.api.ui)
     _refine_openapi(app, without_auth=app.state.auth_mode == "local")
     return app
 

@@ -28,6 +28,7 @@ from strata.api.schemas import (
 )
 from strata.errors import NotFound
 from strata.guarded import GuardedStrata
+from strata.policy import Operation
 from strata.settings import MAX_PAGE
 
 mem0_router = APIRouter(prefix="/mem0/v1/memories", tags=["mem0"])
@@ -90,7 +91,9 @@ def mem0_list(guarded: GuardedDep, user_id: ScopeName = None, agent_id: ScopeNam
 @mem0_router.delete("/", responses=_WRITE)
 def mem0_delete_all(guarded: GuardedDep, user_id: ScopeName = None,
                     agent_id: ScopeName = None, run_id: ScopeName = None) -> JSONResponse:
-    """mem0 ``delete_all``: forget every memory of exactly that user / agent / run."""
+    """mem0 ``delete_all``: forget every memory of exactly that user / agent / run. The
+    caller must be allowed to write even when there is nothing to forget."""
+    guarded.require(Operation.WRITE)
     return JSONResponse(_memory(guarded).delete_all(user_id=user_id, agent_id=agent_id,
                                                     run_id=run_id))
 
