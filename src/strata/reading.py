@@ -60,6 +60,8 @@ class Reader:
             raise InvalidInput("reveal_secrets must be true or false")
         chosen = config or self.config(preset_name)
         where, narrowing = Scope.parse(scope), Filters.parse(filters)
+        if not self.knows(where):
+            return Recall(query, (), "", (), 0)
         result = escalated_recall(
             lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
                                                    attempt, reveal_secrets=reveal_secrets),
@@ -69,6 +71,13 @@ class Reader:
         if self.settings.track_access and result.hits:
             self.store.record_access([h.memory.id for h in result.hits], self._clock.now())
         return result
+
+    def knows(self, scope: Scope) -> bool:
+        """Whether the scope's team (and user, when it names one) owns any memory. A recall
+        for an unknown team or user (a typo, a wrong ``--team``) answers nothing rather than
+        the team-wide memories any viewer sees; new agents and runs of a known user still
+        see what is shared with them."""
+        return self.store.owns_any(Scope(team=scope.team, user=scope.user))
 
     def config(self, preset_name: str | None) -> RecallConfig:
         base = preset(preset_name or DEFAULT_PRESET)
