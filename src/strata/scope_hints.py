@@ -28,6 +28,7 @@ from strata.ports import Store
 __all__ = ["find_live", "hint_not_found", "owner_scope", "resolve_prefix"]
 
 _SIBLINGS = 17  # ids differing only in their last hex digit, plus one
+_ID_LENGTH = 36  # a uuid7 string
 
 
 def find_live(store: Store, memory_id: str) -> Memory | None:
@@ -45,9 +46,9 @@ def owner_scope(store: Store, memory_id: str) -> Scope | None:
 
 
 def resolve_prefix(store: Store, prefix: str, *, min_length: int = 4) -> str:
-    """The id of the one live memory whose id starts with ``prefix`` (an exact id as is);
-    ``NotFound`` when none does, ``InvalidInput`` when several do."""
-    if find_live(store, prefix) is not None:
+    """The id of the one live memory whose id starts with ``prefix`` (a whole id as is, live
+    or not); ``NotFound`` when none does, ``InvalidInput`` when several do."""
+    if len(prefix) >= _ID_LENGTH or find_live(store, prefix) is not None:
         return prefix
     if len(prefix) < min_length:
         raise InvalidInput(f"an id prefix needs at least {min_length} characters", id=prefix)
@@ -86,8 +87,9 @@ def hint_not_found(store: Store, memory_id: str, own: Scope | None) -> Iterator[
         if elsewhere is None:
             raise
         shown = {k: v for k, v in elsewhere.to_dict().items() if v is not None}
+        where = ", ".join(f"{k}={v}" for k, v in shown.items())
         raise NotFound(
             f"memory {memory_id} not found in this scope; it exists in another scope you can "
-            f"read: {shown}",
+            f"read ({where})",
             id=memory_id, readable_scope=shown,
         ) from exc
