@@ -54,7 +54,8 @@ def resolve_prefix(store: Store, prefix: str, *, min_length: int = 4) -> str:
         raise InvalidInput(f"an id prefix needs at least {min_length} characters", id=prefix)
     matches = [m.id for m in store.scan_memories(prefix, 2) if m.id.startswith(prefix)]
     if not matches:
-        raise NotFound(f"no memory id starts with {prefix!r}", id=prefix)
+        raise NotFound(f"memory {prefix} not found (no memory id starts with {prefix!r})",
+                       id=prefix)
     if len(matches) > 1:
         raise InvalidInput(
             f"id prefix {prefix!r} is ambiguous ({', '.join(matches)}, ...): give more of it",

@@ -6,8 +6,8 @@ vectors under the attention mask, L2-normalise.
 
 The export runs once per model version into ``cache_dir``, without torch: ``bert_graph``
 builds the encoder graph from the safetensors weights with numpy and ``onnx``, and
-onnxruntime's quantizer makes it int8. A line on stderr says so while it runs (15-30 s). It can
-also run ahead of time as a build step::
+onnxruntime's quantizer makes it int8. A line on stderr says so while it runs (under a
+minute). It can also run ahead of time as a build step::
 
     python -m strata.embedders.onnx --cache-dir ~/.cache/strata/models
 
@@ -158,10 +158,11 @@ def ensure_onnx_model(
 @contextmanager
 def _announce(target: Path) -> Iterator[None]:
     """One line on stderr before and after the one-time export, so a first start that
-    takes 15-30 s says why (another process may have finished it meanwhile: then it is quick)."""
+    takes up to a minute says why (another process may have finished it meanwhile: then it
+    is quick)."""
     started = time.perf_counter()
     print(
-        f"strata: preparing the embedding model {MODEL_NAME} (one time, 15-30 s) "
+        f"strata: preparing the embedding model {MODEL_NAME} (one time, under a minute) "
         f"in {target.parent}",
         file=sys.stderr,
         flush=True,
