@@ -15,7 +15,7 @@ from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, Sc
 from strata.editing import lookup
 from strata.errors import InvalidInput
 from strata.ports import Clock, Page, Store
-from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
+from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, check_query, preset
 from strata.results import LeveledMemory, Recall
 from strata.settings import MAX_PAGE, Settings
 
@@ -60,6 +60,7 @@ class Reader:
             raise InvalidInput("reveal_secrets must be true or false")
         chosen = config or self.config(preset_name)
         where, narrowing = Scope.parse(scope), Filters.parse(filters)
+        check_query(query)
         if not self.knows(where):
             return Recall(query, (), "", (), 0)
         result = escalated_recall(
