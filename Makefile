@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint typecheck unit model browser clean
+.PHONY: setup run test lint typecheck unit model browser wheel clean
 
 setup: $(STAMP) model
 
@@ -18,6 +18,12 @@ $(STAMP): pyproject.toml
 # or STRATA_MODEL_CACHE); offline and reproducible, a no-op when the export exists.
 model: $(STAMP)
 	$(BIN)/python -m strata.embedders.onnx
+
+# The installable wheel (the model's weights staged into it), checked in a fresh venv:
+# no torch, install size, import time, the README snippet offline. Prints a JSON report.
+wheel: $(STAMP)
+	rm -rf build/wheel
+	$(BIN)/python scripts/check_wheel.py --keep build/wheel
 
 run: setup
 	$(BIN)/strata serve

@@ -9,9 +9,11 @@ import strata
 
 
 def test_all_is_exactly_the_public_names() -> None:
-    public = {name for name in vars(strata) if not name.startswith("_")}
+    public = {name for name in dir(strata) if not name.startswith("_")}
     modules = {name for name in public if type(getattr(strata, name)).__name__ == "module"}
     assert set(strata.__all__) == (public - modules) | {"__version__"}
+    for name in strata.__all__:  # the lazy names resolve
+        assert getattr(strata, name) is not None, name
 
 
 def test_every_error_has_a_stable_code_and_status() -> None:

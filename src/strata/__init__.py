@@ -1,17 +1,8 @@
 """Strata: long-term memory for LLM agents."""
 
-from strata.domain.lifecycle import Actor
-from strata.domain.models import (
-    Event,
-    Filters,
-    HistoryEvent,
-    HistoryKind,
-    Lifecycle,
-    Memory,
-    MemoryType,
-    Scope,
-    Tier,
-)
+import importlib as _importlib
+import typing as _typing
+
 from strata.errors import (
     ConfirmationRequired,
     DuplicateContent,
@@ -40,12 +31,59 @@ from strata.errors import (
     UnsupportedJob,
     VersionConflict,
 )
-from strata.facade import Strata
-from strata.policy import Principal, Role
-from strata.ports import Store
-from strata.recall import PRESETS, RecallConfig
-from strata.results import Hit, ImportReport, Recall, RememberResult
-from strata.settings import Settings
+
+# Everything else loads on first use (PEP 562), so that ``import strata`` (and every CLI
+# command that needs no model) does not pay for the facade's whole object graph.
+_LAZY = {
+    "Actor": "strata.domain.lifecycle",
+    **dict.fromkeys(
+        ("Event", "Filters", "HistoryEvent", "HistoryKind", "Lifecycle", "Memory", "MemoryType",
+         "Scope", "Tier"),
+        "strata.domain.models",
+    ),
+    "Strata": "strata.facade",
+    "Principal": "strata.policy",
+    "Role": "strata.policy",
+    "Store": "strata.ports",
+    "PRESETS": "strata.recall",
+    "RecallConfig": "strata.recall",
+    **dict.fromkeys(("Hit", "ImportReport", "Recall", "RememberResult"), "strata.results"),
+    "Settings": "strata.settings",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY} - {"_importlib", "_typing", "_LAZY"})
+
+
+if _typing.TYPE_CHECKING:
+    from strata.domain.lifecycle import Actor
+    from strata.domain.models import (
+        Event,
+        Filters,
+        HistoryEvent,
+        HistoryKind,
+        Lifecycle,
+        Memory,
+        MemoryType,
+        Scope,
+        Tier,
+    )
+    from strata.facade import Strata
+    from strata.policy import Principal, Role
+    from strata.ports import Store
+    from strata.recall import PRESETS, RecallConfig
+    from strata.results import Hit, ImportReport, Recall, RememberResult
+    from strata.settings import Settings
 
 __version__ = "0.1.0"
 

@@ -290,11 +290,12 @@ class Strata:
         tags: Sequence[str] | None = None, type: MemoryType | str | None = None,
         subject: str | None = None, if_version: int | None = None, actor: Actor | None = None,
     ) -> Memory:
-        """Change a memory as a new version (``Editor.modify``)."""
+        """Change a memory as a new version (``Editor.modify``). Without a scope, the
+        memory's own (the library is trusted)."""
         return self.editor.modify(
-            memory_id, reason=reason, scope=scope, content=content, importance=importance,
-            pinned=pinned, tags=tags, type=type, subject=subject, if_version=if_version,
-            actor=actor,
+            memory_id, reason=reason, scope=self._own_scope(memory_id, scope), content=content,
+            importance=importance, pinned=pinned, tags=tags, type=type, subject=subject,
+            if_version=if_version, actor=actor,
         )
 
     def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
@@ -302,9 +303,9 @@ class Strata:
                actor: Actor | None = None, confirm_token: str | None = None) -> Memory:
         """Soft-delete; recoverable with ``recover``. A pinned memory needs ``force`` and the
         ``confirm_token`` of a ``forget_preview(ids=[memory_id])`` (``ConfirmationRequired``
-        without it, nothing changed)."""
+        without it, nothing changed). Without a scope, the memory's own."""
         actor = actor or Actor()
-        where = Scope.parse(scope)
+        where = Scope.parse(self._own_scope(memory_id, scope))
         if force:  # only a forced forget can reach a pinned memory
             confirmed = self.forgetting.check_force(
                 self.editor.get(memory_id, scope=where), force=force,
@@ -463,9 +464,18 @@ class Strata:
         level: str | None = None, have: str | None = None,
     ) -> Memory | LeveledMemory:
         """The memory, if the scope may see it (else ``NotFound``); with ``level`` also the
-        representation served at it (``Reader.get``)."""
-        return self.reader.get(memory_id, scope=scope, include_deleted=include_deleted,
-                               level=level, have=have)
+        representation served at it (``Reader.get``). Without a scope, the memory's own."""
+        return self.reader.get(memory_id, scope=self._own_scope(memory_id, scope),
+                               include_deleted=include_deleted, level=level, have=have)
+
+    def _own_scope(self, memory_id: str, scope: ScopeLike) -> ScopeLike:
+        """``scope``, or when the in-process caller gave none, the live memory's own scope:
+        the library is trusted (front ends always pass the caller's scope)."""
+        if scope is not None:
+            return scope
+        from strata.scope_hints import owner_scope
+
+        return owner_scope(self.store, memory_id)
 
     def list(self, *, scope: ScopeLike = None,
              filters: Filters | Mapping[str, Any] | None = None, limit: int = 50,

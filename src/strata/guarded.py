@@ -24,6 +24,7 @@ of their own (``policy.GUARDED_BY_HAND``) are written out below.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, cast, overload
 
@@ -51,6 +52,7 @@ from strata.results import (
     RememberResult,
     ShieldResult,
 )
+from strata.scope_hints import hint_not_found
 
 if TYPE_CHECKING:
     from strata.facade import Strata
@@ -155,9 +157,14 @@ class GuardedStrata:
             self.strata.write_budget.take(self.principal.id, chars)
 
     def _owned(self, memory_id: str, scope: Scope, *, include_deleted: bool = False) -> Memory:
-        memory = self.strata.get(memory_id, scope=scope, include_deleted=include_deleted)
+        with self._hinted(memory_id):
+            memory = self.strata.get(memory_id, scope=scope, include_deleted=include_deleted)
         check_owns(self.principal, memory.scope, memory_id)
         return memory
+
+    def _hinted(self, memory_id: str) -> AbstractContextManager[None]:
+        """A "not found" that says where the memory is, when this principal may read it."""
+        return hint_not_found(self.strata.store, memory_id, self.principal.scope)
 
     def _team(self) -> str | None:
         return self.principal.scope.team if self.principal.scope is not None else None
@@ -318,11 +325,12 @@ class GuardedStrata:
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
             level: str | None = None, have: str | None = None) -> Memory | LeveledMemory:
         self._authorize(Operation.READ)
-        if level is None:
+        with self._hinted(memory_id):
+            if level is None:
+                return self.strata.get(memory_id, scope=self.scope(scope),
+                                       include_deleted=include_deleted, have=have)
             return self.strata.get(memory_id, scope=self.scope(scope),
-                                   include_deleted=include_deleted, have=have)
-        return self.strata.get(memory_id, scope=self.scope(scope),
-                               include_deleted=include_deleted, level=level, have=have)
+                                   include_deleted=include_deleted, level=level, have=have)
 
     def run_retention(self, *, dry_run: bool = False) -> RetentionReport:
         """The configured windows only (an override would need a human's approval); a

@@ -411,6 +411,11 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     # -- tiers, decay and retention --
 
+    def owns_any(self, scope: Scope) -> bool:
+        """Whether any memory (deleted ones too) is owned in ``scope``'s team by the user,
+        agent and run it names: a recall for a scope that owns nothing answers nothing."""
+        ...
+
     def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
         """Up to ``limit`` non-deleted memories of every scope with an id above ``after_id``,
         by id: the maintenance sweep (tiers, decay), which no viewer's visibility bounds."""

@@ -15,7 +15,7 @@ from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, Sc
 from strata.editing import lookup
 from strata.errors import InvalidInput
 from strata.ports import Clock, Page, Store
-from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, preset
+from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, check_query, preset
 from strata.results import LeveledMemory, Recall
 from strata.settings import MAX_PAGE, Settings
 
@@ -60,6 +60,9 @@ class Reader:
             raise InvalidInput("reveal_secrets must be true or false")
         chosen = config or self.config(preset_name)
         where, narrowing = Scope.parse(scope), Filters.parse(filters)
+        check_query(query)
+        if not self.knows(where):
+            return Recall(query, (), "", (), 0)
         result = escalated_recall(
             lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
                                                    attempt, reveal_secrets=reveal_secrets),
@@ -69,6 +72,13 @@ class Reader:
         if self.settings.track_access and result.hits:
             self.store.record_access([h.memory.id for h in result.hits], self._clock.now())
         return result
+
+    def knows(self, scope: Scope) -> bool:
+        """Whether the scope's team (and user, when it names one) owns any memory. A recall
+        for an unknown team or user (a typo, a wrong ``--team``) answers nothing rather than
+        the team-wide memories any viewer sees; new agents and runs of a known user still
+        see what is shared with them."""
+        return self.store.owns_any(Scope(team=scope.team, user=scope.user))
 
     def config(self, preset_name: str | None) -> RecallConfig:
         base = preset(preset_name or DEFAULT_PRESET)

@@ -103,6 +103,14 @@ def preset(name: str) -> RecallConfig:
         raise InvalidInput(f"unknown recall preset {name!r}; one of: {sorted(PRESETS)}") from exc
 
 
+def check_query(query: object) -> None:
+    """A recall's query: a non-empty string of at most ``MAX_QUERY_CHARS``."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters")
+
+
 class Retriever:
     def __init__(self, store: Store, embedder: Embedder, clock: Callable[[], datetime]) -> None:
         self._store = store
@@ -117,10 +125,7 @@ class Retriever:
         """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
         which representation of each memory the context injects, never the ranking. Secrets
         are masked in hits and context unless ``reveal_secrets`` (decision 0020)."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters")
+        check_query(query)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         vector = self._embedder.embed([query])[0]

@@ -60,6 +60,7 @@ def embedder(request: pytest.FixtureRequest, model_cache_dir: Path) -> Iterator[
     if kind == "hashing":
         yield HashingEmbedder()
     elif kind == "torch":
+        pytest.importorskip("sentence_transformers", reason="the torch reference: 'parity' extra")
         yield SentenceTransformerEmbedder()
     else:
         yield OnnxEmbedder(model_cache_dir, quantize=kind == "onnx-int8")
@@ -137,6 +138,7 @@ def test_text_past_the_token_limit_is_truncated(embedder: Embedder) -> None:
 
 @pytest.mark.slow
 def test_onnx_fp32_matches_torch(model_cache_dir: Path) -> None:
+    pytest.importorskip("sentence_transformers", reason="the torch reference: 'parity' extra")
     reference = SentenceTransformerEmbedder().embed(TEXTS)
     exported = OnnxEmbedder(model_cache_dir, quantize=False).embed(TEXTS)
     assert float(np.abs(exported - reference).max()) < 1e-4
@@ -144,6 +146,7 @@ def test_onnx_fp32_matches_torch(model_cache_dir: Path) -> None:
 
 @pytest.mark.slow
 def test_onnx_int8_stays_close_to_torch(model_cache_dir: Path) -> None:
+    pytest.importorskip("sentence_transformers", reason="the torch reference: 'parity' extra")
     reference = SentenceTransformerEmbedder().embed(TEXTS)
     quantized = OnnxEmbedder(model_cache_dir).embed(TEXTS)
     assert float((reference * quantized).sum(axis=1).min()) > 0.96

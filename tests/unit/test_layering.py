@@ -44,6 +44,9 @@ FRONT_END_EXCEPTIONS = {
     # ``strata`` (the package root) only for ``__version__``.
     ("strata.api.app", "strata"): "the version shown by the API",
     ("strata.mcp.server", "strata"): "the version shown by the MCP server",
+    ("strata.cli.main", "strata"): "`strata --version`",
+    ("strata.cli.ids", "strata.scope_hints"): "the local user reads every scope: id prefixes "
+                                              "and where a memory not found is",
     ("strata.api.app", "strata.mcp.http"): "the API mounts the MCP transport at /mcp",
     ("strata.mcp.http", "strata.api.deps"): "MCP over HTTP authenticates like the API",
     ("strata.mcp.server", "strata.hooks"): "the agent lifecycle hooks are MCP tools",

@@ -30,6 +30,7 @@ from strata.cli import (
 )
 from strata.cli import context as context_cmd
 from strata.cli.graph import graph_app
+from strata.cli.ids import memory_ref
 from strata.cli.jobs import jobs_app
 from strata.cli.jobs import worker as worker_command
 from strata.cli.mcp_cmd import mcp as mcp_command
@@ -123,6 +124,14 @@ def _parse_meta(meta: str | None) -> Mapping[str, Any] | None:
 # -- global options -----------------------------------------------------------------------
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from strata import __version__
+
+        typer.echo(f"strata {__version__} (strata-recall)")
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     ctx: typer.Context,
@@ -136,9 +145,17 @@ def main(
         typer.Option("--embedder", help="Embedding model runtime. Default: $STRATA_EMBEDDER, "
                                         "else onnx.", show_default=False),
     ] = None,
+    wide: Annotated[bool, typer.Option(
+        "--wide", "--full-ids", help="Tables show whole ids: as wide as their content, not "
+        "cut to the terminal's width.")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_show_version,
+        help="Print the version and exit.")] = False,
 ) -> None:
     """Long-term memory for LLM agents: remember, recall, correct, audit."""
+    render.set_wide(wide)
     ctx.obj = GlobalOptions(home=home, embedder=embedder)
+
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -238,7 +255,8 @@ def modify(
         if clear_tags and tags:
             raise InvalidInput("give --tag or --clear-tags, not both")
     new_tags = [] if clear_tags else (tags or None)
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_strata(_options(ctx), as_json=as_json) as strata, \
+            memory_ref(strata, memory_id) as memory_id:
         memory = strata.modify(
             memory_id, reason=reason, scope=_scope(team, user, agent, run), content=content,
             importance=importance, pinned=pin, tags=new_tags, type=memory_type,
@@ -265,7 +283,8 @@ def forget(
 ) -> None:
     """Soft-delete a memory (recoverable with `strata recover`). A pinned one needs --force,
     and the confirmation of what it is (asked on the terminal, or --yes)."""
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_strata(_options(ctx), as_json=as_json) as strata, \
+            memory_ref(strata, memory_id) as memory_id:
         where = _scope(team, user, agent, run)
         token = confirm_force(strata, memory_id, where, yes=yes) if force else None
         memory = strata.forget(memory_id, reason=reason, scope=where, force=force,
@@ -305,7 +324,8 @@ def recover(
     as_json: JsonFlag = False,
 ) -> None:
     """Bring a forgotten memory back as it was."""
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_strata(_options(ctx), as_json=as_json) as strata, \
+            memory_ref(strata, memory_id) as memory_id:
         memory = strata.recover(memory_id, reason=reason, scope=_scope(team, user, agent, run))
     render.memory_result(memory, as_json=as_json)
 
@@ -377,7 +397,8 @@ def get(
     as_json: JsonFlag = False,
 ) -> None:
     """Show one memory (with --level: one of its representations)."""
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_strata(_options(ctx), as_json=as_json) as strata, \
+            memory_ref(strata, memory_id) as memory_id:
         where = _scope(team, user, agent, run)
         if level is not None:
             levels.show_leveled(strata.get(memory_id, scope=where, include_deleted=
@@ -485,7 +506,8 @@ def history(
                 when, scope=_scope(team, user, agent, run), include_deleted=include_deleted),
                 as_json=as_json)
             return
-        rows = strata.history(str(memory_id), scope=_scope(team, user, agent, run))
+        with memory_ref(strata, str(memory_id)) as whole:
+            rows = strata.history(whole, scope=_scope(team, user, agent, run))
     if when is not None:
         rows = timetravel.rows_until(rows, when)
     if as_json:

@@ -25,8 +25,17 @@ def emit_json(payload: Any) -> None:
     typer.echo(json.dumps(payload, ensure_ascii=False))
 
 
+_WIDE = {"on": False}
+_WIDE_COLUMNS = 4096
+
+
+def set_wide(on: bool) -> None:
+    """``strata --wide``: tables as wide as their content (whole ids), not the terminal."""
+    _WIDE["on"] = on
+
+
 def stdout() -> Console:
-    return Console(highlight=False)
+    return Console(highlight=False, width=_WIDE_COLUMNS if _WIDE["on"] else None)
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:

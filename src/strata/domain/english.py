@@ -18,12 +18,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-
-from lemminflect import getAllLemmas, getInflection  # type: ignore[import-untyped]
+from typing import Any
 
 from strata.domain.slots import content_words, is_single_valued, slot_key, slug
 
 _I = re.IGNORECASE
+
+
+@lru_cache(maxsize=1)
+def _lemminflect() -> Any:
+    """lemminflect, imported on first use (it loads numpy and its tables)."""
+    import lemminflect  # type: ignore[import-untyped]
+
+    return lemminflect
+
+
 USER = "user"
 PROJECT = "project"
 
@@ -245,13 +254,13 @@ class _Manner:
 @lru_cache(maxsize=4096)
 def verb_lemma(word: str) -> str | None:
     """The verb lemma of ``word`` if the lexicon knows it as a verb form ("gave" → give)."""
-    lemmas = getAllLemmas(word.casefold(), upos="VERB")
+    lemmas = _lemminflect().getAllLemmas(word.casefold(), upos="VERB")
     return str(lemmas["VERB"][0]) if lemmas.get("VERB") else None
 
 
 @lru_cache(maxsize=4096)
 def _is_noun(word: str) -> bool:
-    return bool(getAllLemmas(word.casefold(), upos="NOUN"))
+    return bool(_lemminflect().getAllLemmas(word.casefold(), upos="NOUN"))
 
 
 @lru_cache(maxsize=4096)
@@ -262,14 +271,14 @@ def inflect(lemma: str, tag: str) -> str:
     if " " in lemma:  # a phrasal verb: "work out" → "works out"
         head, particle = lemma.split(" ", 1)
         return f"{inflect(head, tag)} {particle}"
-    forms = getInflection(lemma, tag=tag)
+    forms = _lemminflect().getInflection(lemma, tag=tag)
     return str(forms[0]) if forms else lemma
 
 
 @lru_cache(maxsize=4096)
 def is_past_form(word: str, lemma: str) -> bool:
     word = word.casefold()
-    return word in (getInflection(lemma, tag="VBD") or ()) and word != lemma
+    return word in (_lemminflect().getInflection(lemma, tag="VBD") or ()) and word != lemma
 
 
 # -- splitting ---------------------------------------------------------------------------------
@@ -296,7 +305,7 @@ def _starts_verb_phrase(piece: str) -> bool:
     first = words[0].casefold()
     if _AUX_RE.match(piece) and first not in ("so", "and"):
         return True
-    return verb_lemma(first) is not None and (not _is_noun(first) or first in _VERB_CLASS_WORDS)
+    return verb_lemma(first) is not None and (not _is_noun(first) or first in _verb_class_words())
 
 
 def clauses(sentence: str) -> list[str]:
@@ -379,8 +388,16 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "own": {"": "has"}, "have": {"": "has"},
     "turn": {"": "age"},
 }
-_VERB_CLASS_WORDS = frozenset(
-    w for lemma in _VERB_CLASSES for w in (lemma, inflect(lemma, "VBZ"), inflect(lemma, "VBD")))
+
+
+@lru_cache(maxsize=1)
+def _verb_class_words() -> frozenset[str]:
+    """Built on first use: inflecting loads lemminflect's tables (~1.5 s), which a process
+    that never reads English (``strata list``) should not pay at import."""
+    return frozenset(
+        w for lemma in _VERB_CLASSES for w in (lemma, inflect(lemma, "VBZ"), inflect(lemma, "VBD")))
+
+
 _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
 _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
                        # parting with something: "sold my car", "cancelled my gym membership"

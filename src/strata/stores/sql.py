@@ -58,6 +58,15 @@ def visible(dialect: Dialect, viewer: Scope) -> tuple[str, list[Any]]:
     return VISIBLE.format(p=dialect.mark), [viewer.team, viewer.user, viewer.run, viewer.agent]
 
 
+def owned_query(dialect: Dialect, scope: Scope) -> tuple[str, list[Any]]:
+    """One row if a memory is owned in ``scope``'s team by each dimension it names."""
+    named = [(column, value) for column, value in (
+        ("team", scope.team), ("user_id", scope.user), ("agent_id", scope.agent),
+        ("run_id", scope.run)) if value is not None]
+    where = " AND ".join(f"{column} = {dialect.mark}" for column, _ in named)
+    return f"SELECT 1 FROM memories WHERE {where} LIMIT 1", [value for _, value in named]
+
+
 def filtered(dialect: Dialect, filters: Filters) -> tuple[str, list[Any]]:
     """The WHERE fragment (on alias m) for ``filters``; starts with AND."""
     p = dialect.mark

@@ -483,6 +483,11 @@ class SQLStore(SQLJobQueue):
 
     # -- tiers, decay and retention -------------------------------------------------------------
 
+    def owns_any(self, scope: Scope) -> bool:
+        query, params = sql.owned_query(self.dialect, scope)
+        with self._conn() as conn:
+            return conn.execute(query, params).fetchone() is not None
+
     def scan_memories(self, after_id: str | None, limit: int) -> builtins.list[Memory]:
         with self._conn() as conn:
             rows = self.retention.scan(conn, after_id, limit)
