@@ -347,7 +347,7 @@ class Strata:
         budget_tokens: int | None = None, filters: Filters | Mapping[str, Any] | None = None,
         preset_name: str | None = None, config: RecallConfig | None = None, reroll: int = 0,
         need_more_context: bool = False, escalation: str | None = None,
-        reveal_secrets: bool = False,
+        reveal_secrets: bool = False, min_score: float = 0.0,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
         (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank).
@@ -358,7 +358,7 @@ class Strata:
                 query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
                 preset_name=preset_name, config=config, reroll=reroll,
                 need_more_context=need_more_context, escalation=escalation,
-                reveal_secrets=reveal_secrets,
+                reveal_secrets=reveal_secrets, min_score=min_score,
             )
 
     @overload

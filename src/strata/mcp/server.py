@@ -146,7 +146,8 @@ def brief(memory: Memory) -> dict[str, Any]:
 def recall_payload(result: Recall) -> dict[str, Any]:
     return {
         "context": result.context,
-        "hits": [{**brief(hit.memory), "score": round(hit.score, 4), "level": hit.level,
+        "hits": [{**brief(hit.memory), "score": round(hit.score, 4),
+                  "relevance": round(hit.relevance, 4), "level": hit.level,
                   "witnesses": [witness_ref(w) for w in hit.witnesses]}
                  for hit in result.hits],
     }
@@ -229,6 +230,8 @@ class StrataTools:
         k: Annotated[int, Field(ge=1, le=50, description="How many memories at most.")] = 8,
         types: Types = None,
         tags_any: TagsAny = None,
+        min_score: Annotated[float, Field(ge=0.0, le=1.0, description="Leave out memories "
+                                          "whose relevance (0-1) is lower.")] = 0.0,
         ctx: Context | None = None,
     ) -> CallToolResult:
         """Search long-term memory. Returns the most relevant memories, best first (each with
@@ -237,7 +240,7 @@ class StrataTools:
         def call() -> dict[str, Any]:
             filters = Filters(types=tuple(types or ()), tags_any=tuple(tags_any or ()))
             view, scope = self._view(ctx)
-            result = view.recall(query, scope=scope, k=k, filters=filters)
+            result = view.recall(query, scope=scope, k=k, filters=filters, min_score=min_score)
             return recall_payload(result)
         return run(call)
 
