@@ -464,9 +464,12 @@ class LatencyReport:
     ingest: dict[str, Any]
     serving: ServingResult
     targets: list[Target] = field(default_factory=list)
+    #: SQLite: the approximate index's recall@10 against the exact scan, and both timings.
+    vector_index: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "vector_index": self.vector_index,
             "config": self.config,
             "machine": self.machine,
             "corpus": self.corpus,
@@ -862,6 +865,8 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                 "warmup_query": queries[0], "queries": queries[1:], "remember_texts": fresh,
                 "remember_mode": config.remember_mode}
         serving = _run_child(spec, home)
+        vector_index = (_ann_recall(home, embedder, queries[1:]) if backend_of(config.url)
+                        == "sqlite" else {})
     return LatencyReport(
         config={"memories": config.memories, "queries": config.queries,
                 "remembers": config.remembers, "remember_mode": config.remember_mode,
@@ -871,7 +876,16 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                 "backend": backend_of(config.url)},
         machine=machine_info(), corpus=corpus, ingest=ingest, serving=serving,
         targets=_targets(serving, backend_of(config.url)),
+        vector_index=vector_index,
     )
+
+
+def _ann_recall(home: Path, embedder: Embedder, queries: Sequence[str]) -> dict[str, Any]:
+    from strata.bench.ann_recall import ann_against_exact
+
+    vectors = list(embedder.embed(list(queries)))
+    return ann_against_exact(home / "strata.db", embedder.dim, embedder.name, BENCH_SCOPE,
+                             vectors)
 
 
 def _child_main(argv: Sequence[str]) -> int:
