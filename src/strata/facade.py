@@ -207,6 +207,19 @@ class Strata:
             pipeline_timeout_ms=pipeline_timeout_ms,
         )
 
+    def remember_many(
+        self, texts: Sequence[str], *, scope: ScopeLike = None,
+        type: MemoryType | str | None = None, importance: float | None = None,
+        tags: Sequence[str] = (), conversation_id: str | None = None,
+        author: str | None = None, actor: Actor | None = None, batch_size: int = 256,
+    ) -> builtins.list[RememberResult]:
+        """``remember(text, mode="raw")`` for each of ``texts``, embedded in batches and
+        written in one transaction per batch (``Writer.remember_many``)."""
+        return self.writer.remember_many(
+            texts, scope=scope, type=type, importance=importance, tags=tags,
+            conversation_id=conversation_id, author=author, actor=actor, batch_size=batch_size,
+        )
+
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),
         relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
