@@ -64,7 +64,7 @@ def test_latency_report_at_300_memories(tmp_path: Path) -> None:
     assert [t["unit"] for t in data["targets"]] == ["ms", "ms", "MiB"]
     assert all(isinstance(t["passed"], bool) for t in data["targets"])
     assert _positive_numbers({k: v for k, v in data.items() if k != "corpus"}) == []
-    assert {"embed corpus", "ingest (store.write)", "ingest (remember)"} <= stages
+    assert {"embed corpus", "ingest (store.write)", "ingest (remember_many)"} <= stages
 
     cached = run_latency(LatencyConfig(memories=300, queries=5, remembers=5, embedder="hashing",
                                        home=tmp_path / "again", cache_dir=tmp_path / "cache"))

@@ -31,7 +31,9 @@ class CountingEmbedder:
 
 
 @pytest.fixture(params=["memory", "sqlite"])
-def made(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Strata, CountingEmbedder]]:
+def made(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[Strata, CountingEmbedder]]:
     embedder = CountingEmbedder()
     strata = Strata(STORE_ADAPTERS[request.param](tmp_path), embedder,
                     settings=load_settings(home=Path("/nonexistent")))
