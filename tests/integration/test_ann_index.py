@@ -113,3 +113,15 @@ def test_filters_and_lifecycle_changes_apply_through_the_ann(tmp_path: Path) -> 
     strata.forget(target, reason="test", scope=USERS[1])
     assert target not in _search(strata, USERS[1], "the falcon kettle umbrella", k=80)
     strata.close()
+
+
+def test_the_embedder_runtime_loads_after_the_index() -> None:
+    """usearch loaded before onnxruntime crashed the process on onnxruntime's import."""
+    import subprocess
+    import sys
+
+    code = ("from strata.stores.ann import AnnIndex; AnnIndex(8); import onnxruntime; "
+            "print('loaded')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0 and "loaded" in done.stdout, done.stderr

@@ -14,6 +14,7 @@ dimension, or ahead of the database makes the file stale and it is rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -50,6 +51,7 @@ class AnnIndex:
     """Thread-safe wrapper of one usearch index: upsert, remove, search, save, load."""
 
     def __init__(self, dim: int, rev: int = 0) -> None:
+        _import_onnxruntime_first()
         from usearch.index import Index  # imported on first use: the exact path needs none
 
         self.dim = dim
@@ -119,6 +121,14 @@ class AnnIndex:
         except (RuntimeError, ValueError, OSError):
             return None
         return ann
+
+
+def _import_onnxruntime_first() -> None:
+    """usearch 2.26 loaded before onnxruntime 1.32 makes onnxruntime's import crash the
+    process (a segmentation fault; the other order is fine), and the embedder may load after
+    the index (recall loads the model lazily): so onnxruntime, when installed, goes first."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
 
 
 def sidecar_of(path: Path) -> Path:
