@@ -16,7 +16,7 @@ from tests.conftest import EMBEDDER, STORE_ADAPTERS
 ALICE = Scope("acme", user="alice")
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=sorted(STORE_ADAPTERS))
 def strata(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Strata]:
     made = Strata(STORE_ADAPTERS[request.param](tmp_path), EMBEDDER,
                   settings=load_settings(home=Path("/nonexistent")))
