@@ -253,6 +253,19 @@ class Strata:
         watch = FolderWatch(self.documents, Path(folder), Scope.parse(scope))
         watch.run(interval_s, stop or threading.Event(), report)
 
+    def remember_many(
+        self, texts: Sequence[str], *, scope: ScopeLike = None,
+        type: MemoryType | str | None = None, importance: float | None = None,
+        tags: Sequence[str] = (), conversation_id: str | None = None,
+        author: str | None = None, actor: Actor | None = None, batch_size: int = 256,
+    ) -> builtins.list[RememberResult]:
+        """``remember(text, mode="raw")`` for each of ``texts``, embedded in batches and
+        written in one transaction per batch (``Writer.remember_many``)."""
+        return self.writer.remember_many(
+            texts, scope=scope, type=type, importance=importance, tags=tags,
+            conversation_id=conversation_id, author=author, actor=actor, batch_size=batch_size,
+        )
+
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),
         relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
@@ -394,7 +407,7 @@ class Strata:
         budget_tokens: int | None = None, filters: Filters | Mapping[str, Any] | None = None,
         preset_name: str | None = None, config: RecallConfig | None = None, reroll: int = 0,
         need_more_context: bool = False, escalation: str | None = None,
-        reveal_secrets: bool = False,
+        reveal_secrets: bool = False, min_score: float = 0.0,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
         (``Reader.recall``: rerolls and escalation serve higher levels, never re-rank).
@@ -405,7 +418,7 @@ class Strata:
                 query, scope=scope, k=k, budget_tokens=budget_tokens, filters=filters,
                 preset_name=preset_name, config=config, reroll=reroll,
                 need_more_context=need_more_context, escalation=escalation,
-                reveal_secrets=reveal_secrets,
+                reveal_secrets=reveal_secrets, min_score=min_score,
             )
 
     def context(

@@ -179,6 +179,7 @@ UNGUARDED = frozenset({
     "jobs", "retry_job", "purge_jobs", "job_counts", "reembed", "as_principal",
     "create_token", "authenticate", "tokens", "revoke_token", "schedule_all_maintenance",
     "history_horizon", "watch_documents", "remember_folder", "add_job_handler", "enqueue_job",
+    "remember_many",  # bulk raw ingest for in-process callers (benches); no front end exposes it
 })
 
 

@@ -45,12 +45,14 @@ class Reader:
         need_more_context: bool = False,
         escalation: str | None = None,
         reveal_secrets: bool = False,
+        min_score: float = 0.0,
     ) -> Recall:
         """The memories most useful for ``query``, best first, and a prompt-ready context
         holding each memory's active representation. ``reroll`` n serves the context one
         level higher per attempt (auto, R4, R5 evidence); ``need_more_context`` steps once
         more (``escalation`` auto) or answers ``NeedMoreContext`` (ask). Never the ranking.
-        Secrets stay masked unless ``reveal_secrets``."""
+        Secrets stay masked unless ``reveal_secrets``; hits below ``min_score`` relevance
+        (in [0, 1]) are left out."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= self.settings.max_k:
             raise InvalidInput(f"k must be an integer from 1 to {self.settings.max_k}")
         budget = self.settings.default_budget_tokens if budget_tokens is None else budget_tokens
@@ -58,6 +60,9 @@ class Reader:
             raise InvalidInput("budget_tokens must be a positive integer")
         if not isinstance(reveal_secrets, bool):
             raise InvalidInput("reveal_secrets must be true or false")
+        if (isinstance(min_score, bool) or not isinstance(min_score, int | float)
+                or not 0.0 <= min_score <= 1.0):
+            raise InvalidInput("min_score must be a number from 0 to 1")
         chosen = config or self.config(preset_name)
         where, narrowing = Scope.parse(scope), Filters.parse(filters)
         check_query(query)
@@ -65,7 +70,8 @@ class Reader:
             return Recall(query, (), "", (), 0)
         result = escalated_recall(
             lambda attempt: self._retriever.recall(query, where, k, budget, narrowing, chosen,
-                                                   attempt, reveal_secrets=reveal_secrets),
+                                                   attempt, reveal_secrets=reveal_secrets,
+                                                   min_score=float(min_score)),
             reroll=reroll, need_more_context=need_more_context,
             mode=parse_mode(escalation or self.settings.escalation_mode),
         )

@@ -22,7 +22,7 @@ from strata.domain.boosts import (
 )
 from strata.domain.compression.escalation_rules import Rung
 from strata.domain.context import build_context
-from strata.domain.fusion import Weights, fuse, recency_score
+from strata.domain.fusion import Weights, fuse, recency_score, relevance
 from strata.domain.graph_rules import favour_linked
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.domain.secrets import masked, masked_text
@@ -121,10 +121,12 @@ class Retriever:
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
         config: RecallConfig, attempt: int = 0, reveal_secrets: bool = False,
+        min_score: float = 0.0,
     ) -> Recall:
         """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
         which representation of each memory the context injects, never the ranking. Secrets
-        are masked in hits and context unless ``reveal_secrets`` (decision 0020)."""
+        are masked in hits and context unless ``reveal_secrets`` (decision 0020). Hits whose
+        ``relevance`` is below ``min_score`` are dropped (pinned memories stay)."""
         check_query(query)
         timings: dict[str, float] = {}
         started = time.perf_counter()
@@ -140,9 +142,10 @@ class Retriever:
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        ranked = self._with_pinned(
-            self._rank(vector_hits, lexical_hits, query, viewer, config, filters), k,
-            viewer, filters)
+        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)
+        if min_score > 0:
+            ranked = [h for h in ranked if h.relevance >= min_score]
+        ranked = self._with_pinned(ranked, k, viewer, filters)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -201,11 +204,11 @@ class Retriever:
         hits = []
         for memory_id, score in fused.items():
             memory = turns[memory_id]
-            if memory.lifecycle is Lifecycle.DISPUTED:
-                score *= config.disputed_factor
+            factor = config.disputed_factor if memory.lifecycle is Lifecycle.DISPUTED else 1.0
             breakdown = {name: values[memory_id] for name, values in signals.items()
                          if memory_id in values}
-            hits.append(Hit(memory, score, breakdown, memory.provenance.event_ids))
+            hits.append(Hit(memory, score * factor, breakdown, memory.provenance.event_ids,
+                            relevance=relevance(breakdown) * factor))
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         return hits
 

@@ -56,11 +56,15 @@ class Hit:
     # -- levels --
     level: str | None = None  # the representation the context injected (R1..R5)
     witnesses: tuple[Witness, ...] = ()  # of that representation (R3): evidence on demand
+    #: Query relevance in [0, 1], comparable across queries (``fusion.relevance``); ``score``
+    #: orders the hits of one recall.
+    relevance: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "memory": self.memory.to_dict(),
             "score": self.score,
+            "relevance": self.relevance,
             "signals": dict(self.signals),
             "evidence": list(self.evidence),
             "level": self.level,

@@ -71,6 +71,12 @@ class Settings(BaseSettings):
         description="NORMAL survives process crashes; FULL also survives power loss.",
     )
     busy_timeout_ms: int = Field(default=10_000, ge=0, description="SQLite busy timeout.")
+    vector_search: Literal["auto", "ann", "exact"] = Field(
+        default="auto",
+        description="SQLite vector search: exact scans every visible vector (the reference); "
+        "ann uses the approximate HNSW index (usearch, saved as <db>.usearch); auto uses it "
+        "from 20,000 vectors on.",
+    )
     max_text_chars: int = Field(default=100_000, ge=1, description="Longest accepted text.")
     max_messages: int = Field(default=1_000, ge=1, description="Most messages per remember.")
     max_k: int = Field(default=100, ge=1, description="Largest k a recall may ask for.")

@@ -155,6 +155,54 @@ class Writer:
             derived_ids=derived,
         )
 
+    def remember_many(
+        self, texts: Sequence[str], *, scope: ScopeLike = None,
+        type: MemoryType | str | None = None, importance: float | None = None,
+        tags: Sequence[str] = (), conversation_id: str | None = None,
+        author: str | None = None, actor: Actor | None = None, batch_size: int = 256,
+    ) -> list[RememberResult]:
+        """Raw-mode ``remember`` of many lone texts, one result each: the texts are embedded
+        ``batch_size`` at a time and each batch is written in one transaction (the bulk
+        path: imports and benchmarks). Each text is its own event, as with ``remember(text)``."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidInput("batch_size must be a positive integer")
+        if isinstance(texts, str):
+            raise InvalidInput("texts must be a list of strings, not one string")
+        requests = [parse_request(
+            text=text, messages=None, scope=scope, type=type, importance=importance,
+            pinned=False, tags=tags, conversation_id=conversation_id, author=author, meta=None,
+            idempotency_key=None, max_chars=self.settings.max_text_chars,
+            max_messages=self.settings.max_messages,
+        ) for text in texts]  # all checked before anything is written
+        actor = actor or Actor()
+        results: list[RememberResult] = []
+        for start in range(0, len(requests), batch_size):
+            results += self._remember_batch(requests[start:start + batch_size], actor)
+        return results
+
+    def _remember_batch(self, requests: Sequence[RememberRequest], actor: Actor
+                        ) -> list[RememberResult]:
+        now = self.clock.now()
+        events: list[Event] = []
+        memories: list[Memory] = []
+        for request in requests:
+            [event] = build_events(request, now)
+            memories += self._reviewed(build_memories(
+                request, [event], VerbatimExtractor().extract([event]), VerbatimExtractor.name,
+                now))
+            events.append(event)
+        shown = [(masked(m).content, masked(e)) for m, e in zip(memories, events, strict=True)]
+        vectors = self.embedder.embed([memory_embedding_text(c, e) for c, e in shown])
+        outcome = self.store.write(WriteBatch(
+            events=events, actor=actor.id, reason="remember", request_id=actor.request_id,
+            memories=[NewMemory(m, vectors[i], i, memory_search_text(c, e, analyse=self._analyse))
+                      for i, (m, (c, e)) in enumerate(zip(memories, shown, strict=True))],
+        ))
+        self._index_new(memories, outcome.memories, outcome.replayed)
+        return [RememberResult(event_ids=(event.id,), memory_ids=(stored.memory_id,),
+                               status="raw_saved", deduplicated=(stored.deduplicated,))
+                for event, stored in zip(outcome.events, outcome.memories, strict=True)]
+
     def _reviewed(self, memories: list[Memory]) -> list[Memory]:
         """Under ``review_mode=all`` even explicit remembers wait for approval."""
         if ReviewMode(self.settings.review_mode) is not ReviewMode.ALL:

@@ -187,3 +187,20 @@ def test_openapi_schema_and_docs_load(client: TestClient) -> None:
             "/healthz"} <= set(paths)
     assert "ErrorResponse" in schema.json()["components"]["schemas"]
     assert client.get("/docs").status_code == 200
+
+
+def test_recall_hits_have_a_relevance_and_min_score_filters_them(
+    client: TestClient, remember: Remember,
+) -> None:
+    remember("green tea notes for the kitchen")
+    remember("the build server runs on fridays")
+    everything = client.post("/v1/recall", json={"query": "green tea", "scope": A}).json()
+    relevances = [h["relevance"] for h in everything["hits"]]
+    assert relevances and all(0.0 <= r <= 1.0 for r in relevances)
+    best = max(relevances)
+    kept = client.post("/v1/recall", json={"query": "green tea", "scope": A,
+                                           "min_score": best}).json()
+    assert [h["relevance"] for h in kept["hits"]] == [best]
+    refused = client.post("/v1/recall", json={"query": "green tea", "scope": A,
+                                              "min_score": 1.5})
+    assert refused.status_code == 422

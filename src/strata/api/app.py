@@ -263,7 +263,7 @@ def recall(body: RecallRequest, guarded: GuardedDep) -> JSONResponse:
         body.query, scope=body.scope.to_scope(), k=body.k, budget_tokens=body.budget_tokens,
         filters=body.filters.to_filters(), preset_name=body.preset, reroll=body.reroll,
         need_more_context=body.need_more_context, escalation=body.escalation,
-        reveal_secrets=body.reveal_secrets,
+        reveal_secrets=body.reveal_secrets, min_score=body.min_score,
     )
     return JSONResponse(result.to_dict())
 

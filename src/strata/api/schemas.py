@@ -187,6 +187,8 @@ class RecallRequest(RequestModel):
         "need_more_context. Default: STRATA_ESCALATION_MODE.")
     reveal_secrets: bool = Field(default=False, strict=True, description="Show secrets "
                                  "unmasked in hits and context (admins only; default masked).")
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0, description="Leave out hits whose "
+                             "relevance (0-1) is lower; pinned memories stay.")
 
 
 class ModifyRequest(RequestModel):
@@ -328,7 +330,9 @@ class RememberResponse(ResponseModel):
 
 class HitOut(ResponseModel):
     memory: MemoryOut
-    score: float
+    score: float = Field(description="Fused score: orders the hits of this recall.")
+    relevance: float = Field(default=0.0, ge=0.0, le=1.0, description="Query relevance in "
+                             "[0, 1], comparable across queries (docs/retrieval.md).")
     signals: dict[str, float]
     evidence: list[str] = Field(description="Ids of the raw events behind the memory.")
     level: str | None = Field(default=None, description="The level the context injected.")

@@ -56,6 +56,10 @@ __all__ = [
     "run_latency",
 ]
 
+#: Texts per ``remember_many`` batch in the ingest step.
+REMEMBER_BATCH = 256
+#: Tail texts the embedder embeds alone first: its own throughput, to compare with.
+EMBEDDER_SAMPLE = 2_000
 #: Bump when the text generator changes: cached corpora are keyed by it.
 CORPUS_VERSION = 2
 DEFAULT_SEED = 7
@@ -466,9 +470,12 @@ class LatencyReport:
     ingest: dict[str, Any]
     serving: ServingResult
     targets: list[Target] = field(default_factory=list)
+    #: SQLite: the approximate index's recall@10 against the exact scan, and both timings.
+    vector_index: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "vector_index": self.vector_index,
             "config": self.config,
             "machine": self.machine,
             "corpus": self.corpus,
@@ -673,13 +680,24 @@ def _write_batches(
 def ingest_remember(
     strata: Strata, texts: Sequence[str], progress: ProgressHook | None = None
 ) -> float:
-    """``Strata.remember`` each text (embedding included); returns the seconds it took."""
+    """``Strata.remember_many`` (the batch raw path, embedding included) over ``texts``;
+    returns the seconds it took."""
     started = time.perf_counter()
-    for i, text in enumerate(texts, start=1):
-        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-tail", mode="raw")
-        if progress is not None and (i % 25 == 0 or i == len(texts)):
-            progress("ingest (remember)", i, len(texts))
+    for start in range(0, len(texts), REMEMBER_BATCH):
+        chunk = texts[start:start + REMEMBER_BATCH]
+        strata.remember_many(chunk, scope=BENCH_SCOPE, conversation_id="bench-tail",
+                             batch_size=REMEMBER_BATCH)
+        if progress is not None:
+            progress("ingest (remember_many)", start + len(chunk), len(texts))
     return time.perf_counter() - started
+
+
+def embedder_alone_per_s(embedder: Embedder, texts: Sequence[str]) -> float:
+    """The embedder's own throughput on ``texts`` in ``remember_many``'s batches."""
+    started = time.perf_counter()
+    for start in range(0, len(texts), REMEMBER_BATCH):
+        embedder.embed(list(texts[start:start + REMEMBER_BATCH]))
+    return len(texts) / max(time.perf_counter() - started, 1e-9)
 
 
 # --- the serving process --------------------------------------------------------------------
@@ -863,6 +881,7 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
         with Strata.open(home, url=config.url, embedder=embedder) as strata:
             _require_empty(strata)
             write_s = ingest_store(strata, texts[:head], vectors[:head], config.memories, progress)
+            alone_per_s = embedder_alone_per_s(embedder, texts[head:][:EMBEDDER_SAMPLE])
             remember_s = ingest_remember(strata, texts[head:], progress)
         del vectors
         ingest = {
@@ -870,7 +889,8 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                             "per_s": _r(head / write_s) if head else None},
             "remember": {"memories": config.memories - head, "seconds": _r(remember_s),
                          "per_s": _r((config.memories - head) / remember_s)
-                         if config.memories > head else None},
+                         if config.memories > head else None,
+                         "via": "remember_many", "embedder_alone_per_s": _r(alone_per_s)},
             "db_mib": _r(_database_bytes(home, config.url) / (1024 * 1024)),
             "bench_process_peak_rss_mib": peak_rss_mib(),
         }
@@ -879,6 +899,8 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                 "warmup_query": queries[0], "queries": queries[1:], "remember_texts": fresh,
                 "remember_mode": config.remember_mode}
         serving = _run_child(spec, home)
+        vector_index = (_ann_recall(home, embedder, queries[1:]) if backend_of(config.url)
+                        == "sqlite" else {})
     return LatencyReport(
         config={"memories": config.memories, "queries": config.queries,
                 "remembers": config.remembers, "remember_mode": config.remember_mode,
@@ -888,7 +910,16 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                 "backend": backend_of(config.url)},
         machine=machine_info(), corpus=corpus, ingest=ingest, serving=serving,
         targets=_targets(serving, backend_of(config.url)),
+        vector_index=vector_index,
     )
+
+
+def _ann_recall(home: Path, embedder: Embedder, queries: Sequence[str]) -> dict[str, Any]:
+    from strata.bench.ann_recall import ann_against_exact
+
+    vectors = list(embedder.embed(list(queries)))
+    return ann_against_exact(home / "strata.db", embedder.dim, embedder.name, BENCH_SCOPE,
+                             vectors)
 
 
 def _child_main(argv: Sequence[str]) -> int:

@@ -356,6 +356,9 @@ def recall(
         "evidence.")] = 0,
     reveal_secrets: Annotated[bool, typer.Option(
         "--reveal-secrets", help="Show secrets unmasked (they are masked by default).")] = False,
+    min_score: Annotated[float, typer.Option(
+        "--min-score", min=0.0, max=1.0, help="Leave out hits whose relevance (0-1) is lower."
+    )] = 0.0,
     types: TypesOpt = None,
     tags_any: TagsAnyOpt = None,
     team: TeamOpt = None,
@@ -370,6 +373,7 @@ def recall(
         result = strata.recall(
             query, scope=_scope(team, user, agent, run), k=k, budget_tokens=budget,
             filters=filters, preset_name=preset, reroll=reroll, reveal_secrets=reveal_secrets,
+            min_score=min_score,
         )
     if as_json:
         render.emit_json(result.to_dict())

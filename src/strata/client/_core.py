@@ -73,6 +73,7 @@ class RecallOptions(TypedDict, total=False):
     need_more_context: bool
     escalation: str | None
     reveal_secrets: bool  # admins only; secrets are masked otherwise
+    min_score: float  # leave out hits whose relevance (0-1) is lower
 
 
 class ModifyOptions(TypedDict, total=False):
@@ -138,6 +139,7 @@ def recall(query: str, **options: Unpack[RecallOptions]) -> Call[Recall]:
         "filters": _filters_body(options.get("filters")),
         **_escalation_body(options),
         "reveal_secrets": True if options.get("reveal_secrets") else None,
+        "min_score": options.get("min_score") or None,
     }
     return Call("POST", "/v1/recall", parse_recall, body=_without_none(body))
 
@@ -406,7 +408,8 @@ def parse_recall(data: Mapping[str, Any]) -> Recall:
     hits = tuple(
         Hit(Memory.from_dict(h["memory"]), float(h["score"]), dict(h["signals"]),
             tuple(h["evidence"]), level=h.get("level"),
-            witnesses=tuple(Witness.from_dict(w) for w in h.get("witnesses", ())))
+            witnesses=tuple(Witness.from_dict(w) for w in h.get("witnesses", ())),
+            relevance=float(h.get("relevance", 0.0)))
         for h in data["hits"]
     )
     return Recall(

@@ -41,6 +41,21 @@ class Weights:
         return float(getattr(self, signal))
 
 
+#: BM25 at which the lexical part of ``relevance`` is one half.
+LEXICAL_HALF = 8.0
+
+
+def relevance(signals: Mapping[str, float]) -> float:
+    """How relevant a hit is to the query, in [0, 1], comparable across queries (unlike the
+    fused score, which is relative to the candidates): the chance that either query signal
+    matches, ``1 - (1 - v)(1 - l)``, with v the cosine clipped at 0 and l = bm25 /
+    (bm25 + ``LEXICAL_HALF``). A hit no query signal returned (pinned, linked) scores 0."""
+    vector = min(1.0, max(0.0, signals.get("vector", 0.0)))
+    bm25 = max(0.0, signals.get("lexical", 0.0))
+    lexical = bm25 / (bm25 + LEXICAL_HALF)
+    return 1.0 - (1.0 - vector) * (1.0 - lexical)
+
+
 def recency_score(when: datetime, now: datetime, half_life_hours: float) -> float:
     age_hours = max(0.0, (now - when).total_seconds() / 3600.0)
     return math.exp(-math.log(2) * age_hours / half_life_hours)

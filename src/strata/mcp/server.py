@@ -165,7 +165,8 @@ def brief(memory: Memory) -> dict[str, Any]:
 def recall_payload(result: Recall) -> dict[str, Any]:
     return {
         "context": result.context,
-        "hits": [{**brief(hit.memory), "score": round(hit.score, 4), "level": hit.level,
+        "hits": [{**brief(hit.memory), "score": round(hit.score, 4),
+                  "relevance": round(hit.relevance, 4), "level": hit.level,
                   "witnesses": [witness_ref(w) for w in hit.witnesses], **cited(hit.memory)}
                  for hit in result.hits],
     }
@@ -257,6 +258,8 @@ class StrataTools(ContextTools):
         k: Annotated[int, Field(ge=1, le=50, description="How many memories at most.")] = 8,
         types: Types = None,
         tags_any: TagsAny = None,
+        min_score: Annotated[float, Field(ge=0.0, le=1.0, description="Leave out memories "
+                                          "whose relevance (0-1) is lower.")] = 0.0,
         ctx: Context | None = None,
     ) -> CallToolResult:
         """Search long-term memory: the most relevant memories, best first, with their ids,
@@ -264,7 +267,7 @@ class StrataTools(ContextTools):
         def call() -> dict[str, Any]:
             filters = Filters(types=memory_types(types), tags_any=tuple(tags_any or ()))
             view, scope = self._view(ctx)
-            result = view.recall(query, scope=scope, k=k, filters=filters)
+            result = view.recall(query, scope=scope, k=k, filters=filters, min_score=min_score)
             return recall_payload(result)
         return run(call)
 

@@ -64,4 +64,5 @@ def open_store(url: str | None, *, dim: int, embedder_name: str, settings: Setti
     path = sqlite_path(url) if url is not None else settings.sqlite_path
     return SQLiteStore(path, dim=dim, embedder_name=embedder_name,
                        synchronous=settings.sqlite_synchronous,
-                       busy_timeout_ms=settings.busy_timeout_ms)
+                       busy_timeout_ms=settings.busy_timeout_ms,
+                       vector_search=settings.vector_search)

@@ -49,7 +49,8 @@ VALUES (?, ?, ?, COALESCE(?, ''))
 MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"
 
 INDEX_DELTA = """
-SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev, e.vector
+SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev, e.vector,
+       m.rowid
 FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid
 WHERE m.rev > ? ORDER BY m.rev
 """

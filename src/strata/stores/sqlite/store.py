@@ -5,7 +5,9 @@
 - Readers use one connection per thread; WAL lets them read while the writer writes.
 - Lexical search is FTS5 bm25; vectors live in the ``embeddings`` table and an in-process
   ``VectorIndex`` is caught up from it by the ``rev`` change counter before every search,
-  so writes made by other processes are seen too.
+  so writes made by other processes are seen too. From ``ANN_MIN_ROWS`` vectors on, an
+  approximate index (``strata.stores.ann``) proposes the candidates; it is saved next to the
+  database file (``<db>.usearch``) with the ``rev`` it covers and caught up the same way.
 
 Everything the Postgres adapter does alike lives in ``strata.stores.sql_store``.
 """
@@ -14,13 +16,14 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -37,6 +40,7 @@ from strata.ports import (
     WriteBatch,
     WriteOutcome,
 )
+from strata.stores.ann import AnnIndex, AnnMeta
 from strata.stores.common import (
     checked_vector,
     decode_vector,
@@ -60,7 +64,7 @@ from strata.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
 from strata.stores.sqlite import migrations
 from strata.stores.sqlite import queries as q
 from strata.stores.sqlite.errors import translated as _translated
-from strata.stores.vector_index import VectorIndex
+from strata.stores.vector_index import EXACT_BELOW, VectorIndex
 
 T = TypeVar("T")
 
@@ -70,6 +74,11 @@ TEXT_POOL = 200
 MEMORY_CACHE_ROWS = 10_000
 #: Rows per step when the vector index catches up with the table.
 INDEX_CHUNK = 5_000
+#: Vectors from which ``vector_search="auto"`` builds and uses the approximate index; below,
+#: the exact scan costs under ~2 ms.
+ANN_MIN_ROWS = 20_000
+
+VectorSearch = Literal["auto", "ann", "exact"]
 
 
 class SQLiteStore(SQLStore):
@@ -96,7 +105,10 @@ class SQLiteStore(SQLStore):
         embedder_name: str,
         synchronous: str = "NORMAL",
         busy_timeout_ms: int = 10_000,
+        vector_search: VectorSearch = "auto",
     ) -> None:
+        """``vector_search``: "exact" scans every visible vector (the reference), "ann" uses
+        the approximate index at any size, "auto" from ``ANN_MIN_ROWS`` vectors on."""
         self.path = Path(path)
         self.dim = dim
         self.embedder_name = embedder_name
@@ -115,6 +127,10 @@ class SQLiteStore(SQLStore):
             self._check_embedder()
         self._index = VectorIndex(dim)
         self._index_rev = 0
+        self._vector_search = vector_search
+        self._ann: AnnIndex | None = None
+        self._ann_opened = vector_search == "exact"
+        self.ann_path = self.path.with_name(f"{self.path.name}.usearch")
         self._memory_cache: dict[tuple[Any, ...], Memory] = {}
 
     # -- connections ------------------------------------------------------------------------
@@ -178,6 +194,8 @@ class SQLiteStore(SQLStore):
         if self._closed:
             return
         self._closed = True
+        with self._index_lock:
+            self._save_ann()
         with self._write_lock:
             self._writer.close()
         with self._readers_lock:
@@ -302,7 +320,8 @@ class SQLiteStore(SQLStore):
         allowed = None if index_covers(filters) else self._ids_matching(viewer, filters)
         return self._index.search(
             checked_vector(vector, self.dim), k, viewer, filters.effective_lifecycles(),
-            filters.types, allowed,
+            filters.types, allowed, ann=self._ann,
+            exact_below=0 if self._vector_search == "ann" else EXACT_BELOW,
         )
 
     def _ids_matching(self, viewer: Scope, filters: Filters) -> set[str]:
@@ -314,19 +333,66 @@ class SQLiteStore(SQLStore):
         return {row[0] for row in rows}
 
     def _catch_up_index(self) -> None:
-        """Load rows changed since the last search (by any process) into the vector index."""
+        """Load rows changed since the last search (by any process) into the vector index,
+        and into the approximate one (opened from its file, or built, on the first call)."""
         with self._index_lock, _translated():
+            if not self._ann_opened:
+                self._ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name,
+                                          self._reader().execute(q.MAX_REV).fetchone()[0])
             cursor = self._reader().execute(q.INDEX_DELTA, (self._index_rev,))
             while rows := cursor.fetchmany(INDEX_CHUNK):  # chunks bound the transient memory
                 vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
-                self._index.upsert_rows(
-                    [row[:7] for row in rows], vectors.reshape(len(rows), self.dim)
-                )
+                vectors = vectors.reshape(len(rows), self.dim)
+                keys = np.fromiter((row[9] for row in rows), dtype=np.int64, count=len(rows))
+                self._index.upsert_rows([row[:7] for row in rows], vectors, keys)
+                if self._ann is not None:
+                    fresh = np.fromiter((row[7] > self._ann.rev for row in rows), dtype=np.bool_,
+                                        count=len(rows))
+                    self._ann.upsert(keys[fresh], vectors[fresh])
                 self._index_rev = rows[-1][7]
+            self._sync_ann()
+
+    def _sync_ann(self) -> None:
+        """After a catch-up: heal a loaded index that misses rows, or build one when the
+        store has grown enough; either way it now covers ``_index_rev``."""
+        if self._vector_search == "exact":
+            return
+        opening, self._ann_opened = not self._ann_opened, True
+        if self._ann is None:
+            if len(self._index) < (0 if self._vector_search == "ann" else ANN_MIN_ROWS):
+                self._ann_opened = False  # look again (and build) once it has grown
+                return
+            self._ann = AnnIndex(self.dim)
+            for keys, vectors in self._index.keyed_chunks():
+                self._ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
+            self._ann.rev = self._index_rev
+            self._save_ann()
+        elif opening:
+            missing = self._ann.missing(self._index.keys())
+            self._ann.upsert(missing, self._index.vectors_of(missing))
+        self._ann.rev = self._index_rev
+
+    def _save_ann(self) -> None:
+        """Write the approximate index next to the database if it changed; it is a cache,
+        so a failure (a read-only directory) only costs a rebuild on the next open."""
+        ann = self._ann
+        if ann is None or not ann.dirty:
+            return
+        with suppress(OSError, RuntimeError):
+            ann.save(self.ann_path, AnnMeta(rev=ann.rev, dim=self.dim,
+                                            embedder=self.embedder_name))
 
     def warm_up(self) -> None:
         """Build the vector index now rather than on the first search."""
         self._catch_up_index()
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Write many batches, then build (and save) the vector indexes once, at the end."""
+        yield
+        self._catch_up_index()
+        with self._index_lock:
+            self._save_ann()
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
