@@ -91,6 +91,12 @@ def unclosed_fences(page: Path) -> list[str]:
     return fence_problems(page.read_text(encoding="utf-8"), page.relative_to(ROOT).as_posix())
 
 
+def _blank_after(lines: list[str], index: int) -> bool:
+    """A swallowed section's heading is followed by a blank line (a program's own "## ..."
+    output lines, such as a context's layers, are not)."""
+    return index + 1 >= len(lines) or not lines[index + 1].strip()
+
+
 def fence_problems(markdown: str, relative: str) -> list[str]:
     """Where a fence swallows what follows: an opening fence or a heading inside a block,
     or a block still open at the end of the page."""
@@ -101,7 +107,8 @@ def fence_problems(markdown: str, relative: str) -> list[str]:
         for offset, line in enumerate(block.lines, start=block.line + 1):
             if FENCE.match(line) and FENCE.match(line).group(2):  # type: ignore[union-attr]
                 problems.append(f"{relative}:{block.line}: fence still open at line {offset}")
-            elif block.info in RUNNABLE and re.match(r"#{1,6} ", line):
+            elif block.info in RUNNABLE and re.match(r"#{1,6} ", line) \
+                    and _blank_after(block.lines, offset - block.line - 1):
                 problems.append(f"{relative}:{block.line}: heading inside the fence, "
                                 f"line {offset}")
     return problems
