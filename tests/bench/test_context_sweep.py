@@ -4,6 +4,7 @@ budget, trimming order intact, pinned always in, at every budget from 200 to 8,0
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ from typer.testing import CliRunner
 from strata.bench.context_sweep import BUDGETS, run_sweep
 from strata.cli.bench import bench_app
 
-LOCOMO = Path("/work/shared/bench/locomo")
+#: The shared benchmark data beside the checkout (``../shared/bench/locomo``), or STRATA_LOCOMO.
+LOCOMO = Path(os.environ.get("STRATA_LOCOMO")
+              or Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo")
 pytestmark = pytest.mark.skipif(not (LOCOMO / "conv-26.json").exists(),
                                 reason="LoCoMo data not on this machine")
 
