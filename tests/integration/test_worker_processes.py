@@ -69,8 +69,11 @@ def test_a_killed_workers_jobs_rerun_after_their_leases_and_poison_goes_dead(db:
     [poison] = store.enqueue([NewJob(JobKind.EXTRACT, {"poison": True}, SCOPE,
                                      max_attempts=3)], now)
     doomed = spawn(db, 5, 1.0)
+    # The kill comes once the poison job has used its attempts in this worker: killed while
+    # it held the poison job, the job would go dead by its lease expiring instead.
     wait_until(lambda: all(store.get_job(j).status is JobStatus.LEASED  # type: ignore[union-attr]
-                           for j in slow), 20)
+                           for j in slow)
+               and store.get_job(poison).status is JobStatus.DEAD, 20)  # type: ignore[union-attr]
     doomed.send_signal(signal.SIGKILL)
     doomed.wait()
     survivor = spawn(db, 2, 1.0, "--exit-when-idle")
