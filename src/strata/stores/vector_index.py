@@ -32,6 +32,10 @@ _USER_PROFILE = _TYPE_CODES[MemoryType.USER_PROFILE]
 EXACT_BELOW = 5_000
 #: Visibility masks kept between changes (all dropped at once when full, and on any change).
 MASKS_KEPT = 32
+#: The exact scan gathers the visible rows only when they are under 1/GATHER_BELOW of all:
+#: a gather copies them (at 95 % of 10k rows 12.7 ms against 1.7 ms for one product over all
+#: rows, then picking; at 12 % the gather wins, 0.6 against 1.8 ms; 2 cores, one BLAS thread).
+GATHER_BELOW = 4
 #: Most candidates asked of the approximate index (over-fetched for filters); beyond: exact.
 MAX_FETCH = 2_000
 
@@ -202,8 +206,10 @@ class VectorIndex:
             candidates = np.flatnonzero(mask)
             if candidates.size == n:
                 sims = self._matrix[:n] @ vector
-            else:
-                sims = self._matrix[candidates] @ vector
+            elif candidates.size * GATHER_BELOW < n:
+                sims = self._matrix[candidates] @ vector  # few rows: gather them
+            else:  # most rows: one product over all, then pick (a gather copies the matrix)
+                sims = (self._matrix[:n] @ vector)[candidates]
             take = min(k, sims.size)
             top = np.argpartition(-sims, take - 1)[:take]
             top = top[np.argsort(-sims[top], kind="stable")]
