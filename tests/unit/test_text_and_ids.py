@@ -1,3 +1,5 @@
+import os
+
 from strata.domain.ids import new_id
 from strata.domain.text import content_hash, estimate_tokens, keywords, normalize
 from strata.stores.sqlite.store import fts_query
@@ -27,6 +29,18 @@ def test_ids_are_unique_and_time_ordered() -> None:
     ids = [new_id() for _ in range(10_000)]
     assert len(set(ids)) == len(ids)
     assert ids == sorted(ids)
+
+
+def test_a_forked_child_does_not_repeat_its_parents_random_bits() -> None:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids' random part, to the parent
+        os.write(write, ",".join(new_id()[-12:] for _ in range(5)).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read, 4096).decode().split(",")
+    assert len(child) == 5
+    assert not set(child) & {new_id()[-12:] for _ in range(5)}
 
 
 def test_analyze_folds_stems_and_drops_stop_words() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
@@ -10,6 +11,16 @@ import uuid
 _lock = threading.Lock()
 _last_ms = 0
 _counter = 0
+#: The random bits come from a generator seeded by the OS, not a syscall per id: a syscall
+#: gives up the GIL, and under load a writer then waits for other threads to hand it back.
+_random = random.Random(os.urandom(32))
+
+
+def _reseed() -> None:
+    _random.seed(os.urandom(32))  # a forked child must not repeat its parent's ids
+
+
+os.register_at_fork(after_in_child=_reseed)
 
 
 def new_id() -> str:
@@ -31,6 +42,6 @@ def new_id() -> str:
             _last_ms += 1
             _counter = 0
             now_ms, counter = _last_ms, 0
-    rand = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
+        rand = _random.getrandbits(62)
     value = (now_ms << 80) | (0x7 << 76) | (counter << 64) | (0b10 << 62) | rand
     return str(uuid.UUID(int=value))
