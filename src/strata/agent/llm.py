@@ -103,6 +103,8 @@ class OfflineModel:
             return json.dumps(_classify(user))
         if task == "dream":
             return _dream(sections)
+        if task == "dream_extraction":
+            return _dream_extraction(sections)
         return _chat(user, sections)
 
 
@@ -123,13 +125,37 @@ def _decide(sections: Mapping[str, list[str]]) -> str:
     return f"MESSAGE: How is it going with this: {goals[0]}?"
 
 
+#: The style rule the offline dreamer learns from each kind of implicit signal.
+SIGNAL_LESSONS: Mapping[str, str] = {
+    "short_reply": "Keep answers short; say more only when asked.",
+    "correction": "Check the facts and relations above before answering; say when unsure.",
+    "repeat": "Answer the question itself, directly, from the facts above.",
+    "undo": "Avoid answers like the ones the user removed.",
+}
+_STATED = re.compile(r"\b(?:[A-Z][a-z]+|I)\s+(?P<verb>[a-z]{3,20}s)\s+(?:[A-Z][a-z]+|me)\b")
+_NOT_RELATIONS = frozenset({"is", "was", "has", "does", "says", "thinks", "goes", "likes"})
+
+
 def _dream(sections: Mapping[str, list[str]]) -> str:
     feedback = sections.get("feedback", [])
+    kinds = dict.fromkeys(line.split(":", 1)[0] for line in sections.get("signals", []))
+    lessons = [SIGNAL_LESSONS[k] for k in kinds if k in SIGNAL_LESSONS]
     template = "\n".join(sections.get("current template", []))
-    if not feedback:
+    new = [item for item in [*feedback, *lessons] if f"- {item}" not in template]
+    if not new:
         return "NO_CHANGE"
     return template + "\nStyle rules learned from feedback:\n" + "\n".join(
-        f"- {item}" for item in feedback)
+        f"- {item}" for item in new)
+
+
+def _dream_extraction(sections: Mapping[str, list[str]]) -> str:
+    """A relation rule for each third-person verb linking two names in a missed statement
+    ("Bob mentors Carla" → ``mentors: mentors``) that no current rule covers."""
+    known = {line.split(":", 1)[0].strip() for line in sections.get("current rules", [])}
+    verbs = [m["verb"] for line in sections.get("missed statements", [])
+             for m in _STATED.finditer(line)]
+    fresh = [v for v in dict.fromkeys(verbs) if v not in known and v not in _NOT_RELATIONS]
+    return "\n".join(f"- {v}: {v}" for v in fresh) or "NO_CHANGE"
 
 
 def _classify(query: str) -> dict[str, float]:

@@ -18,7 +18,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from strata.agent.dreaming import Dreamer
-from strata.agent.runtime import UNDO_MARK, Agent, Incoming, Turn
+from strata.agent.runtime import Agent, Incoming, Turn
 from strata.agent.scheduler import ProactiveScheduler
 from strata.agent.transports.port import dispatch
 
@@ -87,8 +87,9 @@ def build_app(agent: Agent, *, scheduler: ProactiveScheduler | None = None,
 
     @app.post("/reactions")
     def reaction(body: ReactionIn) -> dict[str, Any]:
-        undone = body.emoji == UNDO_MARK and agent.undo_feedback(body.message_id)
-        return {"undone": undone}
+        with lock:
+            effect = agent.react(body.user, body.message_id, body.emoji)
+        return {"undone": effect == "feedback_undone", "effect": effect}
 
     @app.post("/proactive/tick")
     def tick() -> dict[str, Any]:
