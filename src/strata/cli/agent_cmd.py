@@ -10,6 +10,7 @@ import typer
 
 from strata.cli.options import root_options as _options
 from strata.cli.session import open_strata
+from strata.errors import InvalidInput
 
 ModelOpt = Annotated[str, typer.Option(
     "--model", help="Chat model: offline (default, no key), ollama, openai or anthropic.")]
@@ -65,18 +66,30 @@ def chat_serve(
     base_url: BaseUrlOpt = None,
     host: Annotated[str, typer.Option("--host", help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8788,
+    auth: Annotated[str | None, typer.Option(
+        "--auth", help="local (loopback, no token) or token (strata token create); default "
+                       "STRATA_AUTH_MODE.", show_default=False)] = None,
+    owner: Annotated[list[str] | None, typer.Option(
+        "--owner", help="A user allowed the owner-only ! commands (repeatable).")] = None,
 ) -> None:
     """Serve the agent's HTTP/WebSocket transport (POST /chat, WS /ws)."""
     import uvicorn
 
     from strata.agent.llm import chat_model
-    from strata.agent.runtime import Agent
+    from strata.agent.runtime import Agent, AgentConfig
     from strata.agent.transports.http import build_app
+    from strata.api.deps import check_bind
 
     with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        mode = auth or strata.settings.auth_mode
+        if mode not in ("local", "token"):
+            raise InvalidInput(f"--auth must be local or token, not {mode!r}", field="auth")
+        check_bind(host, mode)
         agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
-                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")))
-        uvicorn.run(build_app(agent), host=host, port=port, log_level="warning")
+                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")),
+                      AgentConfig(owners=frozenset(owner or ())))
+        uvicorn.run(build_app(agent, auth_mode="token" if mode == "token" else "local"),
+                    host=host, port=port, log_level="warning")
 
 
 def chat_discord(
