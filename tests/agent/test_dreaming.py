@@ -118,6 +118,7 @@ def test_a_missed_relation_becomes_an_extraction_proposal_then_a_versioned_rule(
     facts = extracted(bot)
     assert [m.content for m in facts] == ["Fay mentors Gus"]
     assert f"extraction-v{entry.version}" in facts[0].tags
+    assert "user: Fay mentors Gus every week." in bot.agent.recent_turns("ana", "c1", 30)
     bot.say("what does Fay do")
     assert "Fay mentors Gus" in bot.last_prompt()  # the triple is in the graph context
 

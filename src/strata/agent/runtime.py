@@ -45,8 +45,11 @@ PRONOUN = re.compile(r"\b(he|she|him|her|his)\b", re.I)
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
 FEEDBACK_MARK = "\N{SALUTING FACE}"
 UNDO_MARK = "\N{WASTEBASKET}\N{VARIATION SELECTOR-16}"
-#: A turn awaiting review (review mode "all") is still part of the conversation.
-TURN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.CANDIDATE, Lifecycle.DISPUTED)
+#: The canonical log: a turn awaiting review (review mode "all") is still part of the
+#: conversation, and so is one a newer fact superseded (truth maintenance may replace the
+#: verbatim turn "I live in Porto" by "I moved to Lisbon", or by a fact derived from it).
+TURN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.CANDIDATE, Lifecycle.DISPUTED,
+                   Lifecycle.SUPERSEDED)
 USER_TAG = "turn:user"
 BOT_TAG = "turn:assistant"
 EXTRACTED_TAG = "agent-extracted"  # a fact the agent's own relation rules derived
@@ -351,24 +354,14 @@ class Agent:
             self.goals.add_objective(user, goal, origin=payload.get("message_id"))
         triples = rules.triples(text)
         if triples:
-            self._remember_triples(user, triples, version, payload.get("message_id"))
+            remember_triples(self.strata, self.user_scope(user), user, triples, version,
+                             payload.get("message_id"))
         resolved = self._resolve_pronouns(user, str(payload.get("conversation", "")), text)
         if resolved is not None:
             self.strata.remember(resolved, scope=self.user_scope(user), author=user,
                                  tags=("decontextualized",), mode="async",
                                  meta={"resolved_from": payload.get("message_id")})
         return {"objectives": found, "resolved": resolved, "triples": [list(t) for t in triples]}
-
-    def _remember_triples(self, user: str, triples: list[tuple[str, str, str]], version: int,
-                          message_id: Any) -> None:
-        """The triples as one fact of the user's, its graph links exactly these triples."""
-        scope = self.user_scope(user)
-        result = self.strata.remember(
-            "; ".join(" ".join(t) for t in triples), scope=scope, author=user, raw=True,
-            type=MemoryType.SEMANTIC, tags=(EXTRACTED_TAG, f"extraction-v{version}"),
-            meta={"extraction_version": version, "from_message": message_id})
-        self.strata.index_graph(result.memory_ids[0], [n for t in triples for n in (t[0], t[2])],
-                                triples, scope=scope)
 
     def _resolve_pronouns(self, user: str, conversation: str, text: str) -> str | None:
         """``text`` with he/she/him/her (his: a possessive) replaced by the name in the
@@ -426,6 +419,18 @@ class Agent:
         if self.feed is not None:
             self.feed(turn, message)
         return turn
+
+
+def remember_triples(strata: Strata, scope: Scope, user: str,
+                     triples: list[tuple[str, str, str]], version: int, message_id: Any) -> None:
+    """The relation rules' triples as one fact of the user's, its graph links exactly these
+    triples (``reindex`` derives them again from the log, hence a function)."""
+    result = strata.remember(
+        "; ".join(" ".join(t) for t in triples), scope=scope, author=user, raw=True,
+        type=MemoryType.SEMANTIC, tags=(EXTRACTED_TAG, f"extraction-v{version}"),
+        meta={"extraction_version": version, "from_message": message_id})
+    strata.index_graph(result.memory_ids[0], [n for t in triples for n in (t[0], t[2])],
+                       triples, scope=scope)
 
 
 def _names(text: str) -> set[str]:

@@ -128,16 +128,39 @@ def reindex(
     target_team: Annotated[str, typer.Argument(help="The new namespace to build.")],
     switch: Annotated[bool, typer.Option("--switch/--no-switch",
                                          help="Point the agent at it once built.")] = False,
+    into: Annotated[str | None, typer.Option(
+        "--into", help="Build it in another store (a new directory, .db file or "
+                       "postgresql:// URL) instead of beside the current namespace.",
+        show_default=False)] = None,
+    into_embedder: Annotated[str | None, typer.Option(
+        "--into-embedder", help="The other store's embedder (onnx, torch, hashing); default: "
+                                "the settings default.", show_default=False)] = None,
 ) -> None:
     """Rebuild facts and triples from the raw log into a new namespace, side by side."""
     from strata.agent import reindex as reindexing
     from strata.agent.runtime import Agent
+    from strata.facade import Strata
 
     with open_strata(_options(ctx), as_json=False) as strata:
+        if into is not None and switch:
+            raise InvalidInput("--switch moves the agent within one store; to switch to the "
+                               "store built with --into, run the agent on it (--home and "
+                               "--embedder)", field="switch")
         agent = Agent(strata)
-        report = reindexing.reindex(agent, target_team)
+        if into is None:
+            report = reindexing.reindex(agent, target_team)
+        else:
+            url = into if "://" in into else None
+            target = Strata.open(None if url else into, url=url, embedder=into_embedder,
+                                 embedded_worker=False)
+            try:
+                report = reindexing.reindex(agent, target_team, target=target)
+            finally:
+                target.close()
+        where = f" of {into} (embedder {report.embedder})" if into else ""
         typer.echo(f"Replayed {report.turns} turns from {report.source_team} into "
-                   f"{report.target_team} ({report.jobs_run} jobs run)")
+                   f"{report.target_team}{where} ({report.jobs_run} jobs run"
+                   + (f", {report.records_copied} agent records copied)" if into else ")"))
         if switch:
             reindexing.switch(agent, target_team)
             typer.echo(f"The agent now reads {target_team}")
