@@ -41,7 +41,8 @@ SPEAKER = "User"
 
 
 def sections(text: str) -> dict[str, list[str]]:
-    """The ``## Name`` sections of a template, as their non-empty ``- `` lines."""
+    """The ``## Name`` sections of a template or a rendered prompt, as their non-empty
+    ``- `` lines (the offline model reads prompts with it too)."""
     return {m["name"].strip().lower(): [ln[2:].strip() for ln in m["body"].splitlines()
                                         if ln.startswith("- ") and ln[2:].strip()]
             for m in _SECTION.finditer(text)}

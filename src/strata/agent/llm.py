@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from strata.agent.extraction import sections as prompt_sections
 from strata.errors import InvalidInput, ProviderOutputInvalid, ProviderUnavailable
 from strata.providers.http_providers import (
     AnthropicProvider,
@@ -56,14 +57,6 @@ def estimate_tokens(text: str) -> int:
 # -- the offline model ---------------------------------------------------------------------
 
 _TASK = re.compile(r"^TASK:\s*(\w+)", re.MULTILINE)
-_SECTION = re.compile(r"^## (?P<name>[^\n]+)\n(?P<body>.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-
-
-def _sections(text: str) -> dict[str, list[str]]:
-    """The ``## Name`` sections of a rendered prompt, as their non-empty ``- `` lines."""
-    return {m["name"].strip().lower(): [ln[2:].strip() for ln in m["body"].splitlines()
-                                        if ln.startswith("- ") and ln[2:].strip()]
-            for m in _SECTION.finditer(text)}
 
 
 class OfflineModel:
@@ -96,7 +89,7 @@ class OfflineModel:
         user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
         found = _TASK.search(system)
         task = found.group(1).lower() if found else "chat"
-        sections = _sections(system)
+        sections = prompt_sections(system)
         if task == "proactive_decision":
             return _decide(sections)
         if task == "classify":
