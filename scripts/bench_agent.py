@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from strata.agent import Agent, Incoming
+from strata.agent.dreaming import Dreamer
 from strata.facade import Strata
 
 TOPICS = ["I live in {city} and work as a {job}.", "My sister {name} works at {company}.",
@@ -60,6 +61,9 @@ def main() -> int:
         while strata.job_counts().get("pending", 0) or strata.job_counts().get("leased", 0):
             time.sleep(0.05)
         drain_s = time.perf_counter() - drained
+        dreamed = time.perf_counter()  # the daily dream: reads the whole log for signals
+        dream = Dreamer(agent).run()
+        dream_ms = (time.perf_counter() - dreamed) * 1000
         strata.close()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({
@@ -68,6 +72,7 @@ def main() -> int:
         "pipeline_ms_p95": round(percentile(pipeline, 0.95), 2),
         "turn_wall_ms_p95": round(percentile(wall, 0.95), 2),
         "consolidation_drain_s": round(drain_s, 2),
+        "dream_ms": round(dream_ms, 1), "dream_signals": dream["signals"],
         "stage_ms_p95": {k: round(percentile(v, 0.95), 2) for k, v in stages.items()}},
         indent=2))
     return 0

@@ -7,14 +7,19 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from strata.agent.llm import OfflineModel, chat_model
 from strata.agent.runtime import Agent, AgentConfig
+from strata.agent.transports.http import build_app
 from strata.facade import Strata
+from tests.live_server import serving
 from tests.providers.conftest import Captured, FakeApi, Reply
 
 _OFFLINE = OfflineModel()
@@ -99,3 +104,35 @@ def make_agent(strata: Strata, server: FakeApi | None = None, kind: str = "opena
     model = (chat_model(kind, base_url=server.url, model="m") if server is not None
              else OfflineModel())
     return Agent(strata, model, AgentConfig(**config))
+
+
+@dataclass
+class Bot:
+    http: httpx.Client
+    agent: Agent
+    strata: Strata
+    server: FakeApi
+    clock: list[datetime]
+
+    def say(self, text: str, user: str = "ana", conversation: str = "c1",
+            **extra: Any) -> dict[str, Any]:
+        response = self.http.post("/chat", json={"text": text, "user": user,
+                                                 "conversation": conversation, **extra})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def last_prompt(self) -> str:
+        return str(self.server.requests[-1].json["messages"][0]["content"])
+
+    def work(self) -> None:
+        assert self.http.post("/work").status_code == 200
+
+
+@pytest.fixture
+def bot(local_strata: Strata, model_server: FakeApi) -> Iterator[Bot]:
+    clock = [datetime(2026, 3, 1, 9, 0, tzinfo=UTC)]
+    agent = make_agent(local_strata, model_server, owners=frozenset({"ana"}))
+    agent._now = lambda: clock[0]
+    with serving(build_app(agent)) as url, httpx.Client(base_url=url, timeout=30) as http:
+        yield Bot(http, agent, local_strata, model_server, clock)

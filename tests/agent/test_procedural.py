@@ -93,3 +93,24 @@ def test_the_schedule_backs_off_after_wait_and_resets_on_a_message(agent: Agent)
     state = scheduler.state("quiet")
     assert state is not None and state.data["interval_s"] == 900
     assert agent.recent_turns("bo", "quiet", 10) == []  # a wait logs nothing
+
+
+def test_signals_and_extraction_rules_evolve_through_the_registry(agent: Agent) -> None:
+    from strata.agent.dreaming import Dreamer
+    from strata.agent.runtime import EXTRACTED_TAG
+    from strata.domain.models import Filters
+
+    agent.handle(Incoming("who mentors Carla?", "ana", "c"))
+    agent.handle(Incoming("no, I told you Bob mentors Carla", "ana", "c"))
+    agent.strata.work()  # consolidated with the rules of then: no "mentors" rule
+    result = Dreamer(agent).run()
+    assert result["signals"] == {"correction": 1} and len(result["proposals"]) == 2
+    rules = next(p for p in agent.registry.pending() if p.data["prompt_key"] == "extraction")
+    agent.registry.approve(rules.id, approver="owner")
+    agent.handle(Incoming("Dan mentors Eve.", "ana", "c"))
+    agent.strata.work()
+    facts = agent.strata.list(scope=agent.user_scope("ana"),
+                              filters=Filters(tags_all=(EXTRACTED_TAG,))).items
+    assert [m.content for m in facts] == ["Dan mentors Eve"]
+    assert "user: Dan mentors Eve." in agent.recent_turns("ana", "c", 10)
+    assert Dreamer(agent).run()["signals"] == {}  # each signal reviewed once

@@ -8,6 +8,7 @@ from strata.agent import reindex as reindexing
 from strata.agent.commands import run
 from strata.agent.runtime import Agent, AgentConfig, Incoming
 from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata.errors import InvalidInput
 from strata.facade import Strata
 
 
@@ -101,3 +102,64 @@ def test_the_dream_is_scheduled_once_a_day_from_three(local_strata: Strata) -> N
     assert dreamer.schedule(datetime(2026, 3, 1, 4, 0, tzinfo=UTC)) == first  # still queued
     local_strata.work()
     assert dreamer.schedule(datetime(2026, 3, 1, 5, 0, tzinfo=UTC)) is None  # done today
+
+
+def test_the_reindex_cli_builds_another_store_with_another_embedder_then_switches(
+        tmp_path: object) -> None:
+    from pathlib import Path
+
+    from strata.agent.runtime import EXTRACTED_TAG
+    from tests.cli.conftest import run_in
+
+    assert isinstance(tmp_path, Path)
+    home, other = tmp_path / "home", tmp_path / "onnx-store"
+    source = Strata.open(home, embedder="hashing", embedded_worker=False)
+    agent = Agent(source, config=AgentConfig(owners=frozenset({"ana"})))
+    agent.handle(Incoming("My sister Ana works at Google.", "ana", "c1"))
+    agent.handle(Incoming("Bob mentors Carla.", "ana", "c1"))
+    rules = agent.registry.propose("extraction", agent.registry.template("extraction")
+                                   + "- mentors: mentors\n", by="test", reason="test")
+    agent.registry.approve(rules.id, approver="ana")  # extraction v2: re-derived below
+    source.work()
+    old_turns = agent.recent_turns("ana", "c1", 10)
+    source.close()
+
+    refused = run_in(home, "reindex", "v2", "--into", str(other), "--switch")
+    assert refused.exit_code != 0 and "run the agent on it" in refused.stderr
+    built = run_in(home, "reindex", "v2", "--into", str(other), "--into-embedder", "onnx")
+    assert built.exit_code == 0, built.stderr
+    assert "Replayed 4 turns from default into v2" in built.stdout
+    assert "embedder all-MiniLM-L6-v2" in built.stdout and "agent records copied" in built.stdout
+
+    with pytest.raises(InvalidInput, match="holds vectors"):
+        Strata.open(other, embedder="hashing", embedded_worker=False)  # really another one
+    rebuilt = Strata.open(other, embedder="onnx", embedded_worker=False)
+    try:
+        moved = Agent(rebuilt)
+        assert moved.memory_team == "v2"  # the new store's agent reads the new namespace
+        assert moved.recent_turns("ana", "c1", 10) == old_turns
+        assert moved.registry.entry("extraction").version == 2  # with its history
+        assert [v for v, _ in moved.registry.versions("extraction")] == [1, 2]
+        facts = rebuilt.list(scope=moved.user_scope("ana"),
+                             filters=Filters(tags_all=(EXTRACTED_TAG,))).items
+        assert [m.content for m in facts] == ["Bob mentors Carla"]
+        reply = moved.handle(Incoming("where does Ana work", "ana", "c2"))
+        assert "Google" in reply.text
+    finally:
+        rebuilt.close()
+
+    untouched = Strata.open(home, embedder="hashing", embedded_worker=False)
+    try:
+        assert Agent(untouched).memory_team == "default"
+        assert untouched.graph_entities(scope=Scope(team="v2", user="ana")) == []
+    finally:
+        untouched.close()
+    switched = run_in(home, "reindex", "default-v3", "--switch")
+    assert switched.exit_code == 0 and "The agent now reads default-v3" in switched.stdout
+    assert "already reads" in run_in(home, "reindex", "default-v3").stderr
+    final = Strata.open(home, embedder="hashing", embedded_worker=False)
+    try:
+        assert Agent(final).memory_team == "default-v3"
+        assert Agent(final).recent_turns("ana", "c1", 10) == old_turns
+    finally:
+        final.close()

@@ -5,54 +5,14 @@ format, over a SQLite store."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
-
-import httpx
-import pytest
+from datetime import timedelta
 
 from strata.agent.procedural import Archetype
-from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK, Agent
+from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK
 from strata.agent.transports.http import build_app
 from strata.domain.models import Filters, MemoryType
 from strata.facade import Strata
-from tests.agent.conftest import make_agent
-from tests.live_server import serving
-from tests.providers.conftest import FakeApi
-
-
-@dataclass
-class Bot:
-    http: httpx.Client
-    agent: Agent
-    strata: Strata
-    server: FakeApi
-    clock: list[datetime]
-
-    def say(self, text: str, user: str = "ana", conversation: str = "c1",
-            **extra: Any) -> dict[str, Any]:
-        response = self.http.post("/chat", json={"text": text, "user": user,
-                                                 "conversation": conversation, **extra})
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        return body
-
-    def last_prompt(self) -> str:
-        return str(self.server.requests[-1].json["messages"][0]["content"])
-
-    def work(self) -> None:
-        assert self.http.post("/work").status_code == 200
-
-
-@pytest.fixture
-def bot(local_strata: Strata, model_server: FakeApi) -> Iterator[Bot]:
-    clock = [datetime(2026, 3, 1, 9, 0, tzinfo=UTC)]
-    agent = make_agent(local_strata, model_server, owners=frozenset({"ana"}))
-    agent._now = lambda: clock[0]
-    with serving(build_app(agent)) as url, httpx.Client(base_url=url, timeout=30) as http:
-        yield Bot(http, agent, local_strata, model_server, clock)
+from tests.agent.conftest import Bot, make_agent
 
 
 def test_bot_is_alive_and_responsive(bot: Bot) -> None:
@@ -120,7 +80,7 @@ def test_the_bot_learns_my_goals_and_preferences_silently(bot: Bot) -> None:
     assert "- to get healthier this year" in bot.last_prompt()
     undo = bot.http.post("/reactions", json={"user": "ana", "emoji": UNDO_MARK,
                                              "message_id": "u-7"})
-    assert undo.json() == {"undone": True} and bot.agent.feedback.all() == []
+    assert undo.json()["undone"] is True and bot.agent.feedback.all() == []
     pinned = bot.agent.records.named("north_star", "ana")
     assert pinned is not None and pinned.memory.pinned
 
@@ -198,7 +158,7 @@ def test_the_bot_improves_itself_over_time(bot: Bot) -> None:
     bot.say(f"!approve {dream['proposal']}")
     bot.say("explain waves")
     assert "- use fewer words" in bot.last_prompt()
-    assert bot.http.post("/dream").json() == {"proposal": None, "feedback": 0}
+    assert bot.http.post("/dream").json()["proposals"] == []
 
 
 def test_the_websocket_transport_chats(local_strata: Strata) -> None:

@@ -1,5 +1,6 @@
-"""The chat commands: [000]'s ``!remember``, ``!memreview``, ``!memapprove``, ``!memreject``
-and the registry's ``!proposals``, ``!approve``, ``!reject``, ``!rollback``, ``!prompt``.
+"""The chat commands: [000]'s ``!remember``, ``!memreview``, ``!memapprove``, ``!memreject``,
+its ``!meta.*`` curation of the backbone and links (chunk 17, over the facade's meta ops) and
+the registry's ``!proposals``, ``!approve``, ``!reject``, ``!rollback``, ``!prompt``.
 
 Every transport parses a message with ``run`` before the pipeline sees it; review and
 registry commands are owner-only (``AgentConfig.owners``).
@@ -13,12 +14,15 @@ from dataclasses import dataclass
 
 from strata.agent.runtime import Agent, Incoming
 from strata.domain.lifecycle import Actor
+from strata.domain.meta.items import MetaItem, item_brief, ref_id
+from strata.domain.models import Scope
 from strata.errors import InvalidInput, StrataError
 
 __all__ = ["CommandResult", "run"]
 
 OWNER_ONLY = frozenset({"memreview", "memapprove", "memreject", "proposals", "approve",
-                        "reject", "rollback"})
+                        "reject", "rollback", "meta.backbone.list", "meta.backbone.add",
+                        "meta.backbone.remove", "meta.find", "meta.link"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +135,79 @@ def _prompt(agent: Agent, message: Incoming, words: list[str]) -> str:
     return f"{entry.name} v{entry.version}:\n{entry.data['template']}"
 
 
+# -- [000] chunk 17: the meta backbone and links --------------------------------------------
+
+def _meta_scope(agent: Agent, message: Incoming, word: str | None) -> Scope:
+    """``team`` (the team-wide items only) or ``user`` (default: the team's and the
+    speaker's own)."""
+    if word in (None, "user"):
+        return agent.user_scope(message.user)
+    if word == "team":
+        return Scope(team=agent.memory_team)
+    raise InvalidInput(f"scope must be 'team' or 'user', not {word!r}", field="scope")
+
+
+def _items(items: list[MetaItem]) -> str:
+    if not items:
+        return "No meta items."
+    rows = [item_brief(i) for i in items]
+    return "\n".join(f"{r['layer']} {'-' if r['priority'] is None else r['priority']} "
+                     f"{r['id']} {r['kind']}: {r['content'][:80]}" for r in rows)
+
+
+def _backbone_list(agent: Agent, message: Incoming, words: list[str]) -> str:
+    scope = _meta_scope(agent, message, words[0] if words else None)
+    return _items(agent.strata.meta_backbone_list(scope=scope))
+
+
+def _backbone_add(agent: Agent, message: Incoming, words: list[str]) -> str:
+    """``<layer> <meta_id> [scope] [priority]`` (either optional word may come alone)."""
+    if len(words) < 2:
+        raise InvalidInput("usage: !meta.backbone.add <layer> <meta_id> [team|user] [priority]")
+    rest = words[2:]
+    numbers = [w for w in rest if w.isdigit()]
+    scopes = [w for w in rest if not w.isdigit()]
+    if len(numbers) > 1 or len(scopes) > 1:
+        raise InvalidInput("usage: !meta.backbone.add <layer> <meta_id> [team|user] [priority]")
+    item = agent.strata.meta_backbone_add(
+        ref_id(words[1]), words[0], int(numbers[0]) if numbers else 100,
+        scope=_meta_scope(agent, message, scopes[0] if scopes else None),
+        actor=Actor(message.user))
+    return "Added to the backbone:\n" + _items([item])
+
+
+def _backbone_remove(agent: Agent, message: Incoming, words: list[str]) -> str:
+    if len(words) != 1:
+        raise InvalidInput("usage: !meta.backbone.remove <meta_id>")
+    item = agent.strata.meta_backbone_remove(ref_id(words[0]),
+                                             scope=agent.user_scope(message.user),
+                                             actor=Actor(message.user))
+    return f"Removed {item.id} from the backbone."
+
+
+def _meta_find(agent: Agent, message: Incoming, words: list[str]) -> str:
+    if not words or len(words) > 3:
+        raise InvalidInput('usage: !meta.find <query> [layer] [kind] (quote a query of '
+                           'several words: !meta.find "dark mode")')
+    return _items(agent.strata.meta_find(
+        words[0], scope=agent.user_scope(message.user), layer=words[1] if len(words) > 1
+        else None, kind=words[2] if len(words) > 2 else None))
+
+
+def _meta_link(agent: Agent, message: Incoming, words: list[str]) -> str:
+    if len(words) != 3:
+        raise InvalidInput("usage: !meta.link <from_ref> <to_ref> <relation>")
+    memory = agent.strata.meta_link(ref_id(words[0]), words[1], words[2],
+                                    scope=agent.user_scope(message.user),
+                                    actor=Actor(message.user))
+    links = ", ".join(t for t in memory.tags if t.startswith("link:"))
+    return f"Linked {memory.id} (v{memory.version}): {links}"
+
+
 HANDLERS: dict[str, Callable[[Agent, Incoming, list[str]], str]] = {
     "remember": _remember, "memreview": _memreview, "memapprove": _memapprove,
     "memreject": _memreject, "proposals": _proposals, "approve": _approve, "reject": _reject,
-    "rollback": _rollback, "prompt": _prompt,
+    "rollback": _rollback, "prompt": _prompt, "meta.backbone.list": _backbone_list,
+    "meta.backbone.add": _backbone_add, "meta.backbone.remove": _backbone_remove,
+    "meta.find": _meta_find, "meta.link": _meta_link,
 }

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from strata.agent.extraction import sections as prompt_sections
 from strata.errors import InvalidInput, ProviderOutputInvalid, ProviderUnavailable
 from strata.providers.http_providers import (
     AnthropicProvider,
@@ -56,14 +57,6 @@ def estimate_tokens(text: str) -> int:
 # -- the offline model ---------------------------------------------------------------------
 
 _TASK = re.compile(r"^TASK:\s*(\w+)", re.MULTILINE)
-_SECTION = re.compile(r"^## (?P<name>[^\n]+)\n(?P<body>.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-
-
-def _sections(text: str) -> dict[str, list[str]]:
-    """The ``## Name`` sections of a rendered prompt, as their non-empty ``- `` lines."""
-    return {m["name"].strip().lower(): [ln[2:].strip() for ln in m["body"].splitlines()
-                                        if ln.startswith("- ") and ln[2:].strip()]
-            for m in _SECTION.finditer(text)}
 
 
 class OfflineModel:
@@ -96,13 +89,15 @@ class OfflineModel:
         user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
         found = _TASK.search(system)
         task = found.group(1).lower() if found else "chat"
-        sections = _sections(system)
+        sections = prompt_sections(system)
         if task == "proactive_decision":
             return _decide(sections)
         if task == "classify":
             return json.dumps(_classify(user))
         if task == "dream":
             return _dream(sections)
+        if task == "dream_extraction":
+            return _dream_extraction(sections)
         return _chat(user, sections)
 
 
@@ -123,13 +118,37 @@ def _decide(sections: Mapping[str, list[str]]) -> str:
     return f"MESSAGE: How is it going with this: {goals[0]}?"
 
 
+#: The style rule the offline dreamer learns from each kind of implicit signal.
+SIGNAL_LESSONS: Mapping[str, str] = {
+    "short_reply": "Keep answers short; say more only when asked.",
+    "correction": "Check the facts and relations above before answering; say when unsure.",
+    "repeat": "Answer the question itself, directly, from the facts above.",
+    "undo": "Avoid answers like the ones the user removed.",
+}
+_STATED = re.compile(r"\b(?:[A-Z][a-z]+|I)\s+(?P<verb>[a-z]{3,20}s)\s+(?:[A-Z][a-z]+|me)\b")
+_NOT_RELATIONS = frozenset({"is", "was", "has", "does", "says", "thinks", "goes", "likes"})
+
+
 def _dream(sections: Mapping[str, list[str]]) -> str:
     feedback = sections.get("feedback", [])
+    kinds = dict.fromkeys(line.split(":", 1)[0] for line in sections.get("signals", []))
+    lessons = [SIGNAL_LESSONS[k] for k in kinds if k in SIGNAL_LESSONS]
     template = "\n".join(sections.get("current template", []))
-    if not feedback:
+    new = [item for item in [*feedback, *lessons] if f"- {item}" not in template]
+    if not new:
         return "NO_CHANGE"
     return template + "\nStyle rules learned from feedback:\n" + "\n".join(
-        f"- {item}" for item in feedback)
+        f"- {item}" for item in new)
+
+
+def _dream_extraction(sections: Mapping[str, list[str]]) -> str:
+    """A relation rule for each third-person verb linking two names in a missed statement
+    ("Bob mentors Carla" → ``mentors: mentors``) that no current rule covers."""
+    known = {line.split(":", 1)[0].strip() for line in sections.get("current rules", [])}
+    verbs = [m["verb"] for line in sections.get("missed statements", [])
+             for m in _STATED.finditer(line)]
+    fresh = [v for v in dict.fromkeys(verbs) if v not in known and v not in _NOT_RELATIONS]
+    return "\n".join(f"- {v}: {v}" for v in fresh) or "NO_CHANGE"
 
 
 def _classify(query: str) -> dict[str, float]:

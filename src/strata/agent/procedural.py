@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from strata.agent.extraction import EXTRACTION_TEMPLATE
 from strata.agent.records import Record, Records
 from strata.errors import InvalidInput, NotFound
 
@@ -50,16 +51,30 @@ Decide whether to send {user} a check-in now. Answer "WAIT" or "MESSAGE: <text>"
 """
 
 DREAM_TEMPLATE = """TASK: dream
-Review the feedback on the template below and propose an improved template, or answer
-NO_CHANGE.
+Review the feedback and the implicit signals (corrections, questions asked again, short
+replies after long answers, answers the user removed) on the template below and propose an
+improved template, or answer NO_CHANGE.
 ## Current template
 {current}
 ## Feedback
 {feedback}
+## Signals
+{signals}
+"""
+
+DREAM_EXTRACTION_TEMPLATE = """TASK: dream_extraction
+The statements below were missed or corrected: the bot did not know what they say. Propose
+new relation rules for the extraction, one per line as "- relation: phrase" (a turn saying
+"<Name> <phrase> <Name>" then yields that triple), or answer NO_CHANGE.
+## Current rules
+{rules}
+## Missed statements
+{statements}
 """
 
 DEFAULT_TEMPLATES: Mapping[str, str] = {
     "chat": CHAT_TEMPLATE, "proactive_decision": PROACTIVE_TEMPLATE, "dream": DREAM_TEMPLATE,
+    "extraction": EXTRACTION_TEMPLATE, "dream_extraction": DREAM_EXTRACTION_TEMPLATE,
 }
 
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -105,10 +120,15 @@ class PromptRegistry:
         return [r for r in self.records.all("proposal") if r.data.get("pending_approval")]
 
     def approve(self, proposal_id: str, *, approver: str) -> Record:
-        """Merge the proposal as the template's next version (a human's decision)."""
+        """Merge the proposal as the template's next version (a human's decision). A
+        proposal made from an older version is refused: what it was judged against is gone."""
         proposal = self._pending(proposal_id)
         key = str(proposal.data["prompt_key"])
         current = self.entry(key)
+        if int(proposal.data["base_version"]) != current.version:
+            raise InvalidInput(f"proposal {proposal.id} was made from {key} "
+                               f"v{proposal.data['base_version']}, now v{current.version}: "
+                               "reject it and let the next dream propose again")
         merged = self.records.update(current, {**current.data, "template":
                                                proposal.data["proposed_template"]},
                                      reason=f"approved by {approver}: proposal {proposal.id}")

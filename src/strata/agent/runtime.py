@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from strata.agent.costs import BudgetCheck, CostGuard
+from strata.agent.extraction import ExtractionRules
 from strata.agent.llm import ChatModel, Message, OfflineModel, estimate_tokens
 from strata.agent.procedural import (
     Archetype,
@@ -40,16 +41,18 @@ __all__ = ["Agent", "AgentConfig", "Incoming", "Turn"]
 
 NORTH_STAR = re.compile(r"^\s*(?:!northstar\b|my north star(?: is|:)|north star:)\s*(?P<goal>.+)",
                         re.I | re.S)
-OBJECTIVE = re.compile(r"\b(?:i want to|i'd like to|i need to|my goal is to|i plan to|"
-                       r"i'm trying to|i am trying to)\s+(?P<goal>[^.!?\n]{3,120})", re.I)
 PRONOUN = re.compile(r"\b(he|she|him|her|his)\b", re.I)
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
 FEEDBACK_MARK = "\N{SALUTING FACE}"
 UNDO_MARK = "\N{WASTEBASKET}\N{VARIATION SELECTOR-16}"
-#: A turn awaiting review (review mode "all") is still part of the conversation.
-TURN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.CANDIDATE, Lifecycle.DISPUTED)
+#: The canonical log: a turn awaiting review (review mode "all") is still part of the
+#: conversation, and so is one a newer fact superseded (truth maintenance may replace the
+#: verbatim turn "I live in Porto" by "I moved to Lisbon", or by a fact derived from it).
+TURN_LIFECYCLES = (Lifecycle.ACTIVE, Lifecycle.CANDIDATE, Lifecycle.DISPUTED,
+                   Lifecycle.SUPERSEDED)
 USER_TAG = "turn:user"
 BOT_TAG = "turn:assistant"
+EXTRACTED_TAG = "agent-extracted"  # a fact the agent's own relation rules derived
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +81,13 @@ class Turn:
     model: str | None = None
     budget: BudgetCheck | None = None
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    key: str | None = None  # a dream proposal's registry key (chat, extraction, ...)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "message_id": self.message_id,
                 "reaction": self.reaction, "archetype": self.archetype, "tier": self.tier,
                 "model": self.model, "budget": self.budget.message if self.budget else None,
-                "timings_ms": dict(self.timings_ms)}
+                "timings_ms": dict(self.timings_ms), "key": self.key}
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +192,19 @@ class Agent:
     def undo_feedback(self, user_message_id: str) -> bool:
         """The 🗑️ reaction on a 🫡-marked message: the feedback row is removed."""
         return self.feedback.undo(user_message_id)
+
+    def react(self, user: str, message_id: str, emoji: str) -> str | None:
+        """A reaction. 🗑️ on a 🫡-marked message undoes its feedback (``feedback_undone``);
+        🗑️ on anything else is taken as the bot's answer removed, an implicit signal for
+        the dreaming cycle (``undo``; it keeps only ids the log knows as the bot's)."""
+        if emoji != UNDO_MARK:
+            return None
+        if self.feedback.undo(message_id):
+            return "feedback_undone"
+        self.records.add("signal", f"undo:{message_id}", {
+            "kind": "undo", "message_id": message_id, "user": user},
+            idempotency_key=f"agent-undo:{user}:{message_id}")
+        return "undo"
 
     def _generate(self, user: str, conversation: str, text: str, key: str, *, proactive: bool,
                   started: float, on_piece: Callable[[str], None] | None) -> Turn:
@@ -320,20 +337,31 @@ class Agent:
                  ) -> None:
         self._tasks[name] = handler
 
+    def extraction_rules(self) -> tuple[ExtractionRules, int]:
+        """The active extraction strategy (the registry's ``extraction``) and its version."""
+        entry = self.registry.entry("extraction")
+        return ExtractionRules.parse(str(entry.data["template"])), entry.version
+
     def _consolidate(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Objectives from a user turn, and the turn de-contextualized when a pronoun has
-        one clear antecedent (facts and triples come from the store's own extract job,
+        """Objectives and the relation rules' triples from a user turn (the registry's
+        ``extraction`` strategy), and the turn de-contextualized when a pronoun has one
+        clear antecedent (facts and most triples come from the store's own extract job,
         queued with the turn; the resolved sentence goes through it too)."""
         text, user = str(payload["text"]), str(payload["user"])
-        found = [m["goal"].strip() for m in OBJECTIVE.finditer(text)]
+        rules, version = self.extraction_rules()
+        found = rules.objectives(text)
         for goal in found:
             self.goals.add_objective(user, goal, origin=payload.get("message_id"))
+        triples = rules.triples(text)
+        if triples:
+            remember_triples(self.strata, self.user_scope(user), user, triples, version,
+                             payload.get("message_id"))
         resolved = self._resolve_pronouns(user, str(payload.get("conversation", "")), text)
         if resolved is not None:
             self.strata.remember(resolved, scope=self.user_scope(user), author=user,
                                  tags=("decontextualized",), mode="async",
                                  meta={"resolved_from": payload.get("message_id")})
-        return {"objectives": found, "resolved": resolved}
+        return {"objectives": found, "resolved": resolved, "triples": [list(t) for t in triples]}
 
     def _resolve_pronouns(self, user: str, conversation: str, text: str) -> str | None:
         """``text`` with he/she/him/her (his: a possessive) replaced by the name in the
@@ -391,6 +419,18 @@ class Agent:
         if self.feed is not None:
             self.feed(turn, message)
         return turn
+
+
+def remember_triples(strata: Strata, scope: Scope, user: str,
+                     triples: list[tuple[str, str, str]], version: int, message_id: Any) -> None:
+    """The relation rules' triples as one fact of the user's, its graph links exactly these
+    triples (``reindex`` derives them again from the log, hence a function)."""
+    result = strata.remember(
+        "; ".join(" ".join(t) for t in triples), scope=scope, author=user, raw=True,
+        type=MemoryType.SEMANTIC, tags=(EXTRACTED_TAG, f"extraction-v{version}"),
+        meta={"extraction_version": version, "from_message": message_id})
+    strata.index_graph(result.memory_ids[0], [n for t in triples for n in (t[0], t[2])],
+                       triples, scope=scope)
 
 
 def _names(text: str) -> set[str]:

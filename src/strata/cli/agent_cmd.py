@@ -10,6 +10,7 @@ import typer
 
 from strata.cli.options import root_options as _options
 from strata.cli.session import open_strata
+from strata.errors import InvalidInput
 
 ModelOpt = Annotated[str, typer.Option(
     "--model", help="Chat model: offline (default, no key), ollama, openai or anthropic.")]
@@ -65,18 +66,30 @@ def chat_serve(
     base_url: BaseUrlOpt = None,
     host: Annotated[str, typer.Option("--host", help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8788,
+    auth: Annotated[str | None, typer.Option(
+        "--auth", help="local (loopback, no token) or token (strata token create); default "
+                       "STRATA_AUTH_MODE.", show_default=False)] = None,
+    owner: Annotated[list[str] | None, typer.Option(
+        "--owner", help="A user allowed the owner-only ! commands (repeatable).")] = None,
 ) -> None:
     """Serve the agent's HTTP/WebSocket transport (POST /chat, WS /ws)."""
     import uvicorn
 
     from strata.agent.llm import chat_model
-    from strata.agent.runtime import Agent
+    from strata.agent.runtime import Agent, AgentConfig
     from strata.agent.transports.http import build_app
+    from strata.api.deps import check_bind
 
     with open_strata(_options(ctx), as_json=False, worker=True) as strata:
+        mode = auth or strata.settings.auth_mode
+        if mode not in ("local", "token"):
+            raise InvalidInput(f"--auth must be local or token, not {mode!r}", field="auth")
+        check_bind(host, mode)
         agent = Agent(strata, chat_model(model, base_url=base_url, model=model_name,
-                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")))
-        uvicorn.run(build_app(agent), host=host, port=port, log_level="warning")
+                                         api_key=os.environ.get("STRATA_CHAT_API_KEY")),
+                      AgentConfig(owners=frozenset(owner or ())))
+        uvicorn.run(build_app(agent, auth_mode="token" if mode == "token" else "local"),
+                    host=host, port=port, log_level="warning")
 
 
 def chat_discord(
@@ -115,16 +128,39 @@ def reindex(
     target_team: Annotated[str, typer.Argument(help="The new namespace to build.")],
     switch: Annotated[bool, typer.Option("--switch/--no-switch",
                                          help="Point the agent at it once built.")] = False,
+    into: Annotated[str | None, typer.Option(
+        "--into", help="Build it in another store (a new directory, .db file or "
+                       "postgresql:// URL) instead of beside the current namespace.",
+        show_default=False)] = None,
+    into_embedder: Annotated[str | None, typer.Option(
+        "--into-embedder", help="The other store's embedder (onnx, torch, hashing); default: "
+                                "the settings default.", show_default=False)] = None,
 ) -> None:
     """Rebuild facts and triples from the raw log into a new namespace, side by side."""
     from strata.agent import reindex as reindexing
     from strata.agent.runtime import Agent
+    from strata.facade import Strata
 
     with open_strata(_options(ctx), as_json=False) as strata:
+        if into is not None and switch:
+            raise InvalidInput("--switch moves the agent within one store; to switch to the "
+                               "store built with --into, run the agent on it (--home and "
+                               "--embedder)", field="switch")
         agent = Agent(strata)
-        report = reindexing.reindex(agent, target_team)
+        if into is None:
+            report = reindexing.reindex(agent, target_team)
+        else:
+            url = into if "://" in into else None
+            target = Strata.open(None if url else into, url=url, embedder=into_embedder,
+                                 embedded_worker=False)
+            try:
+                report = reindexing.reindex(agent, target_team, target=target)
+            finally:
+                target.close()
+        where = f" of {into} (embedder {report.embedder})" if into else ""
         typer.echo(f"Replayed {report.turns} turns from {report.source_team} into "
-                   f"{report.target_team} ({report.jobs_run} jobs run)")
+                   f"{report.target_team}{where} ({report.jobs_run} jobs run"
+                   + (f", {report.records_copied} agent records copied)" if into else ")"))
         if switch:
             reindexing.switch(agent, target_team)
             typer.echo(f"The agent now reads {target_team}")

@@ -19,10 +19,12 @@ from strata.agent.dreaming import Dreamer
 from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK, Agent, Incoming, Turn
 from strata.agent.scheduler import ProactiveScheduler
 from strata.agent.transports.port import Reply, dispatch
+from strata.errors import StrataError
 
 __all__ = ["DiscordTransport", "DreamView", "feed_embed"]
 
 MAX_MESSAGE = 2000
+NOT_OWNER = "Only the bot's owners can do that."
 
 
 def feed_embed(turn: Turn, message: Incoming | None) -> discord.Embed:
@@ -31,6 +33,8 @@ def feed_embed(turn: Turn, message: Incoming | None) -> discord.Embed:
              "wait": "Proactive decision: wait", "dream_proposal": "Dreaming proposal",
              "feedback": "Feedback recorded", "north_star": "North Star stored",
              "blocked": "Blocked by the cost guard"}.get(turn.kind, turn.kind)
+    if turn.key:
+        title = f"{title}: {turn.key}"
     embed = discord.Embed(title=title)
     if message is not None:
         embed.add_field(name="User message", value=message.text[:1024] or "-", inline=False)
@@ -58,6 +62,10 @@ class DreamView(discord.ui.View):
             self.add_item(_Button("Reject", "reject", self._reject, discord.ButtonStyle.danger))
 
     async def _view_prompt(self, interaction: discord.Interaction) -> None:
+        """Owners only: the rendered prompt holds the user's memories."""
+        if not self.transport.is_owner(interaction.user.id):
+            await interaction.response.send_message(NOT_OWNER, ephemeral=True)
+            return
         await interaction.response.send_modal(PromptModal(self.turn.prompt))
 
     async def _feedback(self, interaction: discord.Interaction) -> None:
@@ -106,7 +114,8 @@ class FeedbackModal(discord.ui.Modal, title="Feedback"):
         self.add_item(self.comment)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        self.transport.agent.feedback.add(
+        await asyncio.to_thread(
+            self.transport.agent.feedback.add,
             content=f"{self.rating.value}: {self.comment.value}".strip(": "),
             referenced_message_id=self.turn.message_id or "", user=str(interaction.user.id),
             user_message_id=f"modal:{interaction.id}")
@@ -127,7 +136,11 @@ class DiscordTransport:
         self.scheduler = scheduler
         self._feed: list[tuple[Turn, Incoming | None]] = []
         self._last_ack: dict[int, int] = {}  # feedback message id -> channel id
+        self._answers: dict[int, str] = {}  # the bot's Discord message id -> its turn's id
         agent.feed = lambda turn, message: self._feed.append((turn, message))
+
+    def is_owner(self, user_id: int) -> bool:
+        return str(user_id) in self.agent.config.owners
 
     # -- events -----------------------------------------------------------------------------
 
@@ -144,7 +157,9 @@ class DiscordTransport:
             self._last_ack[message.id] = message.channel.id
         if reply.text:
             for start in range(0, len(reply.text), MAX_MESSAGE):
-                await message.channel.send(reply.text[start:start + MAX_MESSAGE])
+                sent = await message.channel.send(reply.text[start:start + MAX_MESSAGE])
+                if reply.turn is not None and reply.turn.message_id:
+                    self._answers[sent.id] = reply.turn.message_id
         await self.flush_feed()
         return reply
 
@@ -165,15 +180,21 @@ class DiscordTransport:
         return reply
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent,
-                                  channel: discord.abc.Messageable | None = None) -> bool:
-        """🗑️ on a message the bot marked 🫡: the feedback is deleted and the mark removed."""
+                                  channel: discord.abc.Messageable | None = None
+                                  ) -> str | None:
+        """🗑️ on a message the bot marked 🫡: the feedback is deleted and the mark removed
+        (``feedback_undone``); 🗑️ on one of the bot's answers: an implicit signal for the
+        dreaming cycle (``undo``)."""
         if str(payload.emoji) != UNDO_MARK or payload.user_id == self.bot_user_id:
-            return False
-        undone = await asyncio.to_thread(self.agent.undo_feedback, str(payload.message_id))
-        if undone and isinstance(channel, discord.DMChannel | discord.TextChannel):
+            return None
+        target_id = self._answers.get(payload.message_id, str(payload.message_id))
+        effect = await asyncio.to_thread(self.agent.react, str(payload.user_id), target_id,
+                                         UNDO_MARK)
+        if effect == "feedback_undone" and isinstance(
+                channel, discord.DMChannel | discord.TextChannel):
             target = channel.get_partial_message(payload.message_id)
             await target.remove_reaction(FEEDBACK_MARK, discord.Object(self.bot_user_id or 0))
-        return undone
+        return effect
 
     # -- the dream channel ------------------------------------------------------------------
 
@@ -189,10 +210,13 @@ class DiscordTransport:
     def decide_proposal(self, user: str, proposal_id: str, approve: bool) -> str:
         if user not in self.agent.config.owners:
             return "Only the bot's owners can approve or reject proposals."
-        if approve:
-            merged = self.agent.registry.approve(proposal_id, approver=user)
-            return f"Merged: {merged.name} is now version {merged.version}."
-        self.agent.registry.reject(proposal_id, approver=user)
+        try:
+            if approve:
+                merged = self.agent.registry.approve(proposal_id, approver=user)
+                return f"Merged: {merged.name} is now version {merged.version}."
+            self.agent.registry.reject(proposal_id, approver=user)
+        except StrataError as exc:
+            return f"Not done: {exc}"
         return "Proposal rejected."
 
     # -- running ----------------------------------------------------------------------------

@@ -11,8 +11,9 @@ from strata.agent.transports.port import dispatch
 __all__ = ["TerminalChat"]
 
 HELP = ("Type a message. '/quit' leaves; '/feedback <text>' gives feedback on the last reply; "
-        f"'/undo' removes it ({UNDO_MARK}); '/checkin' asks for a proactive check-in; "
-        "'/dream' runs the dreaming cycle; '!remember <text>' and the other ! commands work.")
+        f"'/undo' removes it ({UNDO_MARK}); '/bin' puts {UNDO_MARK} on the last reply (a "
+        "signal for the dream); '/checkin' asks for a proactive check-in; '/dream' runs the "
+        "dreaming cycle; '!remember <text>' and the other ! commands work.")
 
 
 class TerminalChat:
@@ -58,6 +59,9 @@ class TerminalChat:
         elif line == "/undo" and self._last_feedback:
             done = self.agent.undo_feedback(self._last_feedback)
             self.say(f"bot> ({UNDO_MARK} feedback removed)" if done else "bot> (nothing to undo)")
+        elif line == "/bin" and self._last_bot:
+            self.agent.react(self.user, self._last_bot, UNDO_MARK)
+            self.say(f"bot> ({UNDO_MARK} on the last reply, noted for the next dream)")
         elif line == "/checkin" and self.checkin is not None:
             self.say(f"bot> {self.checkin()}")
         elif line == "/dream" and self.dream is not None:
