@@ -140,9 +140,8 @@ class Writer:
         ))
         stored = outcome.memories[:len(memories)]
         job_id = outcome.jobs[0] if outcome.jobs else None
-        status, derived, warnings = self._pipeline_status(
-            raw, job_id, mode, timeout_ms,
-            meanwhile=lambda: self._index_new(memories, stored, outcome.replayed))
+        status, derived, warnings = self._pipeline_status(raw, job_id, mode, timeout_ms)
+        self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
@@ -224,12 +223,8 @@ class Writer:
 
     def _pipeline_status(
         self, raw: bool, job_id: str | None, mode: str, timeout_ms: int,
-        meanwhile: Callable[[], None],
     ) -> tuple[RememberStatus, tuple[str, ...], tuple[str, ...]]:
-        """Run the extract job inline (sync, auto) within ``timeout_ms``, or leave it queued;
-        ``meanwhile`` runs on this thread while the job runs on a pipeline thread."""
-        if raw or job_id is None or mode == "async":
-            meanwhile()
+        """Run the extract job inline (sync, auto) within ``timeout_ms``, or leave it queued."""
         if raw or job_id is None:
             return "raw_saved", (), ()
         if mode == "async":
@@ -237,21 +232,19 @@ class Writer:
             if job is not None and job.status is JobStatus.DONE:
                 return "processed", derived_ids(job), ()
             return "queued", (), ()
-        job = self._run_inline(job_id, timeout_ms / 1000, meanwhile)
+        job = self._run_inline(job_id, timeout_ms / 1000)
         if job is None or job.status is not JobStatus.DONE:
             return "queued", (), _queued_warnings(job, timeout_ms)
         warnings = tuple(str(w) for w in (job.result or {}).get("warnings", ()))
         return "processed", derived_ids(job), warnings
 
-    def _run_inline(self, job_id: str, timeout_s: float, meanwhile: Callable[[], None]
-                    ) -> Job | None:
+    def _run_inline(self, job_id: str, timeout_s: float) -> Job | None:
         """Claim this job and run it on a pipeline thread; wait at most ``timeout_s``. If a
         worker claimed it first, wait for that worker instead."""
         deadline = time.monotonic() + timeout_s
         future = self._inline_pool().submit(self._claim_and_run, job_id)
-        meanwhile()
         try:
-            job = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            job = future.result(timeout=timeout_s)
         except FutureTimeout:
             return self.store.get_job(job_id)
         while job is not None and job.status in (JobStatus.PENDING, JobStatus.LEASED):
