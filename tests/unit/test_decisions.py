@@ -157,3 +157,41 @@ def test_parting_with_a_thing_retracts_any_claim_of_the_same_holder_about_it() -
     other = fact("User no longer has Toyota", subject="user.has.toyota", value="Toyota",
                  negated=True)
     assert decide(other, [civic], NOW).action is Action.ADD  # another thing
+
+
+def test_parting_with_part_of_a_things_name_retracts_what_holds_it() -> None:
+    civic = Candidate("m2", "User drives a Honda Civic", 0.4,
+                      subject="user.drives.honda_civic", value="Honda Civic")
+    tofu = Candidate("m3", "User has a cat named Tofu", 0.3,
+                     subject="user.has_pet.cat_named_tofu", value="a cat named Tofu")
+    likes = Candidate("m4", "User likes Honda Civics", 0.4,
+                      subject="user.likes.honda_civic", value="Honda Civics")
+    traded = fact("User no longer has Civic", subject="user.has.civic", value="Civic",
+                  negated=True, explicit_change=True)
+    gone = fact("User no longer has Tofu", subject="user.has.tofu", value="Tofu",
+                negated=True, explicit_change=True)
+    assert decide(traded, [civic], NOW).target_id == "m2"
+    assert decide(gone, [tofu], NOW).target_id == "m3"
+    assert decide(traded, [likes], NOW).action is Action.ADD  # a taste is not a possession
+
+
+def test_a_negation_of_a_narrower_value_retracts_the_wider_claim_only() -> None:
+    sundays = Candidate("m5", "User goes running on Sundays", 0.6,
+                        subject="user.goes.running_sunday", value="running on Sundays")
+    spicy = Candidate("m6", "User likes spicy food", 0.6, subject="user.likes.spicy_food",
+                      value="spicy food")
+    no_running = fact("User no longer goes running", subject="user.goes.running",
+                      value="running", negated=True, explicit_change=True)
+    d = decide(no_running, [sundays], NOW)
+    assert (d.action, d.target_id) == (Action.DELETE, "m5")
+    no_spicy_tea = fact("User does not like spicy tea", subject="user.likes.spicy_tea",
+                        value="spicy tea", negated=True)
+    assert decide(no_spicy_tea, [spicy], NOW).action is Action.ADD  # not part of it
+
+
+def test_singular_and_plural_values_are_the_same_value() -> None:
+    peanuts = Candidate("m7", "User is allergic to peanuts", 0.8,
+                        subject="user.allergy.peanut", value="peanuts")
+    d = decide(fact("User is allergic to peanut", subject="user.allergy.peanut",
+                    value="peanut"), [peanuts], NOW)
+    assert (d.action, d.target_id) == (Action.NONE, "m7")

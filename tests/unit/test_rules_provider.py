@@ -20,7 +20,7 @@ def only(text: str) -> ExtractedFact:
     ("My name is Priya Raman.", "user.name", "Priya Raman", 9, "User"),
     ("I work at Datadog", "user.works_at", "Datadog", 9, "User"),
     ("I prefer Python over Java", "user.favourite_language", "Python", 8, "User"),
-    ("I hate meetings before 10am", "user.dislikes.meetings_10am", "meetings before 10am", 8,
+    ("I hate meetings before 10am", "user.dislikes.meeting_10am", "meetings before 10am", 8,
      "User"),
     ("We decided to use Postgres.", "project.decision_database", "use Postgres", 7, "User"),
     ("The deadline is March 15", "project.deadline", "March 15", 6, "User"),

@@ -32,6 +32,7 @@ from datetime import datetime
 
 from strata.domain.english import about_another
 from strata.domain.models import Lifecycle
+from strata.domain.slots import singular_nouns
 from strata.domain.text import keywords, normalize, stem, words
 
 #: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
@@ -193,7 +194,7 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         if fact.negated:
             return None  # "not in Paris" says nothing against "in Berlin"
         return "conflict"
-    if _parts_with(fact, candidate):
+    if _parts_with(fact, candidate) or _negates_narrower(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
@@ -222,8 +223,35 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
             or candidate.subject is None:
         return False
     holder, _, rest = fact.subject.partition(".")
-    return (rest.split(".")[0] == "has" and candidate.subject.partition(".")[0] == holder
-            and _same_value(fact.value, candidate.value))
+    if rest.split(".")[0] != "has" or candidate.subject.partition(".")[0] != holder:
+        return False
+    if _same_value(fact.value, candidate.value):
+        return True
+    held = candidate.subject.split(".")[1] if candidate.subject.count(".") else ""
+    return held in _HOLDING and _names_part_of(fact.value, candidate.value)
+
+
+#: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
+#: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
+_HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays"})
+
+
+def _negates_narrower(fact: FactView, candidate: Candidate) -> bool:
+    """"I don't go running anymore" retracts "I go running on Sundays": the same holder and
+    attribute, said the other way round of a value the memory's value contains."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    return (fact.subject.split(".")[:2] == candidate.subject.split(".")[:2]
+            and _names_part_of(fact.value, candidate.value))
+
+
+def _names_part_of(part: str | None, whole: str | None) -> bool:
+    """Every content word of ``part`` is in ``whole`` (singular and plural alike)."""
+    if part is None or whole is None:
+        return False
+    inner = set(keywords(singular_nouns(part)))
+    return bool(inner) and inner <= set(keywords(singular_nouns(whole)))
 
 
 def _resolve_conflict(
@@ -316,7 +344,7 @@ def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
 def _same_value(first: str | None, second: str | None) -> bool:
     if first is None or second is None:
         return first is second
-    return set(keywords(first)) == set(keywords(second))
+    return set(keywords(singular_nouns(first))) == set(keywords(singular_nouns(second)))
 
 
 def _overlap(first: str, second: str) -> float:

@@ -65,13 +65,17 @@ _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:remember|don't forget|do not forget|never forget|note|keep in mind|"
     r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
-                     r"wait|no wait|oh and|basically|honestly)[,!.]?\s+)+", _I)
+                     r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
+                     r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
+                     r"for what it's worth)[,!.:]?\s+)+", _I)
 _CORRECTION = re.compile(
-    r"^(?:actually|correction|update|to correct myself|scratch that|"
+    r"^(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
+    r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
-    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b[,:!.-]*\s*(?:that\s+)?",
+    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b"
+    r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
     _I)
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
                          r"probably|possibly|apparently|supposedly|i'm not sure but|"
@@ -401,7 +405,8 @@ def _verb_class_words() -> frozenset[str]:
 _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
 _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
                        # parting with something: "sold my car", "cancelled my gym membership"
-                       "sell", "give away", "donate", "cancel", "trade in", "replace"})
+                       "sell", "give away", "donate", "cancel", "trade in", "replace",
+                       "delete", "close", "deactivate", "uninstall", "swap", "exchange"})
 #: "Rex passed away": what the user had (a pet, a person) is no longer there.
 _DYING = frozenset({"die", "pass away"})
 #: "my Fitness First membership": what was cancelled is Fitness First.
@@ -409,13 +414,14 @@ _HELD_THROUGH = re.compile(r"\s+(?:membership|subscription|account|plan|contract
 _PARTICLES = ("up", "over", "out", "off", "back", "down", "away")
 _PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out", "work out", "find out",
                       "show up", "hang out", "pick up", "set up", "sign up", "give away",
-                      "pass away"})
+                      "pass away", "trade in"})
 #: "be" + preposition/adjective → attribute.
 _BE_CLASSES = {
     "from": "from", "originally from": "from", "based in": "lives_in", "living in": "lives_in",
     "married to": "partner", "engaged to": "partner", "allergic to": "allergy",
     "born in": "born_in", "born on": "birthday", "in": "located_in", "at": "located_in",
-    "promoted to": "job_title",
+    "promoted to": "job_title", "employed at": "works_at", "employed by": "works_at",
+    "employed with": "works_at", "working at": "works_at", "working for": "works_at",
     "to": "visited",
 }
 #: How an attribute reads in a sentence: (verb lemma, preposition) or ("'s", noun).
@@ -658,11 +664,16 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"favourite_{_category(rest)}", rest)
     if lemma == "turn" and re.match(r"^\d{1,3}\b", rest):
         return _Claim("age", rest.split()[0])
+    allergy = _HAVE_ALLERGY.match(rest) if lemma == "have" else None
+    if allergy is not None:  # "a peanut allergy", "an allergy to cats": allergic to them
+        return _Claim("allergy", allergy["x"] or allergy["y"])
     if lemma == "have" and _PETS.intersection(content_words(rest)):
         return _Claim("has_pet", rest)
     split = _prep_split(rest, _VERB_CLASSES.get(lemma, {}))
     if split is not None:
         attribute, phrase = split
+        if attribute in _PREFERENCE:
+            phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
                 and not clean_value(phrase)[:1].isupper():
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
@@ -670,6 +681,14 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
+
+
+_HAVE_ALLERGY = re.compile(r"^(?:an?\s+|severe\s+|bad\s+)*(?:(?P<x>[\w -]+?)\s+allergy|"
+                           r"allergy\s+to\s+(?P<y>.+))$", _I)
+#: "love going hiking", "like to go swimming": the activity itself.
+_DEGREE_TAIL = re.compile(r"\s+(?:a lot|a ton|so much|very much|quite a bit|a great deal|"
+                          r"too)$", _I)
+_GOING = re.compile(r"^(?:going|to go)\s+(?=\w+ing\b)", _I)
 
 
 def _used_as(noun: str) -> str:
@@ -717,6 +736,9 @@ _MY_ATTRIBUTE = re.compile(
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
     r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
+    r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
+    r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
+    r"shrunk) to|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?P<det>my|our) "
                     r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
@@ -795,6 +817,10 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         return None
     noun = match["noun"].strip()
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
+    if kin is not None and match["det"].casefold() == "my" and role == "user" \
+            and kin[2] in ("name", "first name"):
+        return [_attribute_statement(_Holder(USER, "User"), noun_attribute(kin[1]),
+                                     match["v"], manner)]
     if kin is not None and match["det"].casefold() == "my" and role == "user":
         holder = _Holder(f"person:user_{kin[1].replace(' ', '_')}", f"User's {kin[1]}")
         return [_attribute_statement(holder, noun_attribute(kin[2]), match["v"], manner)]
@@ -812,7 +838,9 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     of = match.groupdict().get("of")
     attribute = noun_attribute(noun, of)
     moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
-                      r"bumped|lowered|cut|reduced|updated|postponed|delayed|now)\b",
+                      r"bumped|lowered|cut|reduced|updated|postponed|delayed|now|went|gone|"
+                      r"rose|risen|dropped|fell|fallen|decreased|jumped|climbed|grew|"
+                      r"grown|doubled|shrank|shrunk)\b",
                       clause, _I)
     if holder.key.startswith("topic:") and re.search(r"\bhanded|given|reassigned\b", clause):
         attribute = "owner"
@@ -1120,7 +1148,9 @@ def read_clause(clause: str, manner: _Manner, role: str,
 def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
     if verb.lemma in ("decide", "agree") and holder.key in (USER, PROJECT):
         return _decision(re.sub(r"^(?:to|on|that)\s+", "", verb.rest), verb.manner)
+    gained: list[Statement] = []
     if verb.lemma in _STOPPING:
+        gained = _gained(holder, verb, role)
         stopped = _stopped(verb)
         if stopped is not None:
             verb = stopped
@@ -1135,8 +1165,25 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
                 return found
     claim = classify(verb)
     if claim is None:
+        return gained
+    return [*(s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)),
+            *gained]
+
+
+#: "traded in the Civic for a Mazda", "replaced my Kindle with a Kobo": what came instead.
+_IN_EXCHANGE = re.compile(r"^.+?\s+(?:for|with)\s+(?P<new>(?:an?|another|the|my|our)\s+.+|"
+                          r"[A-Z0-9].*)$")
+
+
+def _gained(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
+    """The thing a trade or replacement brought: the holder has it now."""
+    if verb.lemma not in ("trade in", "replace", "swap", "exchange"):
         return []
-    return [s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)]
+    found = _IN_EXCHANGE.match(verb.rest)
+    if found is None:
+        return []
+    now = replace(verb.manner, negated=False, change=True, past=False)
+    return _verb_statements(holder, _Verb("have", found["new"], now), role)
 
 
 def _job_parts(claim: _Claim) -> list[_Claim]:
@@ -1173,9 +1220,9 @@ def _stopped(verb: _Verb) -> _Verb | None:
 def _parted_with(verb: _Verb) -> str:
     """What "sold my old car to my brother" / "cancelled my gym membership" parted with."""
     what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
-    if verb.lemma in ("sell", "give away", "donate", "trade in"):
+    if verb.lemma in ("sell", "give away", "donate", "trade in", "swap", "exchange"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
-    if verb.lemma == "replace":
+    if verb.lemma in ("replace", "swap"):
         what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
     return _HELD_THROUGH.sub("", what)
 

@@ -12,6 +12,8 @@ claim by its value is what lets "I like cilantro" and "I like basil" accumulate 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 from strata.domain.text import STOPWORDS
 
@@ -66,4 +68,29 @@ def slot_key(holder: str, attribute: str, value: str, single: bool | None = None
     ("the launch venue is X": one venue); a key of two parts is always single-valued."""
     if single if single is not None else is_single_valued(attribute):
         return f"{holder}.{attribute}"
-    return f"{holder}.{attribute}.{slug(value)}"
+    return f"{holder}.{attribute}.{slug(singular_nouns(value))}"
+
+
+_ANY_WORD = re.compile(r"[0-9A-Za-z]+")
+
+
+def singular_nouns(text: str) -> str:
+    """Plural common nouns made singular ("peanuts" → "peanut"), so that "allergic to
+    peanuts" and "a peanut allergy" key alike; capitalised words (names: Paris, Dallas) and
+    words without a final s stay as they are."""
+    return _ANY_WORD.sub(lambda m: _singular(m.group(0)), text)
+
+
+@lru_cache(maxsize=4096)
+def _singular(word: str) -> str:
+    if not word.endswith("s") or word.endswith("ss") or not word.islower() or len(word) < 4:
+        return word
+    return str(_lemmas().getLemma(word, upos="NOUN")[0])
+
+
+@lru_cache(maxsize=1)
+def _lemmas() -> Any:
+    """lemminflect, imported on first use (it loads its tables)."""
+    import lemminflect  # type: ignore[import-untyped]
+
+    return lemminflect
