@@ -38,7 +38,7 @@ from strata.errors import InvalidInput, StrataError
 from strata.ingest import EPISODE_TAG, memory_embedding_text, memory_search_text
 from strata.policy import owns
 from strata.ports import Embedder, MemoryChange, Store, WriteBatch
-from strata.readonly import lookup  # re-exported: its old home
+from strata.readonly import lookup as lookup  # re-exported: its old home
 from strata.results import BatchResult, ItemResult
 from strata.settings import Settings
 

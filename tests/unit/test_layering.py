@@ -54,6 +54,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.main", "strata.api.app"): "`strata serve` starts the API",
     ("strata.cli.main", "strata.api.deps"): "`strata serve` checks the bind address",
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
+    ("strata.cli", "strata.api.payloads"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench_context", "strata.bench"): "`strata bench meta` / `context` run them",
     ("strata.cli.bench_startup", "strata.bench"): "`strata bench startup` runs it",

@@ -476,7 +476,7 @@ def list_memories(
         page = strata.list(scope=_scope(team, user, agent, run), filters=filters, limit=limit,
                            cursor=cursor)
     if as_json:
-        from strata.api.schemas import page_payload
+        from strata.api.payloads import page_payload
 
         render.emit_json(page_payload(page))
     else:
@@ -520,7 +520,7 @@ def history(
     if when is not None:
         rows = timetravel.rows_until(rows, when)
     if as_json:
-        from strata.api.schemas import history_payload
+        from strata.api.payloads import history_payload
 
         render.emit_json(history_payload(rows))
     else:
@@ -533,7 +533,7 @@ def stats(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     with open_reader(_options(ctx), as_json=as_json) as strata:
         counts = strata.stats()
     if as_json:
-        from strata.api.schemas import stats_payload
+        from strata.api.payloads import stats_payload
 
         render.emit_json(stats_payload(counts))
     else:

@@ -37,7 +37,7 @@ from strata.domain.models import (
     Provenance,
     Scope,
 )
-from strata.domain.review_mode import ReviewMode  # re-exported: its old home
+from strata.domain.review_mode import ReviewMode as ReviewMode  # re-exported: its old home
 from strata.domain.text import content_hash, keywords
 
 #: ``meta`` key of a memory edited by hand: until then, inference may not change it.
