@@ -6,8 +6,9 @@ visibility, shared by the facade's ``Reader`` and by ``ReadOnlyStrata``.
 none of the services, providers or worker, so the process imports a fraction of the
 package. The embedder is constructed (its name and dimension are checked against the store,
 with the same errors as ``Strata.open``) but its model is never loaded: reading rows needs
-no vector. It changes nothing: the retention policy a first ``Strata.open`` records waits for
-the next full open.
+no vector. It writes nothing itself (opening a store may create and migrate it, as for
+``Strata.open``); the retention policy a first ``Strata.open`` records waits for the next full
+open, which comes before any write.
 """
 
 from __future__ import annotations
