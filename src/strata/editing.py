@@ -34,10 +34,11 @@ from strata.domain.models import (
 from strata.domain.review import approved, rejected, review_edits
 from strata.domain.secrets import masked
 from strata.domain.text import search_text
-from strata.errors import InvalidInput, NotFound, StrataError
+from strata.errors import InvalidInput, StrataError
 from strata.ingest import EPISODE_TAG, memory_embedding_text, memory_search_text
 from strata.policy import owns
 from strata.ports import Embedder, MemoryChange, Store, WriteBatch
+from strata.readonly import lookup as lookup  # re-exported: its old home
 from strata.results import BatchResult, ItemResult
 from strata.settings import Settings
 
@@ -45,17 +46,6 @@ from strata.settings import Settings
 DERIVED_SEARCH = 50
 MODIFY_FIELDS = frozenset({"id", "reason", "content", "importance", "pinned", "tags", "type",
                            "subject", "if_version"})
-
-
-def lookup(store: Store, memory_id: str, scope: ScopeLike, include_deleted: bool) -> Memory:
-    """The memory, if the scope may see it; ``NotFound`` otherwise (never a hint that it
-    exists elsewhere)."""
-    if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 100:
-        raise InvalidInput("memory id must be a non-empty string")
-    memory = store.get(memory_id, Scope.parse(scope), include_deleted=include_deleted)
-    if memory is None:
-        raise NotFound(f"memory {memory_id} not found", id=memory_id)
-    return memory
 
 
 class Editor:

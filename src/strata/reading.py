@@ -12,12 +12,12 @@ from typing import Any, overload
 from strata.compression.escalation import Ladders, escalated_recall, parse_mode
 from strata.domain.compression.representations import MemoryVersion, Witness
 from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
-from strata.editing import lookup
 from strata.errors import InvalidInput
 from strata.ports import Clock, Page, Store
+from strata.readonly import history_of, list_page, lookup
 from strata.recall import DEFAULT_PRESET, RecallConfig, Retriever, check_query, preset
 from strata.results import LeveledMemory, Recall
-from strata.settings import MAX_PAGE, Settings
+from strata.settings import Settings
 
 
 class Reader:
@@ -122,14 +122,10 @@ class Reader:
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-            raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}")
-        return self.store.list(Scope.parse(scope), Filters.parse(filters), limit=limit,
-                               cursor=cursor)
+        return list_page(self.store, scope=scope, filters=filters, limit=limit, cursor=cursor)
 
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
-        self.get(memory_id, scope=scope, include_deleted=True)  # visibility check
-        return self.store.history(memory_id)
+        return history_of(self.store, memory_id, scope)
 
     def evidence(self, memory_id: str, *, scope: ScopeLike = None,
                  witness: str | Mapping[str, Any] | Witness | None = None

@@ -19,7 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from strata.domain.applying import ReviewMode
+from strata.domain.review_mode import ReviewMode
 from strata.errors import InvalidInput
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]

@@ -55,8 +55,13 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.main", "strata.api.deps"): "`strata serve` checks the bind address",
     ("strata.cli.agent_cmd", "strata.api.deps"): "`strata chat-serve` checks the bind address",
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
+    ("strata.cli", "strata.api.payloads"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench_context", "strata.bench"): "`strata bench meta` / `context` run them",
+    ("strata.cli.bench_startup", "strata.bench"): "`strata bench startup` runs it",
+    ("strata.cli.session", "strata.readonly"): "list/get/history/stats read the store without "
+                                               "building the facade (start-up time)",
+    ("strata.cli.ids", "strata.readonly"): "an id prefix resolves on either opener's store",
     ("strata.cli.bench", "strata.embedders"): "`strata bench` picks the embedder to measure",
     ("strata.api.mem0", "strata.adapters.mem0"): "mem0's REST shape is the mem0 adapter's",
     ("strata.cli.agent_cmd", "strata.agent"):

@@ -16,9 +16,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from strata.api.payloads import history_payload as history_payload  # re-exported
+from strata.api.payloads import page_payload as page_payload  # re-exported
+from strata.api.payloads import stats_payload as stats_payload  # re-exported
 from strata.domain.lifecycle import MAX_REASON_CHARS, MAX_TAG_CHARS, MAX_TAGS
-from strata.domain.models import Filters, HistoryEvent, Lifecycle, MemoryType
-from strata.results import ImportReport, Page, RememberResult, StoreStats
+from strata.domain.models import Filters, Lifecycle, MemoryType
+from strata.results import ImportReport, RememberResult, StoreStats
 from strata.settings import MAX_QUERY_CHARS
 
 MAX_TEXT_CHARS = 100_000
@@ -454,19 +457,6 @@ def remember_payload(result: RememberResult) -> dict[str, Any]:
     body = result.to_dict()
     del body["replayed"]
     return body
-
-
-def page_payload(page: Page) -> dict[str, Any]:
-    return page.to_dict()
-
-
-def history_payload(rows: list[HistoryEvent]) -> dict[str, Any]:
-    return {"items": [row.to_dict() for row in rows]}
-
-
-def stats_payload(stats: StoreStats) -> dict[str, Any]:
-    """Every counter and the adapter's own details."""
-    return stats.to_dict()
 
 
 def health_payload(stats: StoreStats, embedder: str) -> dict[str, Any]:

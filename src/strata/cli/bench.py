@@ -646,3 +646,7 @@ def documents(
 from strata.cli import bench_context  # noqa: E402 (the context benches register here)
 
 bench_context.register(bench_app)
+
+from strata.cli import bench_startup  # noqa: E402 (strata bench startup registers here)
+
+bench_startup.register(bench_app)

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from strata.facade import Strata
+    from strata.readonly import ReadOnlyStrata
 
 
 @contextmanager
-def memory_ref(strata: Strata, memory_id: str) -> Iterator[str]:
+def memory_ref(strata: Strata | ReadOnlyStrata, memory_id: str) -> Iterator[str]:
     """The whole id ``memory_id`` names; a ``NotFound`` raised inside carries the hint."""
     from strata.scope_hints import hint_not_found, resolve_prefix
 

@@ -9,37 +9,29 @@ the same JSON the HTTP API returns. Errors and exit codes are mapped once, in
 from __future__ import annotations
 
 import enum
+import importlib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from strata.cli import (
-    agent_cmd,
-    compression,
-    documents,
-    levels,
-    lifecycle,
-    ops,
-    render,
-    timetravel,
-)
-from strata.cli import context as context_cmd
-from strata.cli.graph import graph_app
+from strata.cli import render
 from strata.cli.ids import memory_ref
-from strata.cli.jobs import jobs_app
-from strata.cli.jobs import worker as worker_command
-from strata.cli.mcp_cmd import mcp as mcp_command
+from strata.cli.lazy import Lazy, LazyGroup
 from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
-from strata.cli.review import review_app
-from strata.cli.session import EmbedderChoice, GlobalOptions, errors_reported, open_strata
-from strata.cli.tokens import token_app
+from strata.cli.session import (
+    EmbedderChoice,
+    GlobalOptions,
+    errors_reported,
+    open_reader,
+    open_strata,
+)
 from strata.domain.models import Filters, Lifecycle, MemoryType, ScopeLike
 from strata.errors import ConfirmationRequired, InvalidInput
 
@@ -401,17 +393,27 @@ def get(
     as_json: JsonFlag = False,
 ) -> None:
     """Show one memory (with --level: one of its representations)."""
-    with open_strata(_options(ctx), as_json=as_json) as strata, \
+    where = _scope(team, user, agent, run)
+    if level is not None:
+        _show_level(ctx, memory_id, where, level=level, have=have,
+                    include_deleted=include_deleted, as_json=as_json)
+        return
+    with open_reader(_options(ctx), as_json=as_json) as strata, \
             memory_ref(strata, memory_id) as memory_id:
-        where = _scope(team, user, agent, run)
-        if level is not None:
-            levels.show_leveled(strata.get(memory_id, scope=where, include_deleted=
-                                           include_deleted, level=level, have=have),
-                                as_json=as_json)
-            return
         memory = strata.get(memory_id, scope=where, include_deleted=include_deleted,
                             have=have)
     render.memory_result(memory, as_json=as_json)
+
+
+def _show_level(ctx: typer.Context, memory_id: str, where: ScopeLike, *, level: str,
+                have: str | None, include_deleted: bool, as_json: bool) -> None:
+    """``strata get ID --level L``: the representations need the whole facade."""
+    from strata.cli.levels import show_leveled
+
+    with open_strata(_options(ctx), as_json=as_json) as strata, \
+            memory_ref(strata, memory_id) as memory_id:
+        show_leveled(strata.get(memory_id, scope=where, include_deleted=include_deleted,
+                                level=level, have=have), as_json=as_json)
 
 
 @app.command("list")
@@ -470,11 +472,11 @@ def list_memories(
             created_before=_parse_time(created_before, "--created-before"),
             include_deleted=include_deleted,
         )
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_reader(_options(ctx), as_json=as_json) as strata:
         page = strata.list(scope=_scope(team, user, agent, run), filters=filters, limit=limit,
                            cursor=cursor)
     if as_json:
-        from strata.api.schemas import page_payload
+        from strata.api.payloads import page_payload
 
         render.emit_json(page_payload(page))
     else:
@@ -500,22 +502,25 @@ def history(
 ) -> None:
     """Every change to a memory, oldest first, with who and why; or, with --at and no id,
     the state of every memory at that time (rebuilt from the history)."""
+    from strata.cli import timetravel
+
     with errors_reported(as_json=as_json):
         when = timetravel.parse_at(at) if at is not None else None
         if memory_id is None and when is None:
             raise InvalidInput("give a memory id, --at TIME, or both")
-    with open_strata(_options(ctx), as_json=as_json) as strata:
-        if memory_id is None and when is not None:
+    if memory_id is None and when is not None:
+        with open_strata(_options(ctx), as_json=as_json) as strata:
             timetravel.show_state(strata.state_at(
                 when, scope=_scope(team, user, agent, run), include_deleted=include_deleted),
                 as_json=as_json)
-            return
-        with memory_ref(strata, str(memory_id)) as whole:
-            rows = strata.history(whole, scope=_scope(team, user, agent, run))
+        return
+    with open_reader(_options(ctx), as_json=as_json) as reader, \
+            memory_ref(reader, str(memory_id)) as whole:
+        rows = reader.history(whole, scope=_scope(team, user, agent, run))
     if when is not None:
         rows = timetravel.rows_until(rows, when)
     if as_json:
-        from strata.api.schemas import history_payload
+        from strata.api.payloads import history_payload
 
         render.emit_json(history_payload(rows))
     else:
@@ -525,10 +530,10 @@ def history(
 @app.command()
 def stats(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """What the store holds."""
-    with open_strata(_options(ctx), as_json=as_json) as strata:
+    with open_reader(_options(ctx), as_json=as_json) as strata:
         counts = strata.stats()
     if as_json:
-        from strata.api.schemas import stats_payload
+        from strata.api.payloads import stats_payload
 
         render.emit_json(stats_payload(counts))
     else:
@@ -660,19 +665,86 @@ def _add_bench(cli: typer.Typer) -> None:
     cli.add_typer(bench_app, name="bench")
 
 
-_add_bench(app)
-app.command("mcp")(mcp_command)
-app.command("ingest")(documents.ingest)
-app.add_typer(token_app, name="token")
-app.add_typer(jobs_app, name="jobs")
-app.add_typer(review_app, name="review")
-app.command("worker")(worker_command)
-app.add_typer(graph_app, name="graph")
-app.command("rollback")(timetravel.rollback)
-app.command("undo")(timetravel.undo)
-ops.register(app)
-agent_cmd.register(app)
-compression.register(app)
-lifecycle.register(app)
-levels.register(app)
-context_cmd.register(app)
+def _add_mcp(cli: typer.Typer) -> None:
+    from strata.cli.mcp_cmd import mcp
+
+    cli.command("mcp")(mcp)
+
+
+def _add_ingest(cli: typer.Typer) -> None:
+    from strata.cli.documents import ingest
+
+    cli.command("ingest")(ingest)
+
+
+def _add_tokens(cli: typer.Typer) -> None:
+    from strata.cli.tokens import token_app
+
+    cli.add_typer(token_app, name="token")
+
+
+def _add_jobs(cli: typer.Typer) -> None:
+    from strata.cli.jobs import jobs_app
+
+    cli.add_typer(jobs_app, name="jobs")
+
+
+def _add_review(cli: typer.Typer) -> None:
+    from strata.cli.review import review_app
+
+    cli.add_typer(review_app, name="review")
+
+
+def _add_worker(cli: typer.Typer) -> None:
+    from strata.cli.jobs import worker
+
+    cli.command("worker")(worker)
+
+
+def _add_graph(cli: typer.Typer) -> None:
+    from strata.cli.graph import graph_app
+
+    cli.add_typer(graph_app, name="graph")
+
+
+def _add_time_travel(cli: typer.Typer) -> None:
+    from strata.cli import timetravel
+
+    cli.command("rollback")(timetravel.rollback)
+    cli.command("undo")(timetravel.undo)
+
+
+def _registered_by(module: str) -> Callable[[typer.Typer], None]:
+    """The ``register(cli)`` of the command module ``module``, imported when called."""
+    def register(cli: typer.Typer) -> None:
+        importlib.import_module(module).register(cli)
+
+    return register
+
+
+class StrataGroup(LazyGroup):
+    """The root group: these commands load their modules when first named (``strata.cli
+    .lazy``), in this order (the order of ``strata --help``)."""
+
+    entries = (
+        Lazy(("bench",), _add_bench),
+        Lazy(("mcp",), _add_mcp),
+        Lazy(("ingest",), _add_ingest),
+        Lazy(("token",), _add_tokens),
+        Lazy(("jobs",), _add_jobs),
+        Lazy(("review",), _add_review),
+        Lazy(("worker",), _add_worker),
+        Lazy(("graph",), _add_graph),
+        Lazy(("rollback", "undo"), _add_time_travel),
+        Lazy(("migrate", "doctor", "copy"), _registered_by("strata.cli.ops")),
+        Lazy(("chat", "chat-serve", "chat-discord", "reindex"),
+             _registered_by("strata.cli.agent_cmd")),
+        Lazy(("compress", "promote", "pin"), _registered_by("strata.cli.compression")),
+        Lazy(("archive", "unarchive", "tiers", "decay", "retention"),
+             _registered_by("strata.cli.lifecycle")),
+        Lazy(("evidence", "versions"), _registered_by("strata.cli.levels")),
+        Lazy(("context", "meta"), _registered_by("strata.cli.context")),
+    )
+
+
+app.info.cls = StrataGroup  # defined after the commands it lists; read when the app runs

@@ -5,7 +5,7 @@ Registered by ``strata.cli.main``."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -16,9 +16,11 @@ from strata.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata.cli.options import root_options as _options
 from strata.cli.options import scope_dict as _scope
 from strata.cli.session import open_strata
-from strata.domain.models import HistoryEvent
 from strata.errors import InvalidInput
-from strata.results import StateSnapshot
+
+if TYPE_CHECKING:
+    from strata.domain.models import HistoryEvent
+    from strata.results import StateSnapshot
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 

@@ -18,7 +18,6 @@ changed by a decision (``enforce_invariants`` already turned such UPDATE/DELETE 
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,6 +37,7 @@ from strata.domain.models import (
     Provenance,
     Scope,
 )
+from strata.domain.review_mode import ReviewMode as ReviewMode  # re-exported: its old home
 from strata.domain.text import content_hash, keywords
 
 #: ``meta`` key of a memory edited by hand: until then, inference may not change it.
@@ -55,15 +55,6 @@ DECISION_KEY = "decision"
 APPLIED_TAG = "decision:applied"
 #: Lifecycles a repetition can fold into.
 RECALLABLE_NOW = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
-
-
-class ReviewMode(enum.StrEnum):
-    OFF = "off"  # everything is active at once
-    CAPTURE_ONLY = "capture_only"  # inferred memories wait for review; explicit ones do not
-    ALL = "all"  # every new memory waits for review
-
-    def holds_inferred(self) -> bool:
-        return self is not ReviewMode.OFF
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,7 @@ import math
 import re
 import unicodedata
 from functools import lru_cache
-
-import snowballstemmer
+from typing import Any
 
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"[0-9a-z]+(?:'[a-z]+)?")
@@ -68,7 +67,6 @@ def keywords(text: str) -> list[str]:
 # Postgres' ``simple`` configuration do too.
 
 _TOKEN = re.compile(r"[^\W_]+")
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def fold(text: str) -> str:
@@ -82,9 +80,18 @@ def index_tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    """The English Snowball stemmer, built on first use: a process that only reads rows
+    (``strata list``) need not load it."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
 @lru_cache(maxsize=65_536)
 def stem(token: str) -> str:
-    return str(_STEMMER.stemWord(token)) if token.isalpha() else token
+    return str(_stemmer().stemWord(token)) if token.isalpha() else token
 
 
 def analyze(text: str) -> list[str]:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from strata.domain.models import Event, Memory
@@ -37,7 +38,14 @@ happy hear see talk soon care take lot lots appreciate sweet incredible wonderfu
 """.split())
 MAX_BULLETS = 12
 MAX_ANCHORS = 8
-_FILLER_TERMS = frozenset(term for word in FILLER_WORDS for term in analyze(word))
+
+
+@lru_cache(maxsize=1)
+def _filler_terms() -> frozenset[str]:
+    """``FILLER_WORDS`` as analysed terms; computed on first use (it loads the stemmer)."""
+    return frozenset(term for word in FILLER_WORDS for term in analyze(word))
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _SPACES = re.compile(r"\s+")
 
@@ -333,7 +341,7 @@ def _informative(text: str) -> list[str]:
     """The sentences that carry content: a term beyond stop words and small talk, and not a
     question (a question asks; the answer that follows is the fact)."""
     return [s for s in split_sentences(text)
-            if not s.endswith("?") and any(t not in _FILLER_TERMS for t in analyze(s))]
+            if not s.endswith("?") and any(t not in _filler_terms() for t in analyze(s))]
 
 
 def _capped(sections: Mapping[str, list[Bullet]]) -> list[Section]:
