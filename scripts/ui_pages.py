@@ -8,7 +8,9 @@ Both serve ``strata.api.app.create_app`` over real HTTP on a SQLite store (hashi
 and drive the system's chromium (``STRATA_CHROMIUM`` or ``chromium`` on the PATH) with
 Playwright; no browser is downloaded. A page's render time is measured in the browser, from
 the route's start to its first screen drawn (``document.body.dataset.renderMs``, set by
-``strata/ui/js/app.js``): the time a moderator waits after clicking a page.
+``strata/ui/js/app.js``): the time a moderator waits after clicking a page. For each page it
+prints the median and max over ``--runs`` and the API call its first screen waited longest for
+(``slowest_api``, from the browser's resource timing), with the machine's load average.
 """
 
 from __future__ import annotations
