@@ -8,7 +8,9 @@ Both serve ``strata.api.app.create_app`` over real HTTP on a SQLite store (hashi
 and drive the system's chromium (``STRATA_CHROMIUM`` or ``chromium`` on the PATH) with
 Playwright; no browser is downloaded. A page's render time is measured in the browser, from
 the route's start to its first screen drawn (``document.body.dataset.renderMs``, set by
-``strata/ui/js/app.js``): the time a moderator waits after clicking a page.
+``strata/ui/js/app.js``): the time a moderator waits after clicking a page. For each page it
+prints the median and max over ``--runs`` and the API call its first screen waited longest for
+(``slowest_api``, from the browser's resource timing), with the machine's load average.
 """
 
 from __future__ import annotations
@@ -78,11 +80,30 @@ def open_store(home: Path) -> Strata:
 
 def show(page: Any, base: str, route: str) -> float:
     """Navigate within the loaded UI to ``route``; the first screen's render time in ms."""
+    return show_timed(page, base, route)[0]
+
+
+#: The API calls the first screen waited for (started by the route, ended before it was
+#: drawn), from the browser's resource timing: ``[path, ms]``, slowest first.
+FIRST_SCREEN_CALLS = """() => {
+  const start = Number(document.body.dataset.renderStart);
+  const end = start + Number(document.body.dataset.renderMs);
+  return performance.getEntriesByType('resource')
+    .filter((e) => e.initiatorType === 'fetch' && e.startTime >= start - 1
+                   && e.responseEnd <= end + 1)
+    .map((e) => [new URL(e.name).pathname, Math.round(e.duration)])
+    .sort((a, b) => b[1] - a[1]);
+}"""
+
+
+def show_timed(page: Any, base: str, route: str) -> tuple[float, list[tuple[str, float]]]:
+    """``show``, and the API calls its first screen waited for (slowest first)."""
     name = route.split("?")[0].split("/")[0]
-    page.evaluate("delete document.body.dataset.rendered")
+    page.evaluate("delete document.body.dataset.rendered; performance.clearResourceTimings()")
     page.goto(f"{base}/ui/#/{route}")
     page.wait_for_selector(f"body[data-rendered='{name}']", timeout=60_000)
-    return float(page.evaluate("Number(document.body.dataset.renderMs)"))
+    calls = [(path, float(ms)) for path, ms in page.evaluate(FIRST_SCREEN_CALLS)]
+    return float(page.evaluate("Number(document.body.dataset.renderMs)")), calls
 
 
 # -- screenshots ----------------------------------------------------------------------------
@@ -209,18 +230,33 @@ def render_time(memories: int, runs: int, home: Path | None) -> dict[str, Any]:
         built = time.perf_counter() - began
         live = strata.stats().live_memories
         routes = {name: name for name in PAGES} | {"memory": f"memory/{some[0].id}"}
-        timings: dict[str, list[float]] = {name: [] for name in routes}
+        runs_of: dict[str, list[tuple[float, list[tuple[str, float]]]]] = {n: [] for n in routes}
         with serving(create_app(strata)) as base, browser() as chrome:
             page = chrome.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{base}/ui/")
             page.wait_for_selector("body[data-rendered]")
             for _ in range(runs + 1):  # the first round warms the caches and is dropped
                 for name, route in routes.items():
-                    timings[name].append(show(page, base, route))
+                    runs_of[name].append(show_timed(page, base, route))
         strata.close()
     return {"memories": live, "build_s": round(built, 1), "runs": runs,
-            "median_ms": {n: statistics.median(t[1:]) for n, t in timings.items()},
-            "max_ms": {n: max(t[1:]) for n, t in timings.items()}}
+            "load_1min": round(os.getloadavg()[0], 2),
+            "pages": {name: page_summary(timed[1:]) for name, timed in runs_of.items()}}
+
+
+def page_summary(timed: list[tuple[float, list[tuple[str, float]]]]) -> dict[str, Any]:
+    """A page's render times over the runs, and the API call its first screen waited
+    longest for (the path slowest in most runs, with its median time)."""
+    times = [ms for ms, _ in timed]
+    slowest: dict[str, list[float]] = {}
+    for _, calls in timed:
+        if calls:
+            slowest.setdefault(calls[0][0], []).append(calls[0][1])
+    summary: dict[str, Any] = {"median_ms": statistics.median(times), "max_ms": max(times)}
+    if slowest:
+        path, durations = max(slowest.items(), key=lambda item: len(item[1]))
+        summary |= {"slowest_api": path, "slowest_api_ms": statistics.median(durations)}
+    return summary
 
 
 def main() -> None:

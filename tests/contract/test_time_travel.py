@@ -93,6 +93,27 @@ def test_history_at_pages_by_memory_id(strata: Strata, clock: FakeClock) -> None
     assert [m.id for m in (*snapshot.memories, *rest.memories)] == ids
 
 
+def test_history_at_pages_past_rows_the_viewer_may_not_see(strata: Strata,
+                                                           clock: FakeClock) -> None:
+    # Ben's private memories sit between Ana's in id order: a step of the page's size comes
+    # back short of shown rows and the next, larger, steps must carry on from where it was.
+    anas = []
+    for i in range(12):
+        owner = ANA if i % 4 == 0 else BEN
+        written = strata.remember(f"private fact {i}", scope=owner, raw=True).memory_ids[0]
+        if owner is ANA:
+            anas.append(written)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = strata.store.history_at(ANA, clock.now(), limit=1, cursor=cursor)
+        seen.extend(row.memory_id for row in page.items)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == sorted(anas)
+
+
 def test_history_at_gives_the_same_rows_on_every_adapter(tmp_path: Path) -> None:
     answers = {}
     for name, make in sorted(STORE_ADAPTERS.items()):

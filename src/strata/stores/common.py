@@ -122,7 +122,8 @@ def insert_history(
 
 # -- point in time (Store.history_at) --------------------------------------------------------
 
-#: Memories one ``history_at`` step reads (then filters by the snapshot's visibility).
+#: The most memories one ``history_at`` step reads (then filters by the snapshot's
+#: visibility). The first step reads one page's worth; each next one twice the last.
 HISTORY_AT_CHUNK = 500
 #: ``(after_id, count)`` → the next ``count`` memory ids of the team above ``after_id``, in
 #: id order, each with its latest snapshot row at the asked time (None: none yet).
@@ -141,7 +142,7 @@ def page_history_at(
     if cursor is not None and (not isinstance(cursor, str) or len(cursor) > 200):
         raise InvalidInput("malformed cursor", cursor=cursor)
     after, kept = cursor or "", []
-    chunk = max(HISTORY_AT_CHUNK, limit + 1)
+    chunk = limit + 1  # a page when every row is shown: 100 rows parsed, not 500
     while True:
         rows = latest(after, chunk)
         for _, row in rows:
@@ -151,7 +152,7 @@ def page_history_at(
                     return HistoryPage(tuple(kept[:limit]), kept[limit - 1].memory_id)
         if len(rows) < chunk:
             return HistoryPage(tuple(kept), None)
-        after = rows[-1][0]
+        after, chunk = rows[-1][0], max(chunk, min(2 * chunk, HISTORY_AT_CHUNK))
 
 
 def latest_snapshot(rows: Sequence[HistoryEvent], at: datetime) -> HistoryEvent | None:

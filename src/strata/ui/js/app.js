@@ -41,7 +41,8 @@ async function route() {
     if (error instanceof ApiError && error.status === 401) return signIn();
     root.append(h('p', { class: 'error-text', role: 'alert' }, `Could not load: ${error.message}`));
   }
-  // First screen rendered: recorded for `scripts/ui_render_time.py` (and curious people).
+  // First screen rendered: recorded for `scripts/ui_pages.py` (and curious people).
+  document.body.dataset.renderStart = String(started);
   document.body.dataset.rendered = name;
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
 }
