@@ -53,6 +53,7 @@ FRONT_END_EXCEPTIONS = {
     ("strata.cli.mcp_cmd", "strata.mcp"): "`strata mcp` starts the MCP server",
     ("strata.cli.main", "strata.api.app"): "`strata serve` starts the API",
     ("strata.cli.main", "strata.api.deps"): "`strata serve` checks the bind address",
+    ("strata.cli.agent_cmd", "strata.api.deps"): "`strata chat-serve` checks it like serve",
     ("strata.cli", "strata.api.schemas"): "`--json` prints the API's payloads",
     ("strata.cli.bench", "strata.bench"): "`strata bench` runs the benchmarks",
     ("strata.cli.bench_context", "strata.bench"): "`strata bench meta` / `context` run them",
