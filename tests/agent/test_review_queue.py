@@ -38,7 +38,7 @@ def chat_history_actors(agent: Agent) -> list[str]:
 
 
 def test_a_proposal_is_listed_with_its_diff_and_evidence(local_strata: Strata) -> None:
-    agent, proposal = dream_a_proposal(local_strata)
+    _, proposal = dream_a_proposal(local_strata)
     with TestClient(create_app(local_strata)) as http:
         items = http.get("/v1/review/items", params=TEAM).json()["items"]
         elsewhere = http.get("/v1/review/items", params={"team": "other"}).json()["items"]
