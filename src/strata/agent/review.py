@@ -44,7 +44,9 @@ class ProposalSource:
         self.agents = {DEFAULT_AGENT}
 
     def pending(self, scope: Scope) -> list[ReviewItem]:
-        return [self._item(r) for r in self._records(scope) if r.data.get("pending_approval")]
+        active: dict[tuple[Scope, str], str] = {}  # one registry read per agent and key
+        return [self._item(r, active) for r in self._records(scope)
+                if r.data.get("pending_approval")]
 
     def approve(self, item_id: str, *, scope: Scope, actor: Actor, reason: str) -> ReviewItem:
         record, registry = self._open(item_id, scope)
@@ -74,7 +76,8 @@ class ProposalSource:
                  for m in self.strata.list(scope=where, filters=filters, limit=PAGE).items}
         return [as_record(m) for m in found.values()]
 
-    def _item(self, record: Record) -> ReviewItem:
+    def _item(self, record: Record, active: dict[tuple[Scope, str], str] | None = None
+              ) -> ReviewItem:
         data = record.data
         key = str(data["prompt_key"])
         scope = record.memory.scope
@@ -83,19 +86,22 @@ class ProposalSource:
             source=SOURCE, id=record.id, scope=scope, status=status,
             title=f"{scope.agent or 'agent'}: a new {key!r} template "
                   f"(from v{data['base_version']})",
-            body=self._diff(scope, key, str(data["proposed_template"])),
+            body=self._diff(scope, key, str(data["proposed_template"]),
+                            {} if active is None else active),
             evidence=(str(data.get("reason", "")),
                       *(str(line) for line in data.get("evidence", []))),
             meta={"prompt_key": key, "base_version": data["base_version"],
                   "by": data.get("by"), "approved_by": data.get("approved_by")})
 
-    def _diff(self, scope: Scope, key: str, proposed: str) -> str:
+    def _diff(self, scope: Scope, key: str, proposed: str,
+              active: dict[tuple[Scope, str], str]) -> str:
         """The proposal as a unified diff against the template it would replace."""
-        try:
-            current = PromptRegistry(Records(self.strata, scope)).template(key)
-        except NotFound:
-            current = ""
-        lines = difflib.unified_diff(current.splitlines(), proposed.splitlines(),
+        if (scope, key) not in active:
+            try:
+                active[(scope, key)] = PromptRegistry(Records(self.strata, scope)).template(key)
+            except NotFound:
+                active[(scope, key)] = ""
+        lines = difflib.unified_diff(active[(scope, key)].splitlines(), proposed.splitlines(),
                                      f"{key} (active)", f"{key} (proposed)", lineterm="")
         return "\n".join(lines) or json.dumps(proposed)
 
