@@ -66,6 +66,7 @@ from strata.results import (
     StateSnapshot,
 )
 from strata.retention import RetentionReport, record_policy, retention_for
+from strata.review_sources import ReviewItem, ReviewSources
 from strata.settings import PROMOTE_LOCK_MINUTES, Settings, load_settings
 from strata.shield import CompactionShield
 from strata.tiers import SweepReport, hot_cached, sweeper_for
@@ -134,6 +135,7 @@ class Strata:
                                      self.reader.config, self.forget)
         self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
                                        self.settings.manual_override_s)
+        self.review_sources = ReviewSources(self)  # what else waits for a human (0036)
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, url: str | None = None,
@@ -624,6 +626,19 @@ class Strata:
         time (``approve`` / ``reject`` them)."""
         return self.list(scope=scope, limit=limit, cursor=cursor,
                          filters=Filters(lifecycles=(Lifecycle.CANDIDATE,)))
+
+    def review_items(self, *, scope: ScopeLike = None) -> builtins.list[ReviewItem]:
+        """What the registered review sources hold for a human in ``scope`` (decision
+        0036: e.g. the agent runtime's prompt proposals)."""
+        return self.review_sources.items(Scope.parse(scope))
+
+    def decide_review(self, source: str, item_id: str, *, approve: bool, reason: str,
+                      scope: ScopeLike = None, actor: Actor | None = None) -> ReviewItem:
+        """Approve or reject ``item_id`` of the review source ``source``; the source
+        applies it with ``actor`` (the human) on its history."""
+        found = self.review_sources.get(source)
+        decide = found.approve if approve else found.reject
+        return decide(item_id, scope=Scope.parse(scope), actor=actor or Actor(), reason=reason)
 
 
     # -- tiers, decay and retention --

@@ -185,6 +185,8 @@ class GuardedStrata:
     graph_entities = _guard(facade.graph_entities)
     graph_neighbors = _guard(facade.graph_neighbors)
     review_queue = _guard(facade.review_queue)
+    review_items = _guard(facade.review_items)
+    decide_review = _guard(facade.decide_review)
     compress = _guard(facade.compress)
     compress_run = _guard(facade.compress_run)
     compress_topic = _guard(facade.compress_topic)

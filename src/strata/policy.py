@@ -141,9 +141,10 @@ def _rules(operation: Operation, target: Target, names: str, *, spend: bool = Fa
 #: pin is a writer's change, like modify's ``pinned``; forget and modify calls spend.
 GUARDED_RULES: Mapping[str, Rule] = {
     **_rules(Operation.READ, Target.SCOPE, "list history evidence versions job "
-             "graph_entities graph_neighbors review_queue state_at", acts=False),
+             "graph_entities graph_neighbors review_queue review_items state_at", acts=False),
     **_rules(Operation.READ, Target.TEAM, "stats", acts=False),
     **_rules(Operation.WRITE, Target.OWNED, "modify approve reject pin unpin", spend=True),
+    **_rules(Operation.WRITE, Target.SCOPE, "decide_review", spend=True),  # 0036
     **_rules(Operation.WRITE, Target.OWNED_OR_DELETED, "recover"),
     **_rules(Operation.WRITE, Target.OWNED, "index_graph", acts=False),
     **_rules(Operation.MODERATE, Target.SCOPE, "compress_run compress_topic enqueue_compress"),

@@ -334,3 +334,38 @@ def test_meta_commands_curate_the_backbone_and_links_for_owners_only(
     assert core not in say("!meta.backbone.list")
     history = strata.history(core, scope=team)
     assert {e.actor for e in history} >= {"42"}  # audited: the owner who curated
+
+
+def test_the_dream_cards_buttons_work_after_a_restart(local_strata: Strata) -> None:
+    """A card posted before a restart: the view registered at startup (persistent: no
+    timeout, fixed custom ids) finds the proposal from the card's footer and merges it."""
+    before = Harness(local_strata)
+    turn = before.agent.handle(discord_incoming("hello"))
+    before.agent.feedback.add(content="fewer emojis", referenced_message_id=turn.message_id
+                              or "", user_message_id="f1", user="42")
+    proposal = str(Dreamer(before.agent).run()["proposal"])
+    card = run(before.transport.flush_feed())[-1]
+    embeds = before.sent(channel=8)[-1]["embeds"]
+    assert embeds[0]["footer"]["text"] == f"id {proposal}"
+    after = Harness(local_strata)  # a new process: a fresh agent, transport and view store
+
+    async def scenario() -> list[dict[str, Any]]:
+        view = after.transport.persistent_view()
+        assert view.timeout is None and view.is_persistent()
+        after.state.store_view(view)  # what Client.add_view does at startup
+
+        async def click(custom_id: str, user: dict[str, Any] = ANA) -> dict[str, Any]:
+            return await after._interact(user, {"type": 3, "message": message_data(
+                str(card.id), "", BOT, channel=8, embeds=embeds), "data": {
+                "custom_id": custom_id, "component_type": 2}})
+
+        return [await click("strata:approve", MALLORY), await click("strata:prompt"),
+                await click("strata:approve"), await click("strata:reject")]
+
+    denied, prompt, approved, again = run(scenario())
+    assert "owners" in denied["data"]["content"]
+    assert "not kept across a restart" in str(prompt["data"]["components"])
+    assert "version 2" in approved["data"]["content"]
+    assert again["data"]["content"].startswith("Not done")
+    assert after.agent.registry.pending() == []
+    assert "fewer emojis" in after.agent.registry.template("chat")

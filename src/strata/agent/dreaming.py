@@ -150,8 +150,10 @@ class Dreamer:
         counts = ", ".join(f"{n} {kind}" for kind, n in review.counts().items())
         reason = f"{len(review.feedback)} feedback items" + (f", signals: {counts}"
                                                              if counts else "")
+        evidence = [s.line() for s in review.signals] + [
+            f"feedback: {line}" for line in _feedback_lines(review.feedback)]
         proposal = self.agent.registry.propose(key, template, by="ai_dream_cycle",
-                                               reason=reason)
+                                               reason=reason, evidence=evidence[:MAX_LINES])
         if self.agent.feed is not None:
             self.agent.feed(Turn("dream_proposal", template, message_id=proposal.id,
                                  prompt=prompt, key=key), None)

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from strata.agent.extraction import EXTRACTION_TEMPLATE
 from strata.agent.records import Record, Records
+from strata.domain.lifecycle import Actor
 from strata.errors import InvalidInput, NotFound
 
 __all__ = ["DEFAULT_ARCHETYPES", "DEFAULT_TEMPLATES", "Archetype", "Archetypes", "Feedback",
@@ -110,18 +111,25 @@ class PromptRegistry:
     def template(self, key: str) -> str:
         return str(self.entry(key).data["template"])
 
-    def propose(self, key: str, template: str, *, by: str, reason: str) -> Record:
+    def propose(self, key: str, template: str, *, by: str, reason: str,
+                evidence: Sequence[str] = ()) -> Record:
+        """File a ``pending_approval`` proposal; ``evidence``: the signal and feedback lines
+        it was made from (shown to the reviewer)."""
         current = self.entry(key)
         return self.records.add("proposal", f"{key}@{current.version}", {
             "prompt_key": key, "proposed_template": template, "base_version": current.version,
-            "pending_approval": True, "by": by, "reason": reason})
+            "pending_approval": True, "by": by, "reason": reason,
+            "evidence": list(evidence)})
 
     def pending(self) -> list[Record]:
         return [r for r in self.records.all("proposal") if r.data.get("pending_approval")]
 
-    def approve(self, proposal_id: str, *, approver: str) -> Record:
-        """Merge the proposal as the template's next version (a human's decision). A
-        proposal made from an older version is refused: what it was judged against is gone."""
+    def approve(self, proposal_id: str, *, approver: str, actor: Actor | None = None
+                ) -> Record:
+        """Merge the proposal as the template's next version (a human's decision, on the
+        history as ``actor``, default ``approver``). A proposal made from an older version is
+        refused: what it was judged against is gone."""
+        actor = actor or Actor(approver)
         proposal = self._pending(proposal_id)
         key = str(proposal.data["prompt_key"])
         current = self.entry(key)
@@ -131,12 +139,13 @@ class PromptRegistry:
                                "reject it and let the next dream propose again")
         merged = self.records.update(current, {**current.data, "template":
                                                proposal.data["proposed_template"]},
-                                     reason=f"approved by {approver}: proposal {proposal.id}")
-        self._close(proposal, "approved", approver)
+                                     reason=f"approved by {approver}: proposal {proposal.id}",
+                                     actor=actor)
+        self._close(proposal, "approved", approver, actor)
         return merged
 
-    def reject(self, proposal_id: str, *, approver: str) -> None:
-        self._close(self._pending(proposal_id), "rejected", approver)
+    def reject(self, proposal_id: str, *, approver: str, actor: Actor | None = None) -> None:
+        self._close(self._pending(proposal_id), "rejected", approver, actor or Actor(approver))
 
     def rollback(self, key: str, to_version: int, *, by: str) -> Record:
         return self.records.rollback(self.entry(key), to_version, reason=f"rollback by {by}")
@@ -158,10 +167,10 @@ class PromptRegistry:
             raise InvalidInput(f"{proposal_id} is not a pending proposal")
         return proposal
 
-    def _close(self, proposal: Record, status: str, approver: str) -> None:
+    def _close(self, proposal: Record, status: str, approver: str, actor: Actor) -> None:
         self.records.update(proposal, {**proposal.data, "pending_approval": False,
                                        "status": status, "approved_by": approver},
-                            reason=f"{status} by {approver}")
+                            reason=f"{status} by {approver}", actor=actor)
 
 
 # -- context archetypes ---------------------------------------------------------------------

@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from strata.domain.lifecycle import Actor
 from strata.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
 from strata.facade import Strata
 
-__all__ = ["AGENT_TAG_PREFIX", "Record", "Records"]
+__all__ = ["AGENT_TAG_PREFIX", "Record", "Records", "as_record"]
 
 AGENT_TAG_PREFIX = "agent:"
 PAGE = 200
@@ -33,7 +34,7 @@ class Record:
     memory: Memory
 
 
-def _record(memory: Memory) -> Record:
+def as_record(memory: Memory) -> Record:
     data = json.loads(memory.content)
     return Record(memory.id, str(data["kind"]), str(data["name"]), data, memory.version, memory)
 
@@ -60,14 +61,18 @@ class Records:
         if memory.lifecycle == Lifecycle.CANDIDATE:  # review mode "all": the agent's own
             memory = self.strata.approve(memory.id, reason="the agent's own record",
                                          scope=self.scope)  # data is not a user memory
-        return _record(memory)
+        return as_record(memory)
 
-    def update(self, record: Record, data: Mapping[str, Any], *, reason: str) -> Record:
+    def update(self, record: Record, data: Mapping[str, Any], *, reason: str,
+               actor: Actor | None = None) -> Record:
+        """A new version of ``record``; ``actor`` (default: the agent's process) is who the
+        history row names."""
         content = json.dumps({"kind": record.kind, "name": record.name, **data}, sort_keys=True)
         if content == record.memory.content:
             return record
-        return _record(self.strata.modify(record.id, reason=reason, scope=self.scope,
-                                          content=content, if_version=record.version))
+        return as_record(self.strata.modify(record.id, reason=reason, scope=self.scope,
+                                          content=content, if_version=record.version,
+                                          actor=actor))
 
     def all(self, kind: str, *, tags: tuple[str, ...] = (), limit: int | None = None
             ) -> list[Record]:
@@ -79,7 +84,7 @@ class Records:
         while limit is None or len(out) < limit:
             page = self.strata.list(scope=self.scope, filters=filters, cursor=cursor,
                                     limit=PAGE if limit is None else min(PAGE, limit))
-            out += [_record(m) for m in page.items]
+            out += [as_record(m) for m in page.items]
             cursor = page.next_cursor
             if cursor is None or not page.items:
                 break
@@ -90,11 +95,11 @@ class Records:
         return found[0] if found else None
 
     def get(self, record_id: str) -> Record:
-        return _record(self.strata.get(record_id, scope=self.scope))
+        return as_record(self.strata.get(record_id, scope=self.scope))
 
     def remove(self, record: Record, *, reason: str) -> None:
         self.strata.forget(record.id, reason=reason, scope=self.scope, force=False)
 
     def rollback(self, record: Record, to_version: int, *, reason: str) -> Record:
-        return _record(self.strata.rollback(record.id, to_version, reason=reason,
+        return as_record(self.strata.rollback(record.id, to_version, reason=reason,
                                             scope=self.scope))

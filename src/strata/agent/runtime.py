@@ -31,6 +31,7 @@ from strata.agent.procedural import (
     render,
 )
 from strata.agent.records import Records
+from strata.agent.review import register as register_proposals
 from strata.agent.router import ComplexityScorer, ModelRouter, ModelTier, RouterConfig
 from strata.domain.jobs import Job, JobKind
 from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
@@ -132,6 +133,7 @@ class Agent:
         self.registry.ensure_defaults()
         self.archetypes.ensure_defaults()
         strata.add_job_handler(JobKind.AGENT, self._run_job)
+        register_proposals(strata, self.config.name)  # proposals in the review queue
         self._tasks: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
             "consolidate": self._consolidate, "charge": self._run_charge}
 

@@ -40,6 +40,7 @@ from strata.api.lifecycle import lifecycle_router
 from strata.api.mem0 import mem0_router
 from strata.api.metrics import Metrics, MetricsMiddleware
 from strata.api.review import ApproveRequest, review_router
+from strata.api.review_items import review_items_router
 from strata.api.schemas import (
     MAX_ID_CHARS,
     MAX_TOKEN_CHARS,
@@ -390,7 +391,7 @@ ROUTERS = (memory_router, memories_router, bulk_router, transfer_router, system_
            ops_router, shield_router, graph_router, compression_router, levels_router,
            lifecycle_router, review_router, timetravel_router, mem0_router,
            documents_router, context_router, meta_router,
-           ui_router)
+           ui_router, review_items_router)
 
 
 def create_app(

@@ -86,3 +86,46 @@ def reject(
     with open_strata(_options(ctx), as_json=as_json) as strata:
         memory = strata.reject(memory_id, reason=reason, scope=_scope(team, user, agent, run))
     render.memory_result(memory, as_json=as_json)
+
+
+# -- the other review sources (decision 0036): e.g. the agent runtime's prompt proposals --
+
+@review_app.command("items")
+def list_items(
+    ctx: typer.Context, team: TeamOpt = None, user: UserOpt = None, agent: AgentOpt = None,
+    run: RunOpt = None, as_json: JsonFlag = False,
+) -> None:
+    """Items of the review sources (the agent's prompt proposals...) awaiting a human."""
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        items = strata.review_items(scope=_scope(team, user, agent, run))
+    if as_json:
+        render.emit_json({"items": [item.to_dict() for item in items]})
+        return
+    if not items:
+        typer.echo("No review items.")
+    for item in items:
+        typer.echo(f"{item.source} {item.id}  {item.title}\n{item.body}")
+        typer.echo("".join(f"  evidence: {line}\n" for line in item.evidence))
+
+
+@review_app.command("decide")
+def decide_item(
+    ctx: typer.Context,
+    decision: Annotated[str, typer.Argument(help="approve or reject.", show_default=False)],
+    source: Annotated[str, typer.Argument(help="The item's source (e.g. agent_proposals).",
+                                          show_default=False)],
+    item_id: Annotated[str, typer.Argument(help="The item's id.", metavar="ITEM_ID",
+                                           show_default=False)],
+    reason: ReasonOpt, team: TeamOpt = None, user: UserOpt = None, agent: AgentOpt = None,
+    run: RunOpt = None, as_json: JsonFlag = False,
+) -> None:
+    """Approve or reject an item of a review source; the source applies it."""
+    if decision not in ("approve", "reject"):
+        raise typer.BadParameter("approve or reject", param_hint="DECISION")
+    with open_strata(_options(ctx), as_json=as_json) as strata:
+        item = strata.decide_review(source, item_id, approve=decision == "approve",
+                                    reason=reason, scope=_scope(team, user, agent, run))
+    if as_json:
+        render.emit_json(item.to_dict())
+    else:
+        typer.echo(f"{item.status}: {item.title}")

@@ -25,6 +25,9 @@ __all__ = ["DiscordTransport", "DreamView", "feed_embed"]
 
 MAX_MESSAGE = 2000
 NOT_OWNER = "Only the bot's owners can do that."
+FOOTER_PREFIX = "id "
+KEPT_PROMPTS = 500  # rendered prompts kept for "View prompt" (the newest cards')
+NO_PROMPT = "(the rendered prompt is not kept across a restart of the bot)"
 
 
 def feed_embed(turn: Turn, message: Incoming | None) -> discord.Embed:
@@ -44,32 +47,49 @@ def feed_embed(turn: Turn, message: Incoming | None) -> discord.Embed:
     embed.add_field(name="Metrics", value=metrics or "-", inline=False)
     embed.add_field(name="Context", value=f"archetype {turn.archetype or '-'}, tier "
                     f"{turn.tier or '-'}", inline=False)
+    if turn.message_id:  # what the persistent view's buttons act on
+        embed.set_footer(text=f"{FOOTER_PREFIX}{turn.message_id}")
     return embed
 
 
 class DreamView(discord.ui.View):
-    """The buttons under a dream-channel card."""
+    """The buttons under a dream-channel card. Persistent (decision 0036): no timeout, fixed
+    custom ids, and the card's turn found from its embed's footer, so the view that
+    ``DiscordTransport.persistent_view`` registers at startup answers the buttons of cards
+    posted before a restart."""
 
-    def __init__(self, transport: DiscordTransport, turn: Turn) -> None:
+    def __init__(self, transport: DiscordTransport, turn: Turn | None = None) -> None:
         super().__init__(timeout=None)
         self.transport = transport
         self.turn = turn
         self.add_item(_Button("View prompt", "prompt", self._view_prompt))
         self.add_item(_Button("Feedback", "feedback", self._feedback))
-        if turn.kind == "dream_proposal":
+        if turn is None or turn.kind == "dream_proposal":
             self.add_item(_Button("Approve", "approve", self._approve,
                                   discord.ButtonStyle.success))
             self.add_item(_Button("Reject", "reject", self._reject, discord.ButtonStyle.danger))
+
+    def target(self, interaction: discord.Interaction) -> str:
+        """The id of the card's turn (a proposal's id): this view's turn, else the
+        footer of the clicked card."""
+        if self.turn is not None:
+            return self.turn.message_id or ""
+        embeds = interaction.message.embeds if interaction.message is not None else []
+        footer = embeds[0].footer.text if embeds and embeds[0].footer.text else ""
+        return footer.removeprefix(FOOTER_PREFIX) if footer.startswith(FOOTER_PREFIX) else ""
 
     async def _view_prompt(self, interaction: discord.Interaction) -> None:
         """Owners only: the rendered prompt holds the user's memories."""
         if not self.transport.is_owner(interaction.user.id):
             await interaction.response.send_message(NOT_OWNER, ephemeral=True)
             return
-        await interaction.response.send_modal(PromptModal(self.turn.prompt))
+        prompt = self.turn.prompt if self.turn is not None else self.transport.prompts.get(
+            self.target(interaction), NO_PROMPT)
+        await interaction.response.send_modal(PromptModal(prompt))
 
     async def _feedback(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_modal(FeedbackModal(self.transport, self.turn))
+        await interaction.response.send_modal(FeedbackModal(self.transport,
+                                                            self.target(interaction)))
 
     async def _approve(self, interaction: discord.Interaction) -> None:
         await self._decide(interaction, approve=True)
@@ -79,7 +99,7 @@ class DreamView(discord.ui.View):
 
     async def _decide(self, interaction: discord.Interaction, *, approve: bool) -> None:
         text = await asyncio.to_thread(self.transport.decide_proposal, str(interaction.user.id),
-                                       self.turn.message_id or "", approve)
+                                       self.target(interaction), approve)
         await interaction.response.send_message(text, ephemeral=True)
 
 
@@ -102,10 +122,10 @@ class PromptModal(discord.ui.Modal, title="Rendered prompt"):
 
 
 class FeedbackModal(discord.ui.Modal, title="Feedback"):
-    def __init__(self, transport: DiscordTransport, turn: Turn) -> None:
+    def __init__(self, transport: DiscordTransport, target: str) -> None:
         super().__init__()
         self.transport = transport
-        self.turn = turn
+        self.target = target
         self.rating: discord.ui.TextInput[FeedbackModal] = discord.ui.TextInput(
             label="positive / negative / neutral", max_length=10)
         self.comment: discord.ui.TextInput[FeedbackModal] = discord.ui.TextInput(
@@ -117,7 +137,7 @@ class FeedbackModal(discord.ui.Modal, title="Feedback"):
         await asyncio.to_thread(
             self.transport.agent.feedback.add,
             content=f"{self.rating.value}: {self.comment.value}".strip(": "),
-            referenced_message_id=self.turn.message_id or "", user=str(interaction.user.id),
+            referenced_message_id=self.target, user=str(interaction.user.id),
             user_message_id=f"modal:{interaction.id}")
         await interaction.response.send_message(FEEDBACK_MARK, ephemeral=True)
 
@@ -137,6 +157,7 @@ class DiscordTransport:
         self._feed: list[tuple[Turn, Incoming | None]] = []
         self._last_ack: dict[int, int] = {}  # feedback message id -> channel id
         self._answers: dict[int, str] = {}  # the bot's Discord message id -> its turn's id
+        self.prompts: dict[str, str] = {}  # a card's turn id -> its rendered prompt
         agent.feed = lambda turn, message: self._feed.append((turn, message))
 
     def is_owner(self, user_id: int) -> bool:
@@ -202,10 +223,19 @@ class DiscordTransport:
         posted: list[discord.Message] = []
         while self._feed:
             turn, message = self._feed.pop(0)
+            if turn.message_id and turn.prompt:
+                self.prompts[turn.message_id] = turn.prompt
+                while len(self.prompts) > KEPT_PROMPTS:
+                    self.prompts.pop(next(iter(self.prompts)))
             if self.feed_channel is not None:
                 posted.append(await self.feed_channel.send(embed=feed_embed(turn, message),
                                                            view=DreamView(self, turn)))
         return posted
+
+    def persistent_view(self) -> DreamView:
+        """The view to register at startup (``Client.add_view``): it answers every card's
+        buttons, those posted before a restart included."""
+        return DreamView(self)
 
     def decide_proposal(self, user: str, proposal_id: str, approve: bool) -> str:
         if user not in self.agent.config.owners:
@@ -231,6 +261,7 @@ class DiscordTransport:
         async def on_ready() -> None:
             assert client.user is not None
             self.bot_user_id = client.user.id
+            client.add_view(self.persistent_view())  # the buttons of earlier cards
             if feed_channel_id is not None:
                 channel: Any = client.get_channel(feed_channel_id)
                 self.feed_channel = channel

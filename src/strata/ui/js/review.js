@@ -3,6 +3,7 @@
 import { api, may, scopeQuery } from './api.js';
 import { confirmDialog, fmtTime, h, replace, toast } from './dom.js';
 import { act, later, memoryLink, run, tagChips, witnessChip } from './common.js';
+import { reviewItemsSection } from './review_items.js';
 
 const path = (id, action) => `/v1/memories/${encodeURIComponent(id)}/${action}`;
 
@@ -17,6 +18,7 @@ export async function reviewPage(root) {
   if (may('write') && cards.length) root.append(bulkBar(cards, reload));
   root.append(h('section', { 'aria-label': 'Candidates', id: 'queue' },
     cards.length ? cards.map((c) => c.el) : h('p', { class: 'muted' }, 'Nothing to review.')));
+  root.append(reviewItemsSection(reload));
   const applied = h('section', { 'aria-labelledby': 'applied-title' },
     h('h2', { id: 'applied-title' }, 'Recently applied decisions'));
   root.append(applied);
