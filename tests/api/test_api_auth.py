@@ -201,6 +201,12 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         "POST /v1/jobs/{job_id}/retry": lambda: api.post(f"/v1/jobs/{a_job}/retry",
                                                          headers=b_admin),
         "POST /v1/jobs/purge": lambda: api.post("/v1/jobs/purge", headers=b_admin, json={}),
+        # -- the review queue's other sources (decision 0036) --
+        "GET /v1/review/items": lambda: api.get("/v1/review/items", headers=b_admin,
+                                                params=A),
+        "POST /v1/review/items/{source}/{item_id}/{decision}": lambda: api.post(
+            f"/v1/review/items/agent/{a_id}/approve", headers=b_admin, params=A,
+            json={"reason": "x"}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
 
