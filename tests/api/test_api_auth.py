@@ -204,8 +204,11 @@ def test_team_b_gets_404_and_no_team_a_data_from_every_route(
         # -- the review queue's other sources (decision 0036) --
         "GET /v1/review/items": lambda: api.get("/v1/review/items", headers=b_admin,
                                                 params=A),
-        "POST /v1/review/items/{source}/{item_id}/{decision}": lambda: api.post(
+        "POST /v1/review/items/{source}/{item_id}/approve": lambda: api.post(
             f"/v1/review/items/agent/{a_id}/approve", headers=b_admin, params=A,
+            json={"reason": "x"}),
+        "POST /v1/review/items/{source}/{item_id}/reject": lambda: api.post(
+            f"/v1/review/items/agent/{a_id}/reject", headers=b_admin, params=A,
             json={"reason": "x"}),
     }
     assert set(calls) == operations(api), "a route without an isolation case"
@@ -313,6 +316,10 @@ def valid_mutations(memory_id: str, deleted_id: str) -> dict[str, Callable[[Test
             f"/v1/meta/backbone/{memory_id}", headers=h),
         "POST /v1/meta/links": lambda c, h: c.post("/v1/meta/links", headers=h, json={
             "from_ref": memory_id, "to_ref": "person:zed", "relation": "about"}),
+        "POST /v1/review/items/{source}/{item_id}/approve": lambda c, h: c.post(
+            f"/v1/review/items/agent/{memory_id}/approve", headers=h, json={"reason": "r"}),
+        "POST /v1/review/items/{source}/{item_id}/reject": lambda c, h: c.post(
+            f"/v1/review/items/agent/{memory_id}/reject", headers=h, json={"reason": "r"}),
     }
 
 

@@ -8,7 +8,7 @@ source, which applies it with the caller as the actor. A reader may list, a writ
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter
 from fastapi import Path as PathParam
@@ -33,12 +33,21 @@ def review_items(guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     return JSONResponse({"items": [item.to_dict() for item in items]})
 
 
-@review_items_router.post("/{source}/{item_id}/{decision}",
+@review_items_router.post("/{source}/{item_id}/approve",
                           responses=error_responses(*COMMON_ERRORS))
-def decide_review_item(source: IdPart, item_id: IdPart,
-                       decision: Literal["approve", "reject"], body: DecisionRequest,
+def approve_review_item(source: IdPart, item_id: IdPart, body: DecisionRequest,
+                        guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
+    """Approve one item; the source applies it (the caller is the actor)."""
+    item = guarded.decide_review(source, item_id, approve=True, reason=body.reason,
+                                 scope=scope)
+    return JSONResponse(item.to_dict())
+
+
+@review_items_router.post("/{source}/{item_id}/reject",
+                          responses=error_responses(*COMMON_ERRORS))
+def reject_review_item(source: IdPart, item_id: IdPart, body: DecisionRequest,
                        guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
-    """Approve or reject one item; the source applies it (the caller is the actor)."""
-    item = guarded.decide_review(source, item_id, approve=decision == "approve",
-                                 reason=body.reason, scope=scope)
+    """Reject one item; the source records it (the caller is the actor)."""
+    item = guarded.decide_review(source, item_id, approve=False, reason=body.reason,
+                                 scope=scope)
     return JSONResponse(item.to_dict())

@@ -1,6 +1,6 @@
 // The review queue's other items (decision 0036): what review sources such as the agent
 // runtime's dream hold for a human — the change as a diff, its evidence (the signals and
-// feedback it was made from), approve / reject. GET /v1/review/items, POST .../{decision}.
+// feedback it was made from), approve / reject. GET /v1/review/items, POST .../approve or .../reject.
 import { api, may, scopeQuery } from './api.js';
 import { confirmDialog, h, toast } from './dom.js';
 import { later, run } from './common.js';
