@@ -1,5 +1,5 @@
-"""The layers, read from the imports of ``src/strata`` with ``ast`` (module level, inside
-functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
+"""The layers, read from the imports of the package under ``src/`` with ``ast`` (module
+level, inside functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
 
 - ``strata.domain``: the pure rules. Imports only the standard library, third-party
   packages, ``strata.domain`` and ``strata.errors``.
@@ -13,6 +13,8 @@ functions and under ``TYPE_CHECKING`` alike, unless a rule says otherwise).
 - Services: every other module. They import no front end and no caller of the facade.
 - No import cycle among module-level imports anywhere in ``src/`` (``TYPE_CHECKING``-only and
   function-level imports excluded: they run after every module is loaded).
+
+Module names here are logical: the package is called ``strata`` whatever its import name.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+#: The import name of the package (the one directory under ``src/`` with an ``__init__``).
+PACKAGE = next(p.name for p in SRC.iterdir() if (p / "__init__.py").is_file())
 
 FRONT_ENDS = ("strata.api", "strata.cli", "strata.mcp", "strata.client", "strata.adapters")
 CALLERS = ("strata.facade", "strata.guarded", "strata.hooks", "strata.testing",
@@ -78,11 +82,18 @@ class Import:
     module_level: bool  # neither inside a function nor under TYPE_CHECKING
 
 
+def logical(name: str) -> str:
+    """``PACKAGE.x.y`` as ``strata.x.y``; other names as they are."""
+    if name == PACKAGE or name.startswith(PACKAGE + "."):
+        return "strata" + name[len(PACKAGE):]
+    return name
+
+
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(SRC).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    return logical(".".join(parts))
 
 
 MODULES = {module_name(p): p for p in SRC.rglob("*.py")}
@@ -98,9 +109,9 @@ def imports_of(name: str) -> Iterator[Import]:
 
     def targets(node: ast.Import | ast.ImportFrom) -> Iterator[str]:
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+            yield from (logical(alias.name) for alias in node.names)
             return
-        base = node.module or ""
+        base = logical(node.module or "")
         if node.level:
             parts = package.split(".")[: len(package.split(".")) - node.level + 1]
             base = ".".join([*parts, *([node.module] if node.module else [])])
