@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-import strata.review_sources
+from strata import review_sources
 from strata.agent.dreaming import Dreamer
 from strata.agent.review import SOURCE, ProposalSource
 from strata.agent.runtime import Agent, AgentConfig, Incoming
@@ -95,7 +95,7 @@ def test_the_cli_finds_the_source_through_its_entry_point(
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     target = declared["project"]["entry-points"]["strata.review_sources"][SOURCE]
     assert target == "strata.agent.review:ProposalSource"
-    monkeypatch.setattr(strata.review_sources, "_entry_point_factories",
+    monkeypatch.setattr(review_sources, "_entry_point_factories",
                         lambda: [ProposalSource])  # as installed by `pip install`
     with Strata.open(tmp_path, embedder="hashing", embedded_worker=False) as store:
         agent, proposal = dream_a_proposal(store)
