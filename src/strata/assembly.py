@@ -134,7 +134,8 @@ class Assembler:
         each an index walk (a read of several types at once walks the whole team at 100k),
         merged newest first."""
         found: list[Memory] = []
-        for group in [(t,) for t in types] or [()]:
+        groups: list[tuple[MemoryType, ...]] = [(t,) for t in types] or [()]
+        for group in groups:
             wanted = Filters(types=group, pinned=pinned)
             found.extend(m for m in self._store.list(viewer, wanted, limit=limit).items
                          if recallable(m, viewer, wanted))

@@ -17,18 +17,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strata.domain import models
 from strata.domain.compression.representations import MemoryVersion
 from strata.domain.graph_rules import Edge, Entity, GraphFacts
 from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
-from strata.domain.models import (
-    Event,
-    Filters,
-    HistoryEvent,
-    Lifecycle,
-    Memory,
-    MemoryType,
-    Scope,
-)
+from strata.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 
 Vector = npt.NDArray[np.float32]
 
@@ -65,8 +58,8 @@ class Candidate:
     ~200 candidates, and whole memories only for the hits it returns."""
 
     id: str
-    type: MemoryType
-    lifecycle: Lifecycle
+    type: models.MemoryType
+    lifecycle: models.Lifecycle
     pinned: bool
     importance: float
     when: datetime  # valid_from, else created_at: what recency and date matching read
