@@ -130,9 +130,17 @@ class Assembler:
 
     def _listed(self, viewer: Scope, types: Sequence[MemoryType], limit: int,
                 pinned: bool | None = None) -> list[Memory]:
-        wanted = Filters(types=tuple(types), pinned=pinned)
-        found = self._store.list(viewer, wanted, limit=limit).items
-        return [masked(m) for m in found if recallable(m, viewer, wanted)]
+        """The newest ``limit`` memories of ``types`` (any type when empty): one read per type,
+        each an index walk (a read of several types at once walks the whole team at 100k),
+        merged newest first."""
+        found: list[Memory] = []
+        groups: list[tuple[MemoryType, ...]] = [(t,) for t in types] or [()]
+        for group in groups:
+            wanted = Filters(types=group, pinned=pinned)
+            found.extend(m for m in self._store.list(viewer, wanted, limit=limit).items
+                         if recallable(m, viewer, wanted))
+        found.sort(key=lambda m: (m.created_at, m.id), reverse=True)
+        return [masked(m) for m in found[:limit]]
 
 
 def _meta_items(rows: list[Memory]) -> list[MetaItem]:

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strata.domain import models
 from strata.domain.compression.representations import MemoryVersion
 from strata.domain.graph_rules import Edge, Entity, GraphFacts
 from strata.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
@@ -49,6 +50,25 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """A (len(texts), dim) float32 array of L2-normalised rows."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What recall ranks a memory by, and no more: a store reads these few columns for its
+    ~200 candidates, and whole memories only for the hits it returns."""
+
+    id: str
+    type: models.MemoryType
+    lifecycle: models.Lifecycle
+    pinned: bool
+    importance: float
+    when: datetime  # valid_from, else created_at: what recency and date matching read
+    meta: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, memory: Memory) -> Candidate:
+        return cls(memory.id, memory.type, memory.lifecycle, memory.pinned, memory.importance,
+                   memory.valid_from or memory.created_at, memory.meta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +363,14 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> builtins.list[Memory]:
         """The visible, non-deleted memories among ``memory_ids``, in the given order."""
+        ...
+
+    def candidates(
+        self, memory_ids: Sequence[str], viewer: Scope, filters: Filters
+    ) -> builtins.list[Candidate]:
+        """The ranking fields of the memories among ``memory_ids`` that ``viewer`` may recall
+        under ``filters`` (exactly those ``domain.visibility.recallable`` passes), in the
+        given order, in one read."""
         ...
 
     def list(

@@ -32,7 +32,7 @@ from strata.domain.visibility import recallable
 from strata.errors import InvalidInput
 from strata.graph import linked_memories
 from strata.ingest import EPISODE_TAG
-from strata.ports import Embedder, Store
+from strata.ports import Candidate, Embedder, Store
 from strata.results import Hit, Recall
 from strata.settings import MAX_QUERY_CHARS
 
@@ -142,10 +142,10 @@ class Retriever:
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        ranked = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)
+        scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)
         if min_score > 0:
-            ranked = [h for h in ranked if h.relevance >= min_score]
-        ranked = self._with_pinned(ranked, k, viewer, filters)
+            scored = [h for h in scored if h.relevance >= min_score]
+        ranked = self._with_pinned(scored, k, viewer, filters)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -171,7 +171,9 @@ class Retriever:
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
         viewer: Scope, config: RecallConfig, filters: Filters,
-    ) -> list[Hit]:
+    ) -> list[Scored]:
+        """Every candidate's fused score, best first, from its ranking fields alone (whole
+        memories are read only for the hits returned)."""
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
         memories = self._fetch(ids, viewer, filters)
         episodes = {i: m for i, m in memories.items()
@@ -188,7 +190,7 @@ class Retriever:
             "vector": {i: s for i, s in vector_hits.items() if i in turns},
             "lexical": {i: s for i, s in lexical_hits.items() if i in turns},
             "recency": {
-                i: recency_score(m.valid_from or m.created_at, now, config.recency_half_life_hours)
+                i: recency_score(m.when, now, config.recency_half_life_hours)
                 for i, m in turns.items()
             },
             "importance": {i: 1.0 if m.pinned else m.importance for i, m in turns.items()},
@@ -201,30 +203,30 @@ class Retriever:
             signals["graph"] = {i: s for i, s in linked.items() if i in turns}
             fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
-        hits = []
+        scored = []
         for memory_id, score in fused.items():
-            memory = turns[memory_id]
-            factor = config.disputed_factor if memory.lifecycle is Lifecycle.DISPUTED else 1.0
+            factor = (config.disputed_factor if turns[memory_id].lifecycle is Lifecycle.DISPUTED
+                      else 1.0)
             breakdown = {name: values[memory_id] for name, values in signals.items()
                          if memory_id in values}
-            hits.append(Hit(memory, score * factor, breakdown, memory.provenance.event_ids,
-                            relevance=relevance(breakdown) * factor))
-        hits.sort(key=lambda h: (-h.score, h.memory.id))
-        return hits
+            scored.append(Scored(memory_id, score * factor, breakdown,
+                                 relevance(breakdown) * factor))
+        scored.sort(key=lambda h: (-h.score, h.id))
+        return scored
 
     def _episode_parts(
-        self, episodes: dict[str, Memory], episode_scores: dict[str, float],
-        turns: dict[str, Memory], viewer: Scope, config: RecallConfig, filters: Filters,
-    ) -> dict[str, Memory]:
+        self, episodes: dict[str, Candidate], episode_scores: dict[str, float],
+        turns: dict[str, Candidate], viewer: Scope, config: RecallConfig, filters: Filters,
+    ) -> dict[str, Candidate]:
         """Turns of the best-matching episodes that no signal returned (the filters apply)."""
         best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
         wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
         return self._fetch(wanted, viewer, filters)
 
     def _graph_expansion(
-        self, linked: dict[str, float], turns: dict[str, Memory], viewer: Scope,
+        self, linked: dict[str, float], turns: dict[str, Candidate], viewer: Scope,
         config: RecallConfig, filters: Filters,
-    ) -> dict[str, Memory]:
+    ) -> dict[str, Candidate]:
         """The best-linked memories that no signal returned (the filters still apply)."""
         best = sorted((i for i in linked if i not in turns), key=lambda i: (-linked[i], i))
         wanted = best[:config.graph_expand]
@@ -232,7 +234,7 @@ class Retriever:
         return {i: m for i, m in found.items() if m.meta.get("kind") != EPISODE_TAG}
 
     def _with_neighbours(
-        self, fused: dict[str, float], turns: dict[str, Memory], viewer: Scope,
+        self, fused: dict[str, float], turns: dict[str, Candidate], viewer: Scope,
         config: RecallConfig, filters: Filters,
     ) -> dict[str, float]:
         """Bring the context of the best hits along: the turns next to them that pass the
@@ -252,7 +254,8 @@ class Retriever:
         )
 
     def _structure(
-        self, fused: dict[str, float], turns: dict[str, Memory], episodes: dict[str, Memory],
+        self, fused: dict[str, float], turns: dict[str, Candidate],
+        episodes: dict[str, Candidate],
         episode_scores: dict[str, float], query: str, config: RecallConfig,
     ) -> dict[str, float]:
         """Episode bonus, then speaker damping (docs/retrieval.md has what each is worth)."""
@@ -270,15 +273,15 @@ class Retriever:
             periods = mentioned_periods(query, self._now())
             if periods:
                 fused = favour_periods(
-                    fused, {i: m.valid_from or m.created_at for i, m in turns.items()}, periods,
+                    fused, {i: m.when for i, m in turns.items()}, periods,
                     config.time_weight, timedelta(days=config.time_slack_days),
                 )
         return fused
 
-    def _fetch(self, ids: list[str], viewer: Scope, filters: Filters) -> dict[str, Memory]:
-        """The memories of ``ids`` that pass the visibility predicate (and only those)."""
-        found = self._store.get_many(ids, viewer) if ids else []
-        return {m.id: m for m in found if recallable(m, viewer, filters)}
+    def _fetch(self, ids: list[str], viewer: Scope, filters: Filters) -> dict[str, Candidate]:
+        """The candidates among ``ids`` that pass the visibility predicate (and only those)."""
+        found = self._store.candidates(ids, viewer, filters) if ids else []
+        return {c.id: c for c in found}
 
     def _identity(self, viewer: Scope, config: RecallConfig, filters: Filters) -> list[Memory]:
         """The viewer agent's identity memories: always in the context ([002] layer 2)."""
@@ -286,23 +289,37 @@ class Retriever:
             return []
         return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
 
-    def _with_pinned(self, hits: list[Hit], k: int, viewer: Scope, filters: Filters
+    def _with_pinned(self, scored: list[Scored], k: int, viewer: Scope, filters: Filters
                      ) -> list[Hit]:
         """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
-        memories are always in ([002]), wherever their score ranks them."""
-        top = hits[:k]
-        shown = {h.memory.id for h in top}
-        pinned = self._always(viewer, replace(filters, pinned=True), filters)
-        rest = {h.memory.id: h for h in hits[k:]}
-        extra = [rest.get(m.id) or Hit(m, 0.0, {}, m.provenance.event_ids)
-                 for m in pinned if m.id not in shown]
-        return [*top, *extra]
+        memories are always in ([002]), wherever their score ranks them. Only these hits'
+        memories are read whole."""
+        top = scored[:k]
+        shown = {h.id for h in top}
+        pinned = [m for m in self._always(viewer, replace(filters, pinned=True), filters)
+                  if m.id not in shown]
+        rest = {h.id: h for h in scored[k:]}
+        extra = [rest.get(m.id) or Scored(m.id, 0.0, {}, 0.0) for m in pinned]
+        memories = {m.id: m for m in pinned}
+        memories.update((m.id, m) for m in self._store.get_many([h.id for h in top], viewer))
+        return [Hit(memories[h.id], h.score, h.breakdown, memories[h.id].provenance.event_ids,
+                    relevance=h.relevance) for h in [*top, *extra] if h.id in memories]
 
     def _always(self, viewer: Scope, wanted: Filters, filters: Filters) -> list[Memory]:
         """Memories recall includes whatever the query (at most ``ALWAYS_LIMIT``), if the
         caller's filters let them through."""
         found = self._store.list(viewer, wanted, limit=ALWAYS_LIMIT).items
         return [m for m in found if recallable(m, viewer, filters)]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A candidate's place in the ranking, before its memory is read whole."""
+
+    id: str
+    score: float
+    breakdown: dict[str, float]
+    relevance: float
 
 
 def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
@@ -321,16 +338,16 @@ def _ms_since(mark: float) -> float:
     return (time.perf_counter() - mark) * 1000.0
 
 
-def _parts(episode: Memory) -> list[str]:
+def _parts(episode: Candidate) -> list[str]:
     parts = episode.meta.get("parts", [])
     return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
 
 
-def _near(memory: Memory) -> list[str]:
+def _near(memory: Candidate) -> list[str]:
     near = memory.meta.get("near", [])
     return [n for n in near if isinstance(n, str)] if isinstance(near, list) else []
 
 
-def _speaker(memory: Memory) -> str | None:
+def _speaker(memory: Candidate) -> str | None:
     speaker = memory.meta.get("speaker")
     return speaker if isinstance(speaker, str) else None

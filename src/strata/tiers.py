@@ -136,7 +136,7 @@ READS = frozenset({
     "vector_search", "text_search", "history", "events", "stats", "export", "get_job", "jobs",
     "job_counts", "token_by_hash", "tokens", "find_entities", "entities", "entity", "edges",
     "entity_links", "history_horizon", "scan_memories", "warm_up", "close",
-    "versions", "versions_by_id", "history_at", "owns_any",
+    "versions", "versions_by_id", "history_at", "owns_any", "candidates",
 })
 
 

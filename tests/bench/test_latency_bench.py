@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from strata.bench.latency import LatencyConfig, generate_queries, generate_texts, run_latency
 from strata.cli.bench import bench_app
+from strata.errors import InvalidInput
 
 PERCENTILES = ("recall", "remember", "remember_embed")
 
@@ -71,6 +74,17 @@ def test_latency_report_at_300_memories(tmp_path: Path) -> None:
                                        home=tmp_path / "again", cache_dir=tmp_path / "cache"))
     assert cached.corpus["cached"] is True
     assert cached.serving.memories_at_open == 300
+
+    again = LatencyConfig(memories=300, queries=5, remembers=5, embedder="hashing",
+                          home=tmp_path / "home", cache_dir=tmp_path / "cache", reuse=True)
+    reused = run_latency(again)  # the store of the first run, which its remembers grew
+    assert reused.corpus == {"reused": True, "memories": 330}
+    assert reused.ingest["reused"] is True
+    assert reused.serving.memories_at_open == 330 and reused.serving.recall.n == 5
+    with pytest.raises(InvalidInput, match="fewer"):
+        run_latency(replace(again, memories=1_000))
+    with pytest.raises(InvalidInput, match="reuse"):
+        run_latency(replace(again, home=None))
 
 
 def test_cli_prints_one_json_object(tmp_path: Path, monkeypatch: Any) -> None:

@@ -36,7 +36,7 @@ from strata.errors import (
     VersionConflict,
 )
 from strata.facade import Strata
-from strata.ports import MemoryChange, NewMemory, Store, WriteBatch
+from strata.ports import Candidate, MemoryChange, NewMemory, Store, WriteBatch
 from strata.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget
 
@@ -292,6 +292,26 @@ def test_filters_narrow_list_and_recall(strata: Strata) -> None:
         assert {m.id for m in strata.list(scope=A, filters=filters).items} == expected
         recalled = strata.recall("tea", scope=A, filters=filters).hits
         assert {h.memory.id for h in recalled} == expected
+
+
+def test_candidates_are_the_recallable_memories_ranking_fields(strata: Strata) -> None:
+    tea = strata.remember("tea with lemon", scope=A, tags=["drink"],
+                          importance=0.9, type="semantic").memory_ids[0]
+    pinned = strata.remember("tea budget is fixed", scope=A, pinned=True,
+                             type="episodic").memory_ids[0]
+    other = strata.remember("tea elsewhere", scope=B).memory_ids[0]
+    gone = strata.remember("tea gone", scope=A).memory_ids[0]
+    force_forget(strata, gone, scope=A)
+    store, ids = strata.store, [pinned, "no-such-id", other, gone, tea]
+    found = store.candidates(ids, A, Filters())
+    assert [c.id for c in found] == [pinned, tea]
+    memory = strata.get(tea, scope=A)
+    assert found[1] == Candidate.of(memory)
+    assert found[1].when == memory.created_at
+    assert found[0].pinned and found[0].type is MemoryType.EPISODIC
+    narrowed = store.candidates(ids, A, Filters(types_not=(MemoryType.EPISODIC,)))
+    assert [c.id for c in narrowed] == [tea]
+    assert store.candidates([], A, Filters()) == []
 
 
 def test_lexical_and_vector_search_rank_the_match_first(strata: Strata) -> None:

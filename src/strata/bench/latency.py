@@ -384,12 +384,17 @@ class LatencyConfig:
     remember_ingest: int | None = None  # corpus tail written through remember; default N/10
     url: str | None = None  # a database URL (e.g. postgresql://...); default the SQLite file
     remember_mode: str = "raw"  # the timed remembers: "raw" (store only) or "auto" (pipeline)
+    #: Keep using the store already filled in ``home`` (a previous run's): no corpus, no
+    #: ingest; the timed remembers of each run add to it.
+    reuse: bool = False
 
     def check(self) -> None:
         for name in ("memories", "queries", "remembers"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise InvalidInput(f"{name} must be a positive integer", **{name: value})
+        if self.reuse and self.home is None:
+            raise InvalidInput("reuse needs the home of a store filled by a previous run")
         if self.remember_mode not in ("raw", "auto"):
             raise InvalidInput("remember_mode must be raw or auto",
                                remember_mode=self.remember_mode)
@@ -829,10 +834,11 @@ def _run_child(spec: dict[str, Any], workdir: Path) -> ServingResult:
 
 
 @contextmanager
-def _bench_home(home: Path | None) -> Iterator[Path]:
-    """``home`` if given (it must not hold a store yet), else a temporary directory."""
+def _bench_home(home: Path | None, reuse: bool = False) -> Iterator[Path]:
+    """``home`` if given (it must not hold a store yet, unless reused), else a temporary
+    directory."""
     if home is not None:
-        if (home / "strata.db").exists():
+        if (home / "strata.db").exists() and not reuse:
             raise InvalidInput(f"{home} already holds a store; the benchmark needs a fresh one")
         home.mkdir(parents=True, exist_ok=True)
         yield home
@@ -876,28 +882,18 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
     """Build the corpus, ingest it into a fresh store, then measure a fresh serving process."""
     config.check()
     cache_dir = (config.cache_dir or load_settings().model_cache).expanduser()
-    texts, vectors, corpus = load_corpus(config, cache_dir, progress)
-    head = config.memories - config.tail
     queries = generate_queries(config.queries + 1, config.seed)
-    fresh = generate_texts(config.remembers, config.seed + 1, exclude=set(texts))
-    with _bench_home(config.home) as home:
+    with _bench_home(config.home, config.reuse) as home:
         embedder = _embedder(config.embedder, cache_dir, 0)
-        with Strata.open(home, url=config.url, embedder=embedder) as strata:
-            _require_empty(strata)
-            write_s = ingest_store(strata, texts[:head], vectors[:head], config.memories, progress)
-            alone_per_s = embedder_alone_per_s(embedder, texts[head:][:EMBEDDER_SAMPLE])
-            remember_s = ingest_remember(strata, texts[head:], progress)
-        del vectors
-        ingest = {
-            "store_write": {"memories": head, "seconds": _r(write_s),
-                            "per_s": _r(head / write_s) if head else None},
-            "remember": {"memories": config.memories - head, "seconds": _r(remember_s),
-                         "per_s": _r((config.memories - head) / remember_s)
-                         if config.memories > head else None,
-                         "via": "remember_many", "embedder_alone_per_s": _r(alone_per_s)},
-            "db_mib": _r(_database_bytes(home, config.url) / (1024 * 1024)),
-            "bench_process_peak_rss_mib": peak_rss_mib(),
-        }
+        reused = config.reuse and (home / "strata.db").exists()
+        if reused:
+            texts: Sequence[str] = ()
+            corpus, ingest = _reused_store(home, config, embedder)
+        else:
+            texts, corpus, ingest = _fill_store(home, config, embedder, cache_dir, progress)
+        # a reused store already holds earlier runs' remembers: new texts each time
+        fresh = generate_texts(config.remembers, config.seed + 1 + corpus.get("memories", 0),
+                               exclude=set(texts))
         spec = {"home": str(home), "url": config.url, "embedder": config.embedder,
                 "cache_dir": str(cache_dir),
                 "warmup_query": queries[0], "queries": queries[1:], "remember_texts": fresh,
@@ -916,6 +912,47 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
         targets=_targets(serving, backend_of(config.url)),
         vector_index=vector_index,
     )
+
+
+def _fill_store(
+    home: Path, config: LatencyConfig, embedder: Embedder, cache_dir: Path,
+    progress: ProgressHook | None,
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """Build (or load) the corpus and ingest it into the empty store at ``home``."""
+    texts, vectors, corpus = load_corpus(config, cache_dir, progress)
+    head = config.memories - config.tail
+    with Strata.open(home, url=config.url, embedder=embedder) as strata:
+        _require_empty(strata)
+        write_s = ingest_store(strata, texts[:head], vectors[:head], config.memories, progress)
+        alone_per_s = embedder_alone_per_s(embedder, texts[head:][:EMBEDDER_SAMPLE])
+        remember_s = ingest_remember(strata, texts[head:], progress)
+    del vectors
+    ingest = {
+        "store_write": {"memories": head, "seconds": _r(write_s),
+                        "per_s": _r(head / write_s) if head else None},
+        "remember": {"memories": config.memories - head, "seconds": _r(remember_s),
+                     "per_s": _r((config.memories - head) / remember_s)
+                     if config.memories > head else None,
+                     "via": "remember_many", "embedder_alone_per_s": _r(alone_per_s)},
+        "db_mib": _r(_database_bytes(home, config.url) / (1024 * 1024)),
+        "bench_process_peak_rss_mib": peak_rss_mib(),
+    }
+    return texts, corpus, ingest
+
+
+def _reused_store(
+    home: Path, config: LatencyConfig, embedder: Embedder
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The corpus and ingest facts of a store a previous run filled: only its size."""
+    with Strata.open(home, url=config.url, embedder=embedder) as strata:
+        live = strata.stats().live_memories
+    if live < config.memories:
+        raise InvalidInput(f"{home} holds {live} memories, fewer than the {config.memories} "
+                           "asked for; fill a fresh home instead")
+    corpus = {"reused": True, "memories": live}
+    ingest = {"reused": True,
+              "db_mib": _r(_database_bytes(home, config.url) / (1024 * 1024))}
+    return corpus, ingest
 
 
 def _ann_recall(home: Path, embedder: Embedder, queries: Sequence[str]) -> dict[str, Any]:

@@ -92,6 +92,9 @@ def latency(
     ),
     home: Annotated[Path | None, typer.Option(
         help="Directory for the fresh store (default: a temporary one, removed after).")] = None,
+    reuse: Annotated[bool, typer.Option(
+        "--reuse", help="Measure the store a previous run filled in --home again (no corpus, "
+                        "no ingest; each run's timed remembers add to it).")] = False,
     url: Annotated[str | None, typer.Option(
         help="Database URL of an empty store, e.g. postgresql://... (default: "
              "STRATA_DATABASE_URL, else a fresh SQLite file).")] = None,
@@ -110,7 +113,7 @@ def latency(
     config = LatencyConfig(memories=memories, queries=queries, remembers=remembers,
                            embedder=embedder.value, home=home,
                            url=url or load_settings().database_url,
-                           remember_mode=remember_mode.value)
+                           remember_mode=remember_mode.value, reuse=reuse)
     with errors_reported(as_json=as_json), _progress(console) as progress:
         report = run_latency(config, _Bars(progress))
     _emit(report, as_json, render)
@@ -151,21 +154,29 @@ def _facts_table(report: LatencyReport) -> Table:
     stages = ", ".join(f"{k} {v:.2f}" for k, v in s.recall_stages_p50_ms.items())
     rows = [
         ("recall stages, p50 ms", stages),
-        ("ingest via store.write", _rate(ingest["store_write"])),
-        ("ingest via remember (embedding)", _rate(ingest["remember"])),
-        ("corpus vectors", "cached" if corpus["cached"] else f"embedded in {corpus['seconds']} s"),
+        *_ingest_rows(ingest, corpus),
         ("store open", f"{s.open_ms:.1f} ms"),
         ("model load", f"{s.model_load_ms:.1f} ms"),
         ("vector index warm-up (first recall)",
          f"{s.index_warmup_ms:.1f} ms ({s.first_recall_ms:.1f} ms)"),
         ("peak RSS, serving / bench process",
-         f"{s.peak_rss_mib:.0f} / {ingest['bench_process_peak_rss_mib']:.0f} MiB"),
+         f"{s.peak_rss_mib:.0f} / {ingest.get('bench_process_peak_rss_mib', 0):.0f} MiB"),
         ("database file", f"{ingest['db_mib']:.1f} MiB"),
         ("embed cache hits while timed", str(s.embed_cache_hits)),
     ]
     for label, value in rows:
         table.add_row(label, value)
     return table
+
+
+def _ingest_rows(ingest: dict[str, Any], corpus: dict[str, Any]) -> list[tuple[str, str]]:
+    if ingest.get("reused"):
+        return [("store", f"reused ({corpus['memories']:,} memories, no ingest)")]
+    return [
+        ("ingest via store.write", _rate(ingest["store_write"])),
+        ("ingest via remember (embedding)", _rate(ingest["remember"])),
+        ("corpus vectors", "cached" if corpus["cached"] else f"embedded in {corpus['seconds']} s"),
+    ]
 
 
 def _targets_table(report: LatencyReport) -> Table:

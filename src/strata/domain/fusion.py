@@ -103,13 +103,14 @@ def fuse(
     signals: Mapping[str, Mapping[str, float]], weights: Weights, method: str
 ) -> dict[str, float]:
     """Combine per-signal scores into one score per candidate id."""
+    candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
     if method == "convex":
         scaled = {
             "vector": {key: max(0.0, v) for key, v in signals.get("vector", {}).items()},
             "lexical": scale_by_max(signals.get("lexical", {})),
         }
     elif method == "zscore":
-        scaled = {name: _standardized_with_floor(signals.get(name, {}), signals)
+        scaled = {name: _standardized_with_floor(signals.get(name, {}), candidates)
                   for name in QUERY_SIGNALS}
     elif method == "rrf":
         top = RRF_K + 1
@@ -121,19 +122,15 @@ def fuse(
         raise ValueError(f"unknown fusion method {method!r}")
     for name in PRIOR_SIGNALS:
         scaled[name] = dict(signals.get(name, {}))
-    candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
-    return {
-        key: sum(weights.of(name) * scaled[name].get(key, 0.0) for name in scaled)
-        for key in candidates
-    }
+    weighted = [(weights.of(name), values) for name, values in scaled.items()]
+    return {key: sum(w * values.get(key, 0.0) for w, values in weighted) for key in candidates}
 
 
 def _standardized_with_floor(
-    scores: Mapping[str, float], signals: Mapping[str, Mapping[str, float]]
+    scores: Mapping[str, float], candidates: set[str]
 ) -> dict[str, float]:
     """Standardised scores for every candidate of any query signal; those this signal did not
     return get its lowest z (they scored at most that)."""
     z = standardize(scores)
     floor = min(z.values(), default=0.0)
-    candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
     return {key: z.get(key, floor) for key in candidates}

@@ -32,6 +32,7 @@ from strata.errors import (
     VersionConflict,
 )
 from strata.ports import (
+    Candidate,
     ExportRecord,
     HistoryPage,
     MemoryChange,
@@ -252,6 +253,14 @@ class InMemoryStore(InMemoryJobQueue):
     def get_many(self, memory_ids: Sequence[str], viewer: Scope) -> builtins.list[Memory]:
         found = (self.get(memory_id, viewer) for memory_id in memory_ids)
         return [memory for memory in found if memory is not None]
+
+    def candidates(
+        self, memory_ids: Sequence[str], viewer: Scope, filters: Filters
+    ) -> builtins.list[Candidate]:
+        with self._lock:
+            found = [self._memories.get(i) for i in memory_ids]
+        return [Candidate.of(m) for m in found
+                if m is not None and can_see(viewer, m.scope, m.type) and matches(m, filters)]
 
     def list(
         self, viewer: Scope, filters: Filters, *, limit: int, cursor: str | None = None

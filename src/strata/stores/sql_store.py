@@ -25,6 +25,7 @@ from strata.domain.graph_rules import Edge, Entity, GraphFacts
 from strata.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
 from strata.errors import DuplicateContent, IdempotencyMismatch, NotFound, VersionConflict
 from strata.ports import (
+    Candidate,
     ExportRecord,
     HistoryPage,
     MemoryChange,
@@ -40,6 +41,7 @@ from strata.stores.sql_graph import GraphSQL
 from strata.stores.sql_jobs import JobSQL, SQLJobQueue
 from strata.stores.sql_retention import RetentionSQL
 from strata.stores.sql_rows import (
+    candidate_from_row,
     event_from_row,
     history_from_row,
     history_row,
@@ -60,6 +62,9 @@ MEMORY_COLUMNS = (
     "last_accessed, meta, active_version_id, pinned_min_level, active_lock_until, "
     "active_lock_reason"
 )
+#: What recall ranks by (``ports.Candidate``), on alias m.
+CANDIDATE_COLUMNS = ("m.id, m.type, m.lifecycle, m.pinned, m.importance, m.valid_from, "
+                     "m.created_at, m.meta")
 #: The same columns on alias m, for queries that join.
 M_COLUMNS = ", ".join("m." + column.strip() for column in MEMORY_COLUMNS.split(","))
 EVENT_COLUMNS = (
@@ -334,6 +339,21 @@ class SQLStore(SQLJobQueue):
             rows = conn.execute(self.get_many_sql + where,
                                 (self.dialect.ids(list(memory_ids)), *params)).fetchall()
         found = {m.id: m for m in map(self._hydrated, rows)}
+        return [found[i] for i in memory_ids if i in found]
+
+    def candidates(
+        self, memory_ids: Sequence[str], viewer: Scope, filters: Filters
+    ) -> builtins.list[Candidate]:
+        if not memory_ids:
+            return []
+        where, params = self._visible(viewer)
+        extra, extra_params = self._filtered(filters)
+        statement = (f"SELECT {CANDIDATE_COLUMNS} FROM memories m "
+                     f"WHERE {self.dialect.in_ids('m.id')} AND {where}{extra}")
+        with self._conn() as conn:
+            rows = conn.execute(statement, (self.dialect.ids(list(memory_ids)), *params,
+                                            *extra_params)).fetchall()
+        found = {c.id: c for c in (candidate_from_row(self.dialect, r) for r in rows)}
         return [found[i] for i in memory_ids if i in found]
 
     def list(
