@@ -16,7 +16,7 @@ WORKDIR /opt/strata/src
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip install ".[postgres]" \
-    && python -m strata.embedders.onnx \
+    && python -m strata_recall.embedders.onnx \
     && useradd --create-home --uid 10001 strata \
     && mkdir -p /data \
     && chown -R strata /data /opt/strata/models

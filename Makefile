@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 # Export the bundled MiniLM weights to ONNX int8 once (cached under ~/.cache/strata/models,
 # or STRATA_MODEL_CACHE); offline and reproducible, a no-op when the export exists.
 model: $(STAMP)
-	$(BIN)/python -m strata.embedders.onnx
+	$(BIN)/python -m strata_recall.embedders.onnx
 
 # The installable wheel (the model's weights staged into it), checked in a fresh venv:
 # no torch, install size, import time, the README snippet offline. Prints a JSON report.

@@ -8,9 +8,9 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from strata import Strata
-from strata.adapters.langgraph import StrataStore
-from strata.adapters.mem0 import Memory
+from strata_recall import Strata
+from strata_recall.adapters.langgraph import StrataStore
+from strata_recall.adapters.mem0 import Memory
 
 
 def timed(call: Callable[[int], object], n: int) -> str:

@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from strata.agent import Agent, Incoming
-from strata.agent.dreaming import Dreamer
-from strata.facade import Strata
+from strata_recall.agent import Agent, Incoming
+from strata_recall.agent.dreaming import Dreamer
+from strata_recall.facade import Strata
 
 TOPICS = ["I live in {city} and work as a {job}.", "My sister {name} works at {company}.",
           "I want to learn {skill} this year.", "what do you remember about {name}?",

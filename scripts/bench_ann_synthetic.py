@@ -13,12 +13,12 @@ import time
 
 import numpy as np
 
-from strata.bench.latency import generate_queries
-from strata.domain.models import Lifecycle, Scope
-from strata.embedders import make_embedder
-from strata.settings import load_settings
-from strata.stores.ann import AnnIndex
-from strata.stores.vector_index import VectorIndex
+from strata_recall.bench.latency import generate_queries
+from strata_recall.domain.models import Lifecycle, Scope
+from strata_recall.embedders import make_embedder
+from strata_recall.settings import load_settings
+from strata_recall.stores.ann import AnnIndex
+from strata_recall.stores.vector_index import VectorIndex
 
 
 def main(path: str, total: int = 100_000) -> None:

@@ -54,11 +54,11 @@ def build(runtime: str, threads: int, batch_size: int, cache_dir: Path) -> Any:
     if runtime == "torch":
         import torch
 
-        from strata.embedders.minilm import SentenceTransformerEmbedder
+        from strata_recall.embedders.minilm import SentenceTransformerEmbedder
 
         torch.set_num_threads(threads)
         return SentenceTransformerEmbedder(batch_size=batch_size)
-    from strata.embedders.onnx import OnnxEmbedder
+    from strata_recall.embedders.onnx import OnnxEmbedder
 
     quantize = runtime == "onnx-int8"
     return OnnxEmbedder(cache_dir, quantize=quantize, threads=threads, batch_size=batch_size)
@@ -131,7 +131,7 @@ def main() -> int:
     if args.one:
         print(json.dumps(measure(args)))
     else:
-        from strata.embedders.onnx import ensure_onnx_model
+        from strata_recall.embedders.onnx import ensure_onnx_model
 
         for quantize in (False, True):
             ensure_onnx_model(args.cache_dir, quantize)

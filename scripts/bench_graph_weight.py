@@ -11,8 +11,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import strata.recall as recall
-from strata.bench.locomo import LocomoConfig, run_locomo
+import strata_recall.recall as recall
+from strata_recall.bench.locomo import LocomoConfig, run_locomo
 
 DATA = Path("/work/shared/bench/locomo")
 METRICS = ("recall_any@5", "recall_any@10", "ndcg@10", "mrr")

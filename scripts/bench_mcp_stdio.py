@@ -43,7 +43,8 @@ async def main(embedder: str, calls: int) -> None:
     env = {"PYTHONPATH": str(SRC), "STRATA_HOME": tempfile.mkdtemp(),
            "STRATA_EMBEDDER": embedder, "PATH": os.environ.get("PATH", ""),
            "HOME": os.environ.get("HOME", "")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "strata", "mcp"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "strata_recall", "mcp"],
+                                   env=env)
     started = time.perf_counter()
     async with Client(params, read_timeout_seconds=300) as client:
         print(f"{embedder}: spawn + warm-up + handshake {time.perf_counter() - started:.2f} s")

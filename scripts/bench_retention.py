@@ -10,9 +10,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.testing import FakeClock
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.testing import FakeClock
 
 GETS = 5_000
 

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
-from strata.domain.ids import new_id
-from strata.domain.models import HistoryEvent, HistoryKind, Memory, MemoryType, Scope
-from strata.domain.text import content_hash
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.ports import MemoryChange, NewMemory, Store, WriteBatch
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.stores.sqlite import SQLiteStore
-from strata.testing import FakeClock
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.models import HistoryEvent, HistoryKind, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.ports import MemoryChange, NewMemory, Store, WriteBatch
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.testing import FakeClock
 
 TEAM = Scope(team="bench")
 BATCH = 1_000

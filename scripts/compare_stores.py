@@ -19,11 +19,11 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from strata.bench.latency import BENCH_SCOPE, generate_queries
-from strata.embedders import make_embedder
-from strata.facade import Strata
-from strata.ports import Embedder
-from strata.settings import load_settings
+from strata_recall.bench.latency import BENCH_SCOPE, generate_queries
+from strata_recall.embedders import make_embedder
+from strata_recall.facade import Strata
+from strata_recall.ports import Embedder
+from strata_recall.settings import load_settings
 
 #: Queries are drawn with another seed than the latency bench's, so they are not its warm-up.
 QUERY_SEED = 101

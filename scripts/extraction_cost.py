@@ -11,7 +11,7 @@ import timeit
 sys.path.insert(0, "tests/unit")
 import test_english_extraction as t
 
-from strata.providers.rules import extract_facts
+from strata_recall.providers.rules import extract_facts
 
 texts = [x for x, _ in t.PRESENT + t.ATTRIBUTES + t.PEOPLE + t.PAST + t.NEGATION + t.CHANGE
          + t.CORRECTIONS + t.SEVERAL + t.LOOK_ALIKES] + t.CHATTER

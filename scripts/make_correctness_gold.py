@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (gold-set data templates read best one per line)
-"""Writes src/strata/bench/data/correctness.jsonl: the gold set of ``strata bench correctness``.
+"""Writes src/strata_recall/bench/data/correctness.jsonl: the gold set of ``strata bench correctness``.
 
 Each case is a short history (single remembers or ``messages=[...]`` with user and assistant
 turns) and what must hold after it: substrings that must be live, whole memories or
@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parents[1] / "src/strata/bench/data/correctness.jsonl"
+OUT = Path(__file__).resolve().parents[1] / "src/strata_recall/bench/data/correctness.jsonl"
 rng = random.Random(12)
 CITIES = ["Lisbon", "Porto", "Oslo", "Denver", "Kyoto", "Lyon", "Austin", "Tallinn", "Cork",
           "Bergen", "Quito", "Hanoi", "Leeds", "Graz", "Perth", "Malmo", "Turin", "Cusco"]

@@ -11,9 +11,9 @@ import tempfile
 import anyio
 from mcp import Client
 
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.mcp.server import Caller, build_server, fixed_caller
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import Caller, build_server, fixed_caller
 
 
 def measure(strata: Strata, profile: str) -> tuple[int, int]:

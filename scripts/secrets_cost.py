@@ -9,7 +9,7 @@ import random
 import statistics
 import time
 
-from strata.domain import secrets
+from strata_recall.domain import secrets
 
 WORDS = ("we moved the deploy to friday because the staging database was slow and Anna "
          "said the new laptop works well with two monitors while Berlin stays rainy and the "

@@ -13,7 +13,7 @@ import difflib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STORES = ROOT / "src" / "strata" / "stores"
+STORES = ROOT / "src" / "strata_recall" / "stores"
 ADAPTERS = ("sqlite", "postgres")
 THRESHOLD = 0.6
 

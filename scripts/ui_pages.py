@@ -4,7 +4,7 @@ page takes to render its first screen over a large store.
     PYTHONPATH=src python scripts/ui_pages.py screenshots            # -> docs/ui/*.png
     PYTHONPATH=src python scripts/ui_pages.py render-time --memories 100000
 
-Both serve ``strata.api.app.create_app`` over real HTTP on a SQLite store (hashing embedder)
+Both serve ``strata_recall.api.app.create_app`` over real HTTP on a SQLite store (hashing embedder)
 and drive the system's chromium (``STRATA_CHROMIUM`` or ``chromium`` on the PATH) with
 Playwright; no browser is downloaded. A page's render time is measured in the browser, from
 the route's start to its first screen drawn (``document.body.dataset.renderMs``, set by
@@ -35,13 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.live_se
 
 from tests.live_server import serving
 
-from strata.api.app import create_app
-from strata.domain.ids import new_id
-from strata.domain.models import Memory, MemoryType, Scope, Tier
-from strata.domain.text import content_hash
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.ports import NewMemory, WriteBatch
+from strata_recall.api.app import create_app
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.models import Memory, MemoryType, Scope, Tier
+from strata_recall.domain.text import content_hash
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.ports import NewMemory, WriteBatch
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "ui"
 PAGES = ("overview", "memories", "memory", "review", "history", "forget", "jobs", "graph")

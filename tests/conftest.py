@@ -11,13 +11,13 @@ from urllib.parse import quote
 
 import pytest
 
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.stores.sqlite import SQLiteStore
-from strata.testing import FakeClock
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.testing import FakeClock
 
 EMBEDDER = HashingEmbedder()
 
@@ -64,7 +64,7 @@ def postgres_url() -> str:
 
 
 def _postgres(tmp_path: Path) -> Store:
-    from strata.stores.postgres import PostgresStore
+    from strata_recall.stores.postgres import PostgresStore
 
     return PostgresStore(postgres_url(), dim=EMBEDDER.dim, embedder_name=EMBEDDER.name,
                          max_connections=4)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
-SRC = ROOT / "src" / "strata"
+SRC = ROOT / "src" / "strata_recall"
 #: `path/to/module.py`, `package/`, `module.py::name`, as the doc writes them in backticks.
 PATH = re.compile(r"`((?:[a-z_]+/)*[a-z_]+(?:\.py|/))(?:::(\w+))?`")
 MAX_LINES = 400

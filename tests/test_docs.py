@@ -11,10 +11,10 @@ import pytest
 import typer.main
 from typer.core import TyperGroup, TyperOption
 
-from strata.api.app import create_app
-from strata.cli.main import app as cli_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.cli.main import app as cli_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from strata.facade import Strata
-from strata.recall import RecallConfig
+from strata_recall.facade import Strata
+from strata_recall.recall import RecallConfig
 
 A = {"team": "a"}
 OFF = replace(RecallConfig(), graph_weight=0.0)
@@ -66,7 +66,7 @@ def test_the_graph_never_reaches_past_the_scope(strata: Strata) -> None:
 
 
 def test_the_hybrid_graph_preset_is_the_default_plus_the_graph_signal() -> None:
-    from strata.recall import PRESETS
+    from strata_recall.recall import PRESETS
 
     assert PRESETS["hybrid"].graph_weight == 0.0
     assert replace(PRESETS["hybrid-graph"], graph_weight=0.0) == PRESETS["hybrid"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import strata
+import strata_recall as strata
 
 
 def test_all_is_exactly_the_public_names() -> None:

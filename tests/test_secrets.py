@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from strata.domain.secrets import SECRETS_KEY
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
+from strata_recall.domain.secrets import SECRETS_KEY
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
 from tests.conftest import EMBEDDER
 from tests.unit.test_redaction import SAMPLES
 
@@ -146,8 +146,8 @@ def test_a_default_export_imports_without_secrets_and_an_opted_in_one_with_them(
 
 
 def test_the_session_start_context_of_agent_hooks_masks_secrets(strata: Strata) -> None:
-    from strata.domain.models import Scope
-    from strata.hooks import SessionHooks
+    from strata_recall.domain.models import Scope
+    from strata_recall.hooks import SessionHooks
 
     plant(strata)
     hooks = SessionHooks(strata)

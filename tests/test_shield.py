@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import pytest
 
-from strata.domain.decisions import Candidate, Decision
-from strata.domain.lifecycle import Actor
-from strata.errors import IdempotencyMismatch, InvalidInput
-from strata.facade import Strata
-from strata.providers.base import Capabilities, ExtractedFact, Extraction, Provider, Relation
-from strata.providers.chain import ProviderChain
-from strata.providers.rules import RuleBasedProvider
-from strata.results import ShieldResult
-from strata.shield import CompactionShield
+from strata_recall.domain.decisions import Candidate, Decision
+from strata_recall.domain.lifecycle import Actor
+from strata_recall.errors import IdempotencyMismatch, InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.providers.base import Capabilities, ExtractedFact, Extraction, Provider, Relation
+from strata_recall.providers.chain import ProviderChain
+from strata_recall.providers.rules import RuleBasedProvider
+from strata_recall.results import ShieldResult
+from strata_recall.shield import CompactionShield
 
 A = {"team": "a"}
 TURNS = [
@@ -116,8 +116,8 @@ def test_relations_from_the_extraction_reach_the_graph(strata: Strata) -> None:
 def test_the_shield_facts_and_summary_ignore_review_mode(strata: Strata, review: str) -> None:
     from pathlib import Path
 
-    from strata.domain.models import Lifecycle
-    from strata.settings import load_settings
+    from strata_recall.domain.models import Lifecycle
+    from strata_recall.settings import load_settings
 
     held = Strata(strata.store, strata.embedder, clock=strata._clock, settings=load_settings(
         home=Path("/nonexistent"), review_mode=review))

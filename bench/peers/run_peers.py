@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from strata.bench.locomo import (
+from strata_recall.bench.locomo import (
     DEPTH,
     Conversation,
     Dialog,
@@ -238,8 +238,8 @@ def factory(system: str, workdir: Path, strata_embedder: str) -> Callable[[], Tu
     if system == "mem0":
         return lambda: Mem0Turns(workdir)
     if system.startswith("strata:"):
-        from strata.embedders import make_embedder
-        from strata.settings import load_settings
+        from strata_recall.embedders import make_embedder
+        from strata_recall.settings import load_settings
 
         settings = load_settings(embedder=strata_embedder)
         embedder = make_embedder(settings.embedder, cache_dir=settings.model_cache,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.sqlite import SQLiteStore
-from strata.testing import FakeClock
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from strata.settings import Settings
+from strata_recall.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 #: ``STRATA_*`` names read outside ``Settings`` (``settings.default_home`` and the TOML path).
@@ -48,7 +48,7 @@ def test_the_dockerfile_builds_on_a_pinned_slim_python_and_exports_the_model() -
     assert steps[0] == ("FROM", "python:3.11-slim")
     runs = " && ".join(args for name, args in steps if name == "RUN")
     assert re.search(r"pip install \"?\.", runs), "the package itself is installed"
-    assert runs.index("pip install") < runs.index("python -m strata.embedders.onnx")
+    assert runs.index("pip install") < runs.index("python -m strata_recall.embedders.onnx")
     assert "apt-get install" not in runs or "--no-install-recommends" in runs
     env = {k: v for name, args in steps if name == "ENV" for k, v in env_of(args).items()}
     assert env.get("PIP_NO_CACHE_DIR") == "1" or "--no-cache-dir" in runs

@@ -14,11 +14,11 @@ pytest.importorskip("langchain_core")
 from langchain_core.chat_history import BaseChatMessageHistory, InMemoryChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from strata.adapters.langchain import StrataChatMessageHistory
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.sqlite import SQLiteStore
+from strata_recall.adapters.langchain import StrataChatMessageHistory
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.sqlite import SQLiteStore
 from tests.conftest import EMBEDDER
 
 CONVERSATION: list[BaseMessage] = [

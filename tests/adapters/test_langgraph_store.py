@@ -17,9 +17,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, InvalidNamespaceError
 from langgraph.store.memory import InMemoryStore
 
-from strata.adapters.langgraph import StrataStore, user_from_namespace
-from strata.domain.models import Scope
-from strata.facade import Strata
+from strata_recall.adapters.langgraph import StrataStore, user_from_namespace
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
 
 ITEMS: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
     (("users", "alice", "prefs"), "food", {"likes": "ramen", "stars": 5}),
@@ -268,8 +268,8 @@ def test_non_ascii_values_are_stored_and_found(strata: Strata) -> None:
 
 
 def test_over_a_tokens_view_the_store_keeps_to_the_tokens_scope(strata: Strata) -> None:
-    from strata.errors import ScopeDenied
-    from strata.policy import Role
+    from strata_recall.errors import ScopeDenied
+    from strata_recall.policy import Role
 
     _, secret = strata.create_token(Role.WRITER, team="default", user="alice")
     alice_view = strata.as_principal(strata.authenticate(secret))

@@ -9,9 +9,9 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.facade import Strata
-from strata.policy import Role
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
+from strata_recall.policy import Role
 
 BASE = "/mem0/v1/memories"
 

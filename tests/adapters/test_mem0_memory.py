@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from strata.adapters.mem0 import Memory
-from strata.domain.models import Scope
-from strata.errors import InvalidInput, NotFound
-from strata.facade import Strata
+from strata_recall.adapters.mem0 import Memory
+from strata_recall.domain.models import Scope
+from strata_recall.errors import InvalidInput, NotFound
+from strata_recall.facade import Strata
 
 MEMORY_KEYS = {"id", "memory", "hash", "metadata", "created_at", "updated_at", "user_id",
                "agent_id", "run_id"}

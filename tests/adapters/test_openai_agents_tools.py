@@ -19,9 +19,9 @@ pytest.importorskip("agents")
 from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner
 from openai import AsyncOpenAI
 
-from strata.adapters.openai_agents import memory_tools
-from strata.domain.models import Scope
-from strata.facade import Strata
+from strata_recall.adapters.openai_agents import memory_tools
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
 
 
 def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from strata.agent.llm import OfflineModel, chat_model
-from strata.agent.runtime import Agent, AgentConfig
-from strata.agent.transports.http import build_app
-from strata.facade import Strata
+from strata_recall.agent.llm import OfflineModel, chat_model
+from strata_recall.agent.runtime import Agent, AgentConfig
+from strata_recall.agent.transports.http import build_app
+from strata_recall.facade import Strata
 from tests.live_server import serving
 from tests.providers.conftest import Captured, FakeApi, Reply
 

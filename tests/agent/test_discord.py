@@ -13,11 +13,11 @@ import pytest
 discord = pytest.importorskip("discord")
 from discord.state import ConnectionState  # noqa: E402
 
-from strata.agent.dreaming import Dreamer  # noqa: E402
-from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK, Agent, AgentConfig  # noqa: E402
-from strata.agent.transports.discord_bot import DiscordTransport, DreamView, feed_embed  # noqa: E402
-from strata.domain.models import MemoryType, Scope  # noqa: E402
-from strata.facade import Strata  # noqa: E402
+from strata_recall.agent.dreaming import Dreamer  # noqa: E402
+from strata_recall.agent.runtime import FEEDBACK_MARK, UNDO_MARK, Agent, AgentConfig  # noqa: E402
+from strata_recall.agent.transports.discord_bot import DiscordTransport, DreamView, feed_embed  # noqa: E402
+from strata_recall.domain.models import MemoryType, Scope  # noqa: E402
+from strata_recall.facade import Strata  # noqa: E402
 
 T = TypeVar("T")
 BOT = {"id": "1", "username": "strata", "discriminator": "0", "avatar": None, "bot": True}
@@ -231,7 +231,7 @@ def test_the_feed_card_shows_the_turn(harness: Harness) -> None:
 
 
 def discord_incoming(text: str) -> Any:
-    from strata.agent.runtime import Incoming
+    from strata_recall.agent.runtime import Incoming
 
     return Incoming(text, "42", "7")
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from strata.agent.extraction import EXTRACTION_TEMPLATE, ExtractionRules, RelationRule
-from strata.agent.llm import SIGNAL_LESSONS
-from strata.agent.runtime import EXTRACTED_TAG, UNDO_MARK, Agent, Incoming
-from strata.agent.signals import LoggedTurn, detect
-from strata.domain.models import Filters
-from strata.errors import InvalidInput
-from strata.facade import Strata
+from strata_recall.agent.extraction import EXTRACTION_TEMPLATE, ExtractionRules, RelationRule
+from strata_recall.agent.llm import SIGNAL_LESSONS
+from strata_recall.agent.runtime import EXTRACTED_TAG, UNDO_MARK, Agent, Incoming
+from strata_recall.agent.signals import LoggedTurn, detect
+from strata_recall.domain.models import Filters
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
 from tests.agent.conftest import Bot
 
 LONG = " ".join(f"word{i}" for i in range(45))
@@ -150,7 +150,7 @@ def test_the_bin_on_an_answer_is_a_signal_and_feedback_still_counts(bot: Bot) ->
 
 def test_a_rejected_or_stale_proposal_never_merges(local_strata: Strata) -> None:
     agent = Agent(local_strata)
-    from strata.agent.dreaming import Dreamer
+    from strata_recall.agent.dreaming import Dreamer
 
     dreamer = Dreamer(agent)
     turn = agent.handle(Incoming("hello", "ana", "c"))

@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from strata.agent.runtime import Agent, AgentConfig
-from strata.agent.transports.http import build_app
-from strata.agent.transports.http_auth import AgentAuth
-from strata.errors import PermissionDenied
-from strata.facade import Strata
+from strata_recall.agent.runtime import Agent, AgentConfig
+from strata_recall.agent.transports.http import build_app
+from strata_recall.agent.transports.http_auth import AgentAuth
+from strata_recall.errors import PermissionDenied
+from strata_recall.facade import Strata
 from tests.live_server import serving
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata.agent.llm import OfflineModel, chat_model
-from strata.errors import InvalidInput, ProviderError, ProviderUnavailable
+from strata_recall.agent.llm import OfflineModel, chat_model
+from strata_recall.errors import InvalidInput, ProviderError, ProviderUnavailable
 from tests.agent.conftest import KINDS
 from tests.providers.conftest import FakeApi, Reply
 

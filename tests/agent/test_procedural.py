@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.agent.procedural import Archetype
-from strata.agent.runtime import Agent, Incoming
-from strata.agent.scheduler import ProactiveScheduler
-from strata.errors import InvalidInput
-from strata.facade import Strata
+from strata_recall.agent.procedural import Archetype
+from strata_recall.agent.runtime import Agent, Incoming
+from strata_recall.agent.scheduler import ProactiveScheduler
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
 
 
 @pytest.fixture
@@ -96,9 +96,9 @@ def test_the_schedule_backs_off_after_wait_and_resets_on_a_message(agent: Agent)
 
 
 def test_signals_and_extraction_rules_evolve_through_the_registry(agent: Agent) -> None:
-    from strata.agent.dreaming import Dreamer
-    from strata.agent.runtime import EXTRACTED_TAG
-    from strata.domain.models import Filters
+    from strata_recall.agent.dreaming import Dreamer
+    from strata_recall.agent.runtime import EXTRACTED_TAG
+    from strata_recall.domain.models import Filters
 
     agent.handle(Incoming("who mentors Carla?", "ana", "c"))
     agent.handle(Incoming("no, I told you Bob mentors Carla", "ana", "c"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from strata.agent import reindex as reindexing
-from strata.agent.commands import run
-from strata.agent.runtime import Agent, AgentConfig, Incoming
-from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
+from strata_recall.agent import reindex as reindexing
+from strata_recall.agent.commands import run
+from strata_recall.agent.runtime import Agent, AgentConfig, Incoming
+from strata_recall.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
 
 
 def test_reindex_rebuilds_side_by_side_then_switches(local_strata: Strata) -> None:
@@ -93,7 +93,7 @@ def test_reindex_into_another_store_leaves_the_source_alone(local_strata: Strata
 def test_the_dream_is_scheduled_once_a_day_from_three(local_strata: Strata) -> None:
     from datetime import UTC, datetime
 
-    from strata.agent.dreaming import Dreamer
+    from strata_recall.agent.dreaming import Dreamer
 
     dreamer = Dreamer(Agent(local_strata))
     assert dreamer.schedule(datetime(2026, 3, 1, 2, 59, tzinfo=UTC)) is None
@@ -108,7 +108,7 @@ def test_the_reindex_cli_builds_another_store_with_another_embedder_then_switche
         tmp_path: object) -> None:
     from pathlib import Path
 
-    from strata.agent.runtime import EXTRACTED_TAG
+    from strata_recall.agent.runtime import EXTRACTED_TAG
     from tests.cli.conftest import run_in
 
     assert isinstance(tmp_path, Path)

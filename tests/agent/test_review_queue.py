@@ -12,13 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from strata import review_sources
-from strata.agent.dreaming import Dreamer
-from strata.agent.review import SOURCE, ProposalSource
-from strata.agent.runtime import Agent, AgentConfig, Incoming
-from strata.api.app import create_app
-from strata.cli.main import app as cli_app
-from strata.facade import Strata
+from strata_recall import review_sources
+from strata_recall.agent.dreaming import Dreamer
+from strata_recall.agent.review import SOURCE, ProposalSource
+from strata_recall.agent.runtime import Agent, AgentConfig, Incoming
+from strata_recall.api.app import create_app
+from strata_recall.cli.main import app as cli_app
+from strata_recall.facade import Strata
 
 ROOT = Path(__file__).resolve().parents[2]
 TEAM = {"team": "default"}
@@ -91,10 +91,10 @@ def test_rejecting_in_the_review_queue_changes_no_template(local_strata: Strata)
 def test_the_cli_finds_the_source_through_its_entry_point(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process with no ``Agent`` (``strata review``) loads the source from the
-    ``strata.review_sources`` entry point that pyproject.toml declares."""
+    ``strata_recall.review_sources`` entry point that pyproject.toml declares."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    target = declared["project"]["entry-points"]["strata.review_sources"][SOURCE]
-    assert target == "strata.agent.review:ProposalSource"
+    target = declared["project"]["entry-points"]["strata_recall.review_sources"][SOURCE]
+    assert target == "strata_recall.agent.review:ProposalSource"
     monkeypatch.setattr(review_sources, "_entry_point_factories",
                         lambda: [ProposalSource])  # as installed by `pip install`
     with Strata.open(tmp_path, embedder="hashing", embedded_worker=False) as store:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import itertools
 from datetime import timedelta
 
-from strata.agent.procedural import Archetype
-from strata.agent.runtime import FEEDBACK_MARK, UNDO_MARK
-from strata.agent.transports.http import build_app
-from strata.domain.models import Filters, MemoryType
-from strata.facade import Strata
+from strata_recall.agent.procedural import Archetype
+from strata_recall.agent.runtime import FEEDBACK_MARK, UNDO_MARK
+from strata_recall.agent.transports.http import build_app
+from strata_recall.domain.models import Filters, MemoryType
+from strata_recall.facade import Strata
 from tests.agent.conftest import Bot, make_agent
 
 

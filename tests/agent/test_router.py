@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from strata.agent.costs import CostGuard
-from strata.agent.llm import Completion, Message, OfflineModel, chat_model
-from strata.agent.records import Records
-from strata.agent.router import (
+from strata_recall.agent.costs import CostGuard
+from strata_recall.agent.llm import Completion, Message, OfflineModel, chat_model
+from strata_recall.agent.records import Records
+from strata_recall.agent.router import (
     WEIGHTS,
     ComplexityScore,
     ComplexityScorer,
@@ -17,10 +17,10 @@ from strata.agent.router import (
     ModelTier,
     RouterConfig,
 )
-from strata.agent.runtime import Incoming
-from strata.domain.models import Scope
-from strata.errors import ProviderUnavailable
-from strata.facade import Strata
+from strata_recall.agent.runtime import Incoming
+from strata_recall.domain.models import Scope
+from strata_recall.errors import ProviderUnavailable
+from strata_recall.facade import Strata
 from tests.agent.conftest import KINDS, make_agent
 from tests.providers.conftest import FakeApi, Reply
 

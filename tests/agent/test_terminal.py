@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import io
 
-from strata.agent.dreaming import Dreamer
-from strata.agent.runtime import Agent, AgentConfig
-from strata.agent.transports.terminal import TerminalChat
-from strata.facade import Strata
+from strata_recall.agent.dreaming import Dreamer
+from strata_recall.agent.runtime import Agent, AgentConfig
+from strata_recall.agent.transports.terminal import TerminalChat
+from strata_recall.facade import Strata
 
 
 def test_a_scripted_terminal_session(local_strata: Strata) -> None:

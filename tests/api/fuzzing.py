@@ -26,9 +26,9 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import events, from_schema
 
-from strata.api.app import create_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 #: Checks that are about the server honouring its own schema.
 SCHEMA_CHECKS = frozenset({

@@ -12,9 +12,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.facade import Strata
-from strata.policy import RateLimiter, WriteBudget
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
+from strata_recall.policy import RateLimiter, WriteBudget
 
 Headers = dict[str, str]
 Bearer = Callable[..., Headers]

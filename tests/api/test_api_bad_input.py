@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.domain.models import Filters
-from strata.errors import InvalidInput
-from strata.facade import Strata
+from strata_recall.domain.models import Filters
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
 
 A = {"team": "a"}
 SURROGATE = "\\ud800"  # a JSON escape: decodes to a lone surrogate

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 from tests.api.conftest import Remember
 
 A = {"team": "a"}
@@ -185,7 +185,7 @@ def test_delete_reason_travels_in_the_body_or_a_header_not_only_the_query_string
 
 
 def test_a_job_outside_team_default_answers_404_in_local_mode(client: TestClient) -> None:
-    from strata.client import StrataClient
+    from strata_recall.client import StrataClient
 
     queued = client.post("/v1/remember", json={"text": "I live in Berlin", "mode": "async",
                                                "scope": {"team": "acme"}}).json()

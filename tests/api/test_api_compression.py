@@ -14,17 +14,17 @@ from fastapi.testclient import TestClient
 from mcp import Client
 from typer.testing import CliRunner
 
-from strata.api.app import create_app
-from strata.cli.main import app as cli_app
-from strata.client import StrataClient
-from strata.domain.compression.hammer_rules import CompressReport
-from strata.domain.compression.representations import Level
-from strata.domain.models import HistoryKind, Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.errors import NotFound, PermissionDenied
-from strata.facade import Strata
-from strata.mcp.server import Caller, build_server, fixed_caller
-from strata.policy import Principal, Role
+from strata_recall.api.app import create_app
+from strata_recall.cli.main import app as cli_app
+from strata_recall.client import StrataClient
+from strata_recall.domain.compression.hammer_rules import CompressReport
+from strata_recall.domain.compression.representations import Level
+from strata_recall.domain.models import HistoryKind, Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.errors import NotFound, PermissionDenied
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import Caller, build_server, fixed_caller
+from strata_recall.policy import Principal, Role
 from tests.mcp_server.test_mcp_stdio import payload
 
 A = {"team": "a"}

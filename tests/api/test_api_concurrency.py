@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 
-from strata.api.app import create_app
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
 
 
 async def _gather(facade: Strata, requests: list[dict[str, Any]]) -> list[httpx.Response]:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import MAX_BODY_BYTES
-from strata.api.schemas import ErrorResponse
+from strata_recall.api.app import MAX_BODY_BYTES
+from strata_recall.api.schemas import ErrorResponse
 from tests.api.conftest import Remember
 
 A = {"team": "a"}

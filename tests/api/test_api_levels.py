@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.facade import Strata
+from strata_recall.facade import Strata
 
 A = {"team": "a"}
 TURN = ("Hi there! Our staging database runs PostgreSQL 16 on port 5433. "
@@ -59,8 +59,8 @@ def test_mode_b_answers_409_with_what_a_retry_would_get(client: TestClient,
 
 
 def test_the_escalation_mode_defaults_to_the_setting(tmp_path: Any) -> None:
-    from strata.api.app import create_app
-    from strata.embedders.hashing import HashingEmbedder
+    from strata_recall.api.app import create_app
+    from strata_recall.embedders.hashing import HashingEmbedder
 
     with Strata.open(tmp_path, embedder=HashingEmbedder(), escalation_mode="ask") as facade, \
             TestClient(create_app(facade)) as http:

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.domain.models import Filters, Lifecycle
-from strata.facade import Strata
-from strata.testing import FakeClock, memory_strata
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Filters, Lifecycle
+from strata_recall.facade import Strata
+from strata_recall.testing import FakeClock, memory_strata
 
 
 @pytest.fixture

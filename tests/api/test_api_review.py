@@ -12,13 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from strata.api.app import create_app
-from strata.cli.main import app as cli_app
-from strata.client import AsyncStrataClient, StrataClient
-from strata.domain.models import Lifecycle
-from strata.embedders.hashing import HashingEmbedder
-from strata.errors import InvalidInput, NotFound
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.cli.main import app as cli_app
+from strata_recall.client import AsyncStrataClient, StrataClient
+from strata_recall.domain.models import Lifecycle
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.errors import InvalidInput, NotFound
+from strata_recall.facade import Strata
 
 A = {"team": "a", "user": "ana"}
 

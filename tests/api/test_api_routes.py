@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from strata.api.schemas import (
+from strata_recall.api.schemas import (
     HealthResponse,
     HistoryResponse,
     MemoryOut,

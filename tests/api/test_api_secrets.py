@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
 from tests.test_secrets import PLANTED, leaked
 
 Headers = dict[str, str]

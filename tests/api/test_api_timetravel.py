@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
 from tests.api.conftest import Remember
 
 A = {"team": "a"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.facade import Strata
 
 
 def test_the_ui_is_served_as_static_files_without_auth(facade: Strata) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.testing import FakeClock
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.testing import FakeClock
 from tests.api.test_tenancy_sweep import open_store, snapshot
 
 KINDS = ("tiers", "decay", "retention")

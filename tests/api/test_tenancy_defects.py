@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.domain.models import Scope
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
 
 Headers = dict[str, str]
 

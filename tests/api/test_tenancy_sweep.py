@@ -27,13 +27,13 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from strata.api.app import create_app
-from strata.domain.models import Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.mcp.server import TOOLS, Caller, build_server
-from strata.policy import owns
-from strata.testing import FakeClock
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import TOOLS, Caller, build_server
+from strata_recall.policy import owns
+from strata_recall.testing import FakeClock
 
 Schema = dict[str, Any]
 A, B = "a", "b"

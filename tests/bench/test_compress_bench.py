@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from strata.bench.compress import CompressBenchConfig, run_compress_bench
-from strata.cli.bench import bench_app
+from strata_recall.bench.compress import CompressBenchConfig, run_compress_bench
+from strata_recall.cli.bench import bench_app
 from tests.bench.test_locomo_bench import write_conversation
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from strata.bench.context_sweep import BUDGETS, run_sweep
-from strata.cli.bench import bench_app
+from strata_recall.bench.context_sweep import BUDGETS, run_sweep
+from strata_recall.cli.bench import bench_app
 
 #: The shared benchmark data beside the checkout (``../shared/bench/locomo``), or STRATA_LOCOMO.
 LOCOMO = Path(os.environ.get("STRATA_LOCOMO")

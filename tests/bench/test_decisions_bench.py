@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from strata.bench.decisions import load_gold, run_decisions
-from strata.cli.main import app
-from strata.embedders.hashing import HashingEmbedder
-from strata.errors import InvalidInput
+from strata_recall.bench.decisions import load_gold, run_decisions
+from strata_recall.cli.main import app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.errors import InvalidInput
 
 GOLD = Path(__file__).resolve().parents[2] / "bench" / "mutation"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata.bench.documents import load_questions, run_documents
+from strata_recall.bench.documents import load_questions, run_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "bench/documents/docs_questions.jsonl"

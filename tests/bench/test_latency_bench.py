@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from strata.bench.latency import LatencyConfig, generate_queries, generate_texts, run_latency
-from strata.cli.bench import bench_app
-from strata.errors import InvalidInput
+from strata_recall.bench.latency import LatencyConfig, generate_queries, generate_texts, run_latency
+from strata_recall.cli.bench import bench_app
+from strata_recall.errors import InvalidInput
 
 PERCENTILES = ("recall", "remember", "remember_embed")
 
@@ -88,7 +88,7 @@ def test_latency_report_at_300_memories(tmp_path: Path) -> None:
 
 
 def test_cli_prints_one_json_object(tmp_path: Path, monkeypatch: Any) -> None:
-    import strata.cli.bench as cli
+    import strata_recall.cli.bench as cli
 
     def hashing_config(**kwargs: Any) -> LatencyConfig:
         return LatencyConfig(**{**kwargs, "embedder": "hashing", "cache_dir": tmp_path / "c"})

@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from strata.bench.locomo import (
+from strata_recall.bench.locomo import (
     LocomoConfig,
     StrataTurns,
     load_dataset,
     run_locomo,
     run_system,
 )
-from strata.cli.bench import bench_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.cli.bench import bench_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 SECRET_ANSWER = "answer-that-must-never-be-stored"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from strata.bench.meta import DEFAULT_SCENARIOS, GATES, run_meta
-from strata.cli.bench import bench_app
-from strata.settings import load_settings
+from strata_recall.bench.meta import DEFAULT_SCENARIOS, GATES, run_meta
+from strata_recall.cli.bench import bench_app
+from strata_recall.settings import load_settings
 
 
 def test_every_gate_passes_with_no_policy_violation() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from strata.bench.noisy import NoisyConfig, run_noisy
-from strata.cli.bench import bench_app
+from strata_recall.bench.noisy import NoisyConfig, run_noisy
+from strata_recall.cli.bench import bench_app
 
 
 def test_the_writer_is_held_to_its_budget_while_recalls_are_timed() -> None:
@@ -24,7 +24,7 @@ def test_the_writer_is_held_to_its_budget_while_recalls_are_timed() -> None:
 
 
 def test_cli_prints_one_json_object(monkeypatch: Any) -> None:
-    import strata.bench.noisy as noisy
+    import strata_recall.bench.noisy as noisy
 
     def hashing_config(**kwargs: Any) -> NoisyConfig:
         return NoisyConfig(**{**kwargs, "embedder": "hashing"})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from strata.cli.bench import bench_app
+from strata_recall.cli.bench import bench_app
 
 COMMANDS = {"--version", "list", "get", "history", "recall"}
 
@@ -27,7 +27,7 @@ def test_bench_startup_reports_every_command_and_the_open(
     for name, timing in report["commands"].items():
         assert timing["median_ms"] > 0 and timing["median_cpu_ms"] > 0, name
         assert len(timing["runs_ms"]) == 1
-        assert timing["argv"][1:3] == ["-m", "strata"]
+        assert timing["argv"][1:3] == ["-m", "strata_recall"]
     assert report["commands"]["get"]["argv"][-6] == "get"
     assert set(report["open"]) == {"import_ms", "open_ms", "first_recall_ms"}
     assert all(t["median_ms"] > 0 for t in report["open"].values())

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from strata.bench.writers import WritersConfig, run_writers
-from strata.errors import InvalidInput
-from strata.stores.sqlite import SQLiteStore
+from strata_recall.bench.writers import WritersConfig, run_writers
+from strata_recall.errors import InvalidInput
+from strata_recall.stores.sqlite import SQLiteStore
 from tests.conftest import EMBEDDER
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from strata.cli.main import app
+from strata_recall.cli.main import app
 
 Cli = Callable[..., Result]
 CliJson = Callable[..., Any]

@@ -221,7 +221,7 @@ def test_serve_refuses_a_network_address_without_token_auth(
 
 def test_help_imports_no_model_runtime() -> None:
     probe = (
-        "import sys; from typer.testing import CliRunner; from strata.cli.main import app; "
+        "import sys; from typer.testing import CliRunner; from strata_recall.cli.main import app; "
         "r = CliRunner().invoke(app, ['--help']); assert r.exit_code == 0, r.output; "
         "print(sorted(m for m in ('torch', 'onnxruntime', 'sentence_transformers', 'fastapi', "
         "'uvicorn') if m in sys.modules))"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from strata import __version__
-from strata.cli.main import app
+from strata_recall import __version__
+from strata_recall.cli.main import app
 from tests.cli.conftest import Cli, CliJson
 
 
@@ -62,7 +62,7 @@ def test_list_get_and_history_load_no_model_runtime(home: Path, cli_json: CliJso
     memory_id = _remembered(cli_json)
     probe = (
         "import sys\n"
-        "from strata.cli.main import app\n"
+        "from strata_recall.cli.main import app\n"
         f"for args in (['list'], ['get', {memory_id!r}], ['history', {memory_id!r}]):\n"
         "    try:\n"
         f"        app(['--home', {str(home)!r}, '--embedder', 'hashing', *args,\n"

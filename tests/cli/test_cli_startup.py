@@ -11,19 +11,19 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from strata.cli.main import app
-from strata.embedders import HashingEmbedder, make_embedder
-from strata.facade import Strata
+from strata_recall.cli.main import app
+from strata_recall.embedders import HashingEmbedder, make_embedder
+from strata_recall.facade import Strata
 
 #: Modules a read-only command must not import: the model runtimes, the HTTP stack, MCP, the
 #: vector index and the facade's object graph.
 HEAVY = ("onnxruntime", "tokenizers", "torch", "fastapi", "uvicorn", "mcp", "usearch",
-         "strata.facade", "strata.pipeline")
+         "strata_recall.facade", "strata_recall.pipeline")
 
 PROBE = """
 import json, sys
 from typer.testing import CliRunner
-from strata.cli.main import app
+from strata_recall.cli.main import app
 home, memory_id, heavy = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 codes = {}
 for args in (["list"], ["get", memory_id], ["history", memory_id], ["stats"]):

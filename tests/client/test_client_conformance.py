@@ -15,16 +15,16 @@ import anyio.from_thread
 import httpx
 import pytest
 
-from strata.api.app import create_app
-from strata.client import AsyncStrataClient, StrataClient
-from strata.domain.compression.escalation_rules import VersionInfo
-from strata.domain.models import Filters, HistoryEvent, MemoryType
-from strata.embedders.hashing import HashingEmbedder
-from strata.errors import NeedMoreContext, StrataError
-from strata.facade import Strata
-from strata.ports import Page
-from strata.results import LeveledMemory, Recall
-from strata.testing import FakeClock
+from strata_recall.api.app import create_app
+from strata_recall.client import AsyncStrataClient, StrataClient
+from strata_recall.domain.compression.escalation_rules import VersionInfo
+from strata_recall.domain.models import Filters, HistoryEvent, MemoryType
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.errors import NeedMoreContext, StrataError
+from strata_recall.facade import Strata
+from strata_recall.ports import Page
+from strata_recall.results import LeveledMemory, Recall
+from strata_recall.testing import FakeClock
 from tests.live_server import serving
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from strata.client import StrataClient
-from strata.errors import (
+from strata_recall.client import StrataClient
+from strata_recall.errors import (
     HTTPError,
     InvalidInput,
     NotFound,
@@ -108,9 +108,9 @@ def test_import_streams_jsonl_in_the_scope_named() -> None:
 def test_a_reader_token_is_refused_the_bulk_operations(tmp_path: Any) -> None:
     from fastapi.testclient import TestClient
 
-    from strata.api.app import create_app
-    from strata.embedders.hashing import HashingEmbedder
-    from strata.facade import Strata
+    from strata_recall.api.app import create_app
+    from strata_recall.embedders.hashing import HashingEmbedder
+    from strata_recall.facade import Strata
 
     with Strata.open(tmp_path, embedder=HashingEmbedder()) as strata:
         _, secret = strata.create_token("reader", team="a")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from strata.client import AsyncStrataClient, StrataClient, _core
+from strata_recall.client import AsyncStrataClient, StrataClient, _core
 
 CLOSING = {"close", "aclose"}
 

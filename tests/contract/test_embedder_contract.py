@@ -15,15 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strata.embedders import (
+from strata_recall.embedders import (
     HashingEmbedder,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
     ensure_onnx_model,
 )
-from strata.embedders.onnx import main as onnx_main
-from strata.errors import InvalidInput
-from strata.ports import Embedder
+from strata_recall.embedders.onnx import main as onnx_main
+from strata_recall.errors import InvalidInput
+from strata_recall.ports import Embedder
 
 TEXTS = [
     "Caroline: I went to the LGBTQ support group yesterday and it was so powerful!",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.domain.models import Scope
-from strata.facade import Strata
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
 
 A = Scope(team="acme")
 TURNS = (

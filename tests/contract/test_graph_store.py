@@ -3,9 +3,9 @@ the facade: merges, counts that follow forget / modify / recover, no orphans, vi
 
 from __future__ import annotations
 
-from strata.domain.graph_rules import Entity
-from strata.errors import NotFound
-from strata.facade import Strata
+from strata_recall.domain.graph_rules import Entity
+from strata_recall.errors import NotFound
+from strata_recall.facade import Strata
 
 A = {"team": "a"}
 B = {"team": "b"}

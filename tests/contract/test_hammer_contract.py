@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.compression.representations import Level
-from strata.domain.models import HistoryKind, Scope
-from strata.errors import InvalidInput, NotFound
-from strata.facade import Strata
-from strata.testing import FakeClock
+from strata_recall.domain.compression.representations import Level
+from strata_recall.domain.models import HistoryKind, Scope
+from strata_recall.errors import InvalidInput, NotFound
+from strata_recall.facade import Strata
+from strata_recall.testing import FakeClock
 
 A = Scope(team="acme")
 TURN = "Hey! I moved to Lisbon last spring. The rent there is high. Do you like it?"

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from strata.domain.ids import new_id
-from strata.domain.jobs import (
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.jobs import (
     Backoff,
     JobFailure,
     JobKind,
@@ -19,10 +19,10 @@ from strata.domain.jobs import (
     NewJob,
     failure_for,
 )
-from strata.domain.models import Memory, MemoryType, Scope
-from strata.domain.text import content_hash
-from strata.errors import InvalidInput, LeaseLost, NotFound
-from strata.ports import JobCompletion, NewMemory, Store, WriteBatch
+from strata_recall.domain.models import Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
+from strata_recall.errors import InvalidInput, LeaseLost, NotFound
+from strata_recall.ports import JobCompletion, NewMemory, Store, WriteBatch
 from tests.conftest import EMBEDDER
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -35,7 +35,7 @@ def job(kind: JobKind = JobKind.EXTRACT, *, key: str | None = None, attempts: in
 
 
 def ref(claimed: object) -> LeaseRef:
-    from strata.domain.jobs import Job
+    from strata_recall.domain.jobs import Job
 
     assert isinstance(claimed, Job) and claimed.lease_token
     return LeaseRef(claimed.id, claimed.lease_token)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.errors import InvalidInput, NotFound
-from strata.facade import Strata
-from strata.scope_hints import find_live, resolve_prefix
+from strata_recall.domain.models import Scope
+from strata_recall.errors import InvalidInput, NotFound
+from strata_recall.facade import Strata
+from strata_recall.scope_hints import find_live, resolve_prefix
 
 ALICE = Scope("default", user="alice")
 

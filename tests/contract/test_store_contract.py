@@ -14,9 +14,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from strata.domain.ids import new_id
-from strata.domain.lifecycle import Actor, plan_modify
-from strata.domain.models import (
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.lifecycle import Actor, plan_modify
+from strata_recall.domain.models import (
     Filters,
     HistoryEvent,
     HistoryKind,
@@ -24,9 +24,9 @@ from strata.domain.models import (
     MemoryType,
     Scope,
 )
-from strata.domain.text import content_hash, search_text
-from strata.domain.visibility import can_see
-from strata.errors import (
+from strata_recall.domain.text import content_hash, search_text
+from strata_recall.domain.visibility import can_see
+from strata_recall.errors import (
     ConfirmationRequired,
     DuplicateContent,
     IdempotencyMismatch,
@@ -35,9 +35,9 @@ from strata.errors import (
     PinnedMemory,
     VersionConflict,
 )
-from strata.facade import Strata
-from strata.ports import Candidate, MemoryChange, NewMemory, Store, WriteBatch
-from strata.testing import FakeClock
+from strata_recall.facade import Strata
+from strata_recall.ports import Candidate, MemoryChange, NewMemory, Store, WriteBatch
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget
 
 A = Scope(team="acme")

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from strata.domain.models import Filters, Memory, Scope
-from strata.errors import StrataError
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.models import Filters, Memory, Scope
+from strata_recall.errors import StrataError
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 SCOPES = [Scope("acme"), Scope("acme", user="ana"), Scope("acme", agent="kyra"), Scope("globex")]

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
-from strata.domain.timetravel_rules import same_state
-from strata.errors import HistoryPurged, InvalidInput, NotFound, VersionConflict
-from strata.facade import Strata
-from strata.history.timetravel import TimeTravel
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.timetravel_rules import same_state
+from strata_recall.errors import HistoryPurged, InvalidInput, NotFound, VersionConflict
+from strata_recall.facade import Strata
+from strata_recall.history.timetravel import TimeTravel
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 A = Scope(team="acme")
@@ -165,7 +165,7 @@ def test_rollback_writes_the_old_contents_as_a_new_version(strata: Strata) -> No
 
 
 def strata_filters() -> Any:
-    from strata.domain.models import Filters
+    from strata_recall.domain.models import Filters
 
     return Filters()
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.errors import DuplicateContent
-from strata.ports import Store, TokenRecord
+from strata_recall.errors import DuplicateContent
+from strata_recall.ports import Store, TokenRecord
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

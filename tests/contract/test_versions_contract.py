@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from strata.domain.compression.representations import Level, MemoryVersion
-from strata.domain.lifecycle import Actor, history_row
-from strata.domain.models import HistoryKind, Lifecycle, Scope
-from strata.errors import DuplicateContent, NotFound, VersionConflict
-from strata.facade import Strata
-from strata.ports import MemoryChange, WriteBatch
-from strata.testing import FakeClock
+from strata_recall.domain.compression.representations import Level, MemoryVersion
+from strata_recall.domain.lifecycle import Actor, history_row
+from strata_recall.domain.models import HistoryKind, Lifecycle, Scope
+from strata_recall.errors import DuplicateContent, NotFound, VersionConflict
+from strata_recall.facade import Strata
+from strata_recall.ports import MemoryChange, WriteBatch
+from strata_recall.testing import FakeClock
 
 A = Scope(team="acme")
 TURN = "Hey! I moved to Lisbon last spring. The rent there is high. Do you like it?"

@@ -26,7 +26,7 @@ from typing import Any
 import typer.main
 from click.testing import CliRunner
 
-from strata.cli.main import app
+from strata_recall.cli.main import app
 
 #: Built once: typer rebuilds the click command on every ``invoke`` (~0.4 s here).
 COMMAND = typer.main.get_command(app)

@@ -71,7 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("STRATA_")},
            "STRATA_HOME": str(home), "STRATA_EMBEDDER": "hashing"}
-    command = [sys.executable, "-c", "from strata.cli.main import app; app()",
+    command = [sys.executable, "-c", "from strata_recall.cli.main import app; app()",
                "serve", "--port", str(port)]
     log = (home.parent / "serve.log").open("wb")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -6,11 +6,11 @@ from itertools import pairwise
 
 import pytest
 
-from strata.documents.chunking import chunk
-from strata.documents.html_text import html_text
-from strata.documents.service import match_chunks
-from strata.domain.text import estimate_tokens
-from strata.errors import InvalidInput
+from strata_recall.documents.chunking import chunk
+from strata_recall.documents.html_text import html_text
+from strata_recall.documents.service import match_chunks
+from strata_recall.domain.text import estimate_tokens
+from strata_recall.errors import InvalidInput
 
 GUIDE = """# Guide
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.documents.watch import FolderWatch
-from strata.domain.models import Filters, HistoryKind, Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.documents.watch import FolderWatch
+from strata_recall.domain.models import Filters, HistoryKind, Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 ALICE = Scope(user="alice")
 V1 = """# Deploy guide

@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from strata.api.app import create_app
-from strata.domain.models import Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.mcp.server import Caller, build_server, fixed_caller
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import Caller, build_server, fixed_caller
 from tests.documents.test_documents import V1, V2
 from tests.mcp_server.test_mcp_stdio import payload
 

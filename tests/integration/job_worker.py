@@ -10,11 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-from strata.domain.jobs import Backoff, Job, JobKind
-from strata.embedders.hashing import HashingEmbedder
-from strata.ports import Store
-from strata.stores.sqlite import SQLiteStore
-from strata.worker import JobOutput, Runner, Worker
+from strata_recall.domain.jobs import Backoff, Job, JobKind
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.ports import Store
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.worker import JobOutput, Runner, Worker
 
 
 def handle(job: Job) -> JobOutput:
@@ -28,7 +28,7 @@ def handle(job: Job) -> JobOutput:
 def open_store(target: str) -> Store:
     embedder = HashingEmbedder()
     if target.startswith("postgresql"):
-        from strata.stores.postgres import PostgresStore
+        from strata_recall.stores.postgres import PostgresStore
 
         return PostgresStore(target, dim=embedder.dim, embedder_name=embedder.name,
                              max_connections=4)

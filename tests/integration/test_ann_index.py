@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from strata.domain.models import Filters, MemoryType, Scope
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.ann import sidecar_of
-from strata.stores.sqlite import SQLiteStore
-from strata.stores.sqlite.store import VectorSearch
+from strata_recall.domain.models import Filters, MemoryType, Scope
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.ann import sidecar_of
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.stores.sqlite.store import VectorSearch
 from tests.conftest import EMBEDDER
 
 TEAM = Scope("acme")
@@ -120,7 +120,7 @@ def test_the_embedder_runtime_loads_after_the_index() -> None:
     import subprocess
     import sys
 
-    code = ("from strata.stores.ann import AnnIndex; AnnIndex(8); import onnxruntime; "
+    code = ("from strata_recall.stores.ann import AnnIndex; AnnIndex(8); import onnxruntime; "
             "print('loaded')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)

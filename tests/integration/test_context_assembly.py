@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from strata.domain.context import BEGIN, END
-from strata.domain.models import HistoryKind, MemoryType, Scope
-from strata.errors import InvalidInput, NotFound
-from strata.facade import Strata
+from strata_recall.domain.context import BEGIN, END
+from strata_recall.domain.models import HistoryKind, MemoryType, Scope
+from strata_recall.errors import InvalidInput, NotFound
+from strata_recall.facade import Strata
 
 SCOPE = Scope("t", user="ana", agent="bot")
 

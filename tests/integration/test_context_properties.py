@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from strata.domain.context import BEGIN, END
-from strata.domain.meta.prompt import ORDER, TITLES
-from strata.domain.models import MemoryType, Scope
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.stores.sqlite import SQLiteStore
-from strata.testing import FakeClock
+from strata_recall.domain.context import BEGIN, END
+from strata_recall.domain.meta.prompt import ORDER, TITLES
+from strata_recall.domain.models import MemoryType, Scope
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.stores.sqlite import SQLiteStore
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
 from tests.unit.test_context import INJECTIONS
 

@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 import pytest
 
-from strata.domain.models import HistoryKind
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.domain.models import HistoryKind
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")]
 
@@ -34,8 +34,8 @@ LOOPBACK = "127.0.0.1"
 # Remembers unique texts forever; prints each acknowledged memory only after remember returned.
 WRITER = """
 import json, os, sys
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 strata = Strata.open(sys.argv[1], embedder=HashingEmbedder())
 i = 0
@@ -51,8 +51,8 @@ while True:
 # Waits for "go" on stdin, then remembers its texts (given as JSON) and acknowledges each.
 BATCH_WRITER = """
 import json, sys
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 strata = Strata.open(sys.argv[1], embedder=HashingEmbedder())
 texts = json.loads(sys.argv[2])
@@ -149,7 +149,7 @@ def serving(home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     port = _free_port()
     env = {**os.environ, "STRATA_HOME": str(home), "STRATA_EMBEDDER": "hashing"}
     server = subprocess.Popen(
-        [sys.executable, "-c", "from strata.cli.main import app; app()", "serve",
+        [sys.executable, "-c", "from strata_recall.cli.main import app; app()", "serve",
          "--host", LOOPBACK, "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )

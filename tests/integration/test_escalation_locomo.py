@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.bench.locomo import Conversation, _message, load_dataset
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.testing import FakeClock
+from strata_recall.bench.locomo import Conversation, _message, load_dataset
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.testing import FakeClock
 
 DATA = Path("/work/shared/bench/locomo")
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.lifecycle import Actor
-from strata.domain.models import HistoryKind, Lifecycle, Memory, Scope
-from strata.errors import ConfirmationRequired, InvalidInput, PermissionDenied
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.lifecycle import Actor
+from strata_recall.domain.models import HistoryKind, Lifecycle, Memory, Scope
+from strata_recall.errors import ConfirmationRequired, InvalidInput, PermissionDenied
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, force_forget
 from tests.unit.test_guarded import caller
 

@@ -7,8 +7,8 @@ import random
 import sqlite3
 from typing import Any
 
-from strata.facade import Strata
-from strata.ports import Store
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
 
 A = {"team": "a"}
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eli"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata.facade import Strata
-from strata.retention import NEW_INSTALL
-from strata.stores.sqlite import SQLiteStore
+from strata_recall.facade import Strata
+from strata_recall.retention import NEW_INSTALL
+from strata_recall.stores.sqlite import SQLiteStore
 from tests.conftest import EMBEDDER
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.settings import load_settings
+from strata_recall.domain.models import Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 ALICE = Scope("acme", user="alice")

@@ -11,13 +11,13 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from strata.cli.main import app
-from strata.domain.models import Scope
-from strata.errors import StoreLocked
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.operations import checksums, copy_store, doctor
-from strata.stores.postgres import PostgresStore, migrations
+from strata_recall.cli.main import app
+from strata_recall.domain.models import Scope
+from strata_recall.errors import StoreLocked
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.operations import checksums, copy_store, doctor
+from strata_recall.stores.postgres import PostgresStore, migrations
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, postgres_url
 
 pytestmark = pytest.mark.skipif("postgres" not in STORE_ADAPTERS, reason="no Postgres")
@@ -146,7 +146,7 @@ def test_copy_cli_reports_verified_counts(tmp_path: Path) -> None:
 
 
 def test_both_sql_backends_have_the_same_migrations() -> None:
-    from strata.stores.sqlite import migrations as sqlite_migrations
+    from strata_recall.stores.sqlite import migrations as sqlite_migrations
 
     assert [m.label for m in migrations.available()] == [
         f"{m.version:04d}_{m.name}" for m in sqlite_migrations.available()]

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 from tests.conftest import STORE_ADAPTERS, postgres_url
 from tests.integration.test_crash_safety import (
     LOOPBACK,
@@ -40,8 +40,8 @@ pytestmark = [
 # Waits for "go", then remembers its texts through the library and acknowledges each.
 WRITER = """
 import json, sys
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 strata = Strata.open(url=sys.argv[1], embedder=HashingEmbedder(), home="/nonexistent")
 texts = json.loads(sys.argv[2])
@@ -66,7 +66,7 @@ def serving(url: str, home: Path) -> Iterator[tuple[subprocess.Popen[str], str]]
     env = {**os.environ, "STRATA_HOME": str(home), "STRATA_EMBEDDER": "hashing",
            "STRATA_DATABASE_URL": url}
     server = subprocess.Popen(
-        [sys.executable, "-c", "from strata.cli.main import app; app()", "serve",
+        [sys.executable, "-c", "from strata_recall.cli.main import app; app()", "serve",
          "--host", LOOPBACK, "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )

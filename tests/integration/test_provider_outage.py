@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from strata.domain.jobs import JobStatus
-from strata.domain.models import Filters, HistoryKind, Scope
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.stores.sqlite import SQLiteStore
+from strata_recall.domain.jobs import JobStatus
+from strata_recall.domain.models import Filters, HistoryKind, Scope
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.stores.sqlite import SQLiteStore
 from tests.conftest import EMBEDDER
 
 N = int(os.environ.get("STRATA_OUTAGE_N", "150"))

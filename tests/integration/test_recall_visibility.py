@@ -15,12 +15,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from strata.domain.models import Filters, Lifecycle, MemoryType, Scope
-from strata.facade import Strata
-from strata.recall import RecallConfig
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.testing import FakeClock
+from strata_recall.domain.models import Filters, Lifecycle, MemoryType, Scope
+from strata_recall.facade import Strata
+from strata_recall.recall import RecallConfig
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, force_forget
 
 VIEWER = Scope("t", user="ana", agent="bot")

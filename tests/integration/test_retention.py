@@ -10,12 +10,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from strata.domain.jobs import JobFailure, JobKind, JobStatus, LeaseRef, NewJob
-from strata.domain.models import HistoryKind, Scope
-from strata.facade import Strata
-from strata.ports import JobCompletion, Store, WriteBatch
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.jobs import JobFailure, JobKind, JobStatus, LeaseRef, NewJob
+from strata_recall.domain.models import HistoryKind, Scope
+from strata_recall.facade import Strata
+from strata_recall.ports import JobCompletion, Store, WriteBatch
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, force_forget
 from tests.integration.test_graph_counts import (
     EXPECTED_ENTITIES,
@@ -192,8 +192,8 @@ _ = sqlite3  # rows() opens SQLite files itself
 def test_any_running_worker_purges_deleted_memories_and_history_no_user_chose_to(
     tmp_path: Path
 ) -> None:
-    from strata.embedders.hashing import HashingEmbedder
-    from strata.stores.operations import doctor
+    from strata_recall.embedders.hashing import HashingEmbedder
+    from strata_recall.stores.operations import doctor
 
     clock = FakeClock()
     with Strata.open(tmp_path, embedder=HashingEmbedder(), clock=clock,

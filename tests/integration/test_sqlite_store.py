@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.models import Filters, Scope
-from strata.errors import InvalidInput, StoreError
-from strata.facade import Strata
-from strata.stores.sqlite import SQLiteStore, migrations
+from strata_recall.domain.models import Filters, Scope
+from strata_recall.errors import InvalidInput, StoreError
+from strata_recall.facade import Strata
+from strata_recall.stores.sqlite import SQLiteStore, migrations
 from tests.conftest import EMBEDDER
 
 A = Scope("acme")

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.lifecycle import Actor
-from strata.domain.models import Filters, HistoryKind, Lifecycle, MemoryType, Scope, Tier
-from strata.domain.tier_rules import plan_archive
-from strata.errors import NotFound
-from strata.facade import Strata
-from strata.ports import MemoryChange, Store
-from strata.settings import load_settings
-from strata.testing import FakeClock
-from strata.tiers import CachedStore
+from strata_recall.domain.lifecycle import Actor
+from strata_recall.domain.models import Filters, HistoryKind, Lifecycle, MemoryType, Scope, Tier
+from strata_recall.domain.tier_rules import plan_archive
+from strata_recall.errors import NotFound
+from strata_recall.facade import Strata
+from strata_recall.ports import MemoryChange, Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
+from strata_recall.tiers import CachedStore
 from tests.conftest import EMBEDDER, force_forget
 
 A = {"team": "a"}

@@ -33,21 +33,21 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from strata.compression.escalation import Ladders
-from strata.compression.hammer import evidence_of_content
-from strata.domain.compression.representations import Level
-from strata.domain.models import Filters, Lifecycle, Memory, Scope
-from strata.domain.timetravel_rules import ACCESS_FIELDS
-from strata.errors import (
+from strata_recall.compression.escalation import Ladders
+from strata_recall.compression.hammer import evidence_of_content
+from strata_recall.domain.compression.representations import Level
+from strata_recall.domain.models import Filters, Lifecycle, Memory, Scope
+from strata_recall.domain.timetravel_rules import ACCESS_FIELDS
+from strata_recall.errors import (
     DuplicateContent,
     InvalidInput,
     NotFound,
     PinnedMemory,
     VersionConflict,
 )
-from strata.facade import Strata
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.facade import Strata
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, force_forget
 
 TEXTS = (

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.stores.operations import copy_store
-from strata.testing import FakeClock
-from strata.transfer import KINDS
+from strata_recall.domain.models import Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.stores.operations import copy_store
+from strata_recall.testing import FakeClock
+from strata_recall.transfer import KINDS
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, postgres_url
 
 A = Scope("acme", user="ana")
@@ -115,7 +115,7 @@ def _sqlite_url(tmp_path: Path) -> str:
 def test_copy_after_compress_crashes_with_keyerror_version_after_writing(
     direction: str, tmp_path: Path
 ) -> None:
-    from strata.stores.factory import open_store
+    from strata_recall.stores.factory import open_store
 
     urls: dict[str, Callable[[], str]] = {"sqlite": lambda: _sqlite_url(tmp_path),
                                           "postgres": postgres_url}

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from strata.api.app import create_app
-from strata.domain.models import Filters, HistoryKind, Lifecycle, Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.api.app import create_app
+from strata_recall.domain.models import Filters, HistoryKind, Lifecycle, Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.cli.conftest import run_in
 from tests.conftest import EMBEDDER
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.jobs import JobKind, JobStatus, NewJob
-from strata.domain.models import Scope
-from strata.ports import Store
+from strata_recall.domain.jobs import JobKind, JobStatus, NewJob
+from strata_recall.domain.models import Scope
+from strata_recall.ports import Store
 from tests.conftest import STORE_ADAPTERS, postgres_url
 from tests.integration.job_worker import open_store
 
@@ -126,7 +126,7 @@ def _transitions(db: str, status: str) -> dict[str, int]:
 
 
 def test_strata_worker_stops_gracefully_on_sigterm(tmp_path: Path) -> None:
-    entry = "import sys; from strata.cli.main import app; sys.argv[0] = 'strata'; app()"
+    entry = "import sys; from strata_recall.cli.main import app; sys.argv[0] = 'strata'; app()"
     process = subprocess.Popen(
         [sys.executable, "-c", entry, "--home", str(tmp_path), "--embedder", "hashing",
          "worker", "--concurrency", "2", "--poll", "0.05", "--json"],

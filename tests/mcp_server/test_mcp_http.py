@@ -16,9 +16,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
-from strata.api.app import create_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 from tests.live_server import serving
 from tests.mcp_server.test_mcp_stdio import payload
 
@@ -213,7 +213,7 @@ def test_mcp_sessions_are_bound_to_the_principal_that_opened_them(facade: Strata
 
 
 def test_mcp_memory_store_honours_the_tokens_write_budget(facade: Strata) -> None:
-    from strata.policy import WriteBudget
+    from strata_recall.policy import WriteBudget
 
     facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60)
     _, secret = facade.create_token("writer", team="a")

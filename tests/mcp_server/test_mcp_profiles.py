@@ -11,12 +11,12 @@ import anyio
 import pytest
 from mcp import Client
 
-from strata.domain.models import Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.mcp.profiles import DEFAULT, HOOKS, MODERATION
-from strata.mcp.server import TOOLS, Caller, build_server, fixed_caller
+from strata_recall.domain.models import Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.mcp.profiles import DEFAULT, HOOKS, MODERATION
+from strata_recall.mcp.server import TOOLS, Caller, build_server, fixed_caller
 
 ALICE = Scope(user="alice")
 

@@ -16,8 +16,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult
 
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 pytestmark = pytest.mark.slow  # spawns a process
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow  # spawns a process
 def server_params(home: Path, *scope: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "strata", "mcp", "--user", "alice", *scope],
+        args=["-m", "strata_recall", "mcp", "--user", "alice", *scope],
         env={"PYTHONPATH": str(SRC), "STRATA_HOME": str(home), "STRATA_EMBEDDER": "hashing",
              "PATH": os.environ.get("PATH", "")},
     )

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.mcp.server import Caller
-from strata.policy import Principal, Role
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import Caller
+from strata_recall.policy import Principal, Role
 from tests.mcp_server.test_mcp_stdio import payload
 from tests.mcp_server.test_mcp_tools import call, drive, error_code
 
@@ -18,7 +18,7 @@ ALICE = Scope(user="alice")
 
 @pytest.fixture
 def strata(tmp_path: Any) -> Any:
-    from strata.embedders.hashing import HashingEmbedder
+    from strata_recall.embedders.hashing import HashingEmbedder
 
     with Strata.open(tmp_path, embedder=HashingEmbedder(), mcp_profile="all") as opened:
         yield opened

@@ -11,10 +11,10 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
-from strata.domain.models import MemoryType, Scope
-from strata.errors import ScopeDenied
-from strata.facade import Strata
-from strata.mcp.server import TOOLS, Caller, build_server, fixed_caller
+from strata_recall.domain.models import MemoryType, Scope
+from strata_recall.errors import ScopeDenied
+from strata_recall.facade import Strata
+from strata_recall.mcp.server import TOOLS, Caller, build_server, fixed_caller
 from tests.mcp_server.test_mcp_stdio import payload
 
 ALICE = Scope(user="alice")
@@ -46,7 +46,7 @@ def error_code(result: CallToolResult) -> str:
 
 @pytest.fixture
 def strata(tmp_path: Any) -> Any:
-    from strata.embedders.hashing import HashingEmbedder
+    from strata_recall.embedders.hashing import HashingEmbedder
 
     with Strata.open(tmp_path, embedder=HashingEmbedder(), mcp_profile="all") as opened:
         yield opened
@@ -185,8 +185,8 @@ def test_prompt_submit_recalls_and_compaction_complete_puts_the_session_first(
 
 
 def test_review_tools_list_approve_and_reject_candidates(tmp_path: Any) -> None:
-    from strata.embedders.hashing import HashingEmbedder
-    from strata.policy import Principal, Role
+    from strata_recall.embedders.hashing import HashingEmbedder
+    from strata_recall.policy import Principal, Role
 
     with Strata.open(tmp_path, embedder=HashingEmbedder(), review_mode="all",
                      mcp_profile="all") as strata:

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from strata.domain.decisions import Action, Candidate
-from strata.errors import (
+from strata_recall.domain.decisions import Action, Candidate
+from strata_recall.errors import (
     ProviderError,
     ProviderOutputInvalid,
     ProviderRateLimited,
     ProviderUnavailable,
 )
-from strata.providers.base import ExtractedFact
-from strata.providers.http_providers import (
+from strata_recall.providers.base import ExtractedFact
+from strata_recall.providers.http_providers import (
     AnthropicProvider,
     HttpProvider,
     OllamaProvider,
@@ -178,7 +178,7 @@ def test_invalid_decisions_are_refused(answer: dict[str, Any], api: FakeApi) -> 
 
 
 def test_a_model_fills_the_rule_extractors_slot_shape() -> None:
-    from strata.providers.validation import validate_extraction
+    from strata_recall.providers.validation import validate_extraction
 
     data = {"facts": [
         {"content": "Ana lives in Porto.", "type": "semantic", "holder": "person:ana",

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from strata.domain.decisions import Candidate
-from strata.providers.base import ExtractedFact
-from strata.providers.chain import ProviderChain
-from strata.providers.http_providers import AnthropicProvider, OllamaProvider, OpenAIProvider
-from strata.providers.redaction import Redactor
+from strata_recall.domain.decisions import Candidate
+from strata_recall.providers.base import ExtractedFact
+from strata_recall.providers.chain import ProviderChain
+from strata_recall.providers.http_providers import AnthropicProvider, OllamaProvider, OpenAIProvider
+from strata_recall.providers.redaction import Redactor
 from tests.providers.conftest import FakeApi, Reply
 from tests.providers.test_http_providers import anthropic_body, openai_body
 from tests.unit.test_redaction import SAMPLES

@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 
-from strata.domain.compression.representations import Level, derive_levels
-from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
-from strata.providers.chain import ProviderChain
-from strata.providers.http_providers import OllamaProvider
-from strata.providers.redaction import Redactor
-from strata.providers.rules import RuleBasedProvider
-from strata.providers.summarize import derive_with
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.testing import FakeClock
+from strata_recall.domain.compression.representations import Level, derive_levels
+from strata_recall.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+from strata_recall.providers.chain import ProviderChain
+from strata_recall.providers.http_providers import OllamaProvider
+from strata_recall.providers.redaction import Redactor
+from strata_recall.providers.rules import RuleBasedProvider
+from strata_recall.providers.summarize import derive_with
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.testing import FakeClock
 from tests.providers.conftest import FakeApi, Reply
 from tests.providers.test_http_providers import ADAPTERS, make
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from strata.api.app import create_app
-from strata.embedders.hashing import HashingEmbedder
-from strata.facade import Strata
+from strata_recall.api.app import create_app
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
 from tests.live_server import serving
 
 

@@ -12,9 +12,9 @@ from urllib.parse import quote
 
 from typer.testing import CliRunner
 
-from strata.cli.main import app as cli_app
-from strata.domain.models import Lifecycle
-from strata.facade import Strata
+from strata_recall.cli.main import app as cli_app
+from strata_recall.domain.models import Lifecycle
+from strata_recall.facade import Strata
 from tests.ui.conftest import goto, ui_page
 
 TURN = ("Hi there! Our staging database runs PostgreSQL 16 on port 5433. "

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from strata.agent.dreaming import Dreamer
-from strata.agent.runtime import Agent, AgentConfig, Incoming
-from strata.facade import Strata
+from strata_recall.agent.dreaming import Dreamer
+from strata_recall.agent.runtime import Agent, AgentConfig, Incoming
+from strata_recall.facade import Strata
 from tests.ui.conftest import ui_page
 
 WHERE = {"team": "default", "user": "moderator"}

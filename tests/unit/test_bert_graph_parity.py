@@ -16,10 +16,10 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from strata.embedders._common import bundled_model_dir
-from strata.embedders.bert_graph import build_bert_onnx
-from strata.embedders.onnx import OPSET, _quantize, _runtime
-from strata.embedders.torch_export import export_with_torch
+from strata_recall.embedders._common import bundled_model_dir
+from strata_recall.embedders.bert_graph import build_bert_onnx
+from strata_recall.embedders.onnx import OPSET, _quantize, _runtime
+from strata_recall.embedders.torch_export import export_with_torch
 
 pytestmark = pytest.mark.slow
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.boosts import damp_other_speakers, episode_bonus, floor_of, named_speaker
-from strata.domain.fusion import Weights, fuse, standardize
+from strata_recall.domain.boosts import damp_other_speakers, episode_bonus, floor_of, named_speaker
+from strata_recall.domain.fusion import Weights, fuse, standardize
 
 
 def test_named_speaker_needs_exactly_one_name_as_a_word() -> None:
@@ -46,7 +46,7 @@ def test_zscore_fusion_gives_missing_candidates_the_lists_lowest_z() -> None:
 
 
 def test_neighbour_bonus_lends_a_share_of_the_hits_lead_to_its_neighbours() -> None:
-    from strata.domain.boosts import neighbour_bonus
+    from strata_recall.domain.boosts import neighbour_bonus
 
     scores = {"hit": 5.0, "next": 1.0, "far": 1.0, "low": 0.0}
     out = neighbour_bonus(scores, {"hit": ["next", "unknown"]}, 0.2)

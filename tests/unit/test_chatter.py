@@ -1,5 +1,5 @@
-from strata.domain.chatter import is_chatter
-from strata.domain.decisions import displaced_values
+from strata_recall.domain.chatter import is_chatter
+from strata_recall.domain.decisions import displaced_values
 
 
 def test_reactions_and_acknowledgements_are_chatter() -> None:
@@ -23,8 +23,8 @@ def test_a_change_names_the_value_it_leaves() -> None:
 
 
 def test_a_slotless_claim_is_kept_as_its_turn_only_when_it_restates_it() -> None:
-    from strata.domain.applying import FactInput, _kept_as_turn
-    from strata.domain.decisions import Action, Decision
+    from strata_recall.domain.applying import FactInput, _kept_as_turn
+    from strata_recall.domain.decisions import Action, Decision
 
     def fact(content: str) -> FactInput:
         return FactInput(content=content, type="semantic", subject=None, value=None,

@@ -2,9 +2,9 @@ import json
 import re
 from datetime import UTC, datetime
 
-from strata.domain.context import BEGIN, END, build_context
-from strata.domain.models import Lifecycle, Memory, MemoryType, Scope
-from strata.domain.text import content_hash
+from strata_recall.domain.context import BEGIN, END, build_context
+from strata_recall.domain.models import Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -108,7 +108,7 @@ def test_an_injection_corpus_leaves_the_envelope_intact_in_every_context() -> No
 
 
 def test_lifecycles_a_caller_includes_are_marked_in_the_context() -> None:
-    from strata.domain.context import line_for
+    from strata_recall.domain.context import line_for
 
     for lifecycle, marker in ((Lifecycle.SUPERSEDED, "[SUPERSEDED]"),
                               (Lifecycle.CANDIDATE, "[UNREVIEWED]"),

@@ -1,10 +1,10 @@
-"""The pure decision rules of ``strata.domain.decisions``."""
+"""The pure decision rules of ``strata_recall.domain.decisions``."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from strata.domain.decisions import (
+from strata_recall.domain.decisions import (
     Action,
     Candidate,
     Decision,
@@ -13,7 +13,7 @@ from strata.domain.decisions import (
     decide_batch,
     enforce_invariants,
 )
-from strata.domain.models import Lifecycle
+from strata_recall.domain.models import Lifecycle
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 BERLIN = Candidate("m1", "User lives in Berlin", 0.7, subject="user.location", value="Berlin")
@@ -132,7 +132,7 @@ def test_invariants_turn_a_model_update_of_a_pinned_memory_into_a_flagged_add() 
 def test_a_near_duplicate_sentence_with_another_value_of_the_same_slot_is_an_update() -> None:
     from datetime import UTC, datetime
 
-    from strata.domain.decisions import Action, Candidate, FactView, decide
+    from strata_recall.domain.decisions import Action, Candidate, FactView, decide
 
     old = Candidate("m1", "User's phone number is 555-9164", similarity=0.958,
                     subject="user.phone", value="555-9164")

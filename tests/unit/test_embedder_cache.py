@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from strata.embedders import CachedEmbedder, HashingEmbedder
-from strata.embedders.cache import CacheStats
-from strata.errors import EmbedderError, InvalidInput
+from strata_recall.embedders import CachedEmbedder, HashingEmbedder
+from strata_recall.embedders.cache import CacheStats
+from strata_recall.errors import EmbedderError, InvalidInput
 
 
 class CountingEmbedder(HashingEmbedder):

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strata.embedders import (
+from strata_recall.embedders import (
     KINDS,
     CachedEmbedder,
     HashingEmbedder,
@@ -20,9 +20,9 @@ from strata.embedders import (
     SentenceTransformerEmbedder,
     make_embedder,
 )
-from strata.embedders._common import bundled_model_dir
-from strata.embedders.onnx import _atomic_write, onnx_model_path
-from strata.errors import EmbedderError, InvalidInput
+from strata_recall.embedders._common import bundled_model_dir
+from strata_recall.embedders.onnx import _atomic_write, onnx_model_path
+from strata_recall.errors import EmbedderError, InvalidInput
 
 # --- hashing ------------------------------------------------------------------------------
 
@@ -50,7 +50,7 @@ def test_hashing_name_and_dim() -> None:
 def test_hashing_is_stable_across_processes() -> None:
     """Python's ``hash`` is salted per process; the hashing embedder must not be."""
     code = (
-        "from strata.embedders import HashingEmbedder as H\n"
+        "from strata_recall.embedders import HashingEmbedder as H\n"
         "print(H().embed(['a b c']).tobytes().hex())"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

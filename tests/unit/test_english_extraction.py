@@ -9,9 +9,9 @@ import timeit
 
 import pytest
 
-from strata.domain.slots import is_single_valued, slot_key
-from strata.providers.base import ExtractedFact
-from strata.providers.rules import extract_facts
+from strata_recall.domain.slots import is_single_valued, slot_key
+from strata_recall.providers.base import ExtractedFact
+from strata_recall.providers.rules import extract_facts
 
 Row = tuple[str | None, str | None, bool, bool, str]
 

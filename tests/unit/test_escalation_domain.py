@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.compression.escalation_rules import (
+from strata_recall.domain.compression.escalation_rules import (
     Escalation,
     Source,
     auto_rung,
@@ -19,7 +19,7 @@ from strata.domain.compression.escalation_rules import (
     serve,
     slice_events,
 )
-from strata.domain.compression.representations import (
+from strata_recall.domain.compression.representations import (
     Bullet,
     DerivationKind,
     Level,
@@ -27,8 +27,8 @@ from strata.domain.compression.representations import (
     Section,
     Witness,
 )
-from strata.domain.models import Event, Memory, MemoryType, Provenance, Scope
-from strata.errors import InvalidInput, NotFound
+from strata_recall.domain.models import Event, Memory, MemoryType, Provenance, Scope
+from strata_recall.errors import InvalidInput, NotFound
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 TEXTS = ("Alice: we ship on Friday.", "Bob: the build is green.", "Alice: Friday it is.")

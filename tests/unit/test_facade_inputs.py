@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from strata.domain.models import MemoryType, Scope
-from strata.errors import InvalidInput
-from strata.testing import FakeClock, memory_strata
+from strata_recall.domain.models import MemoryType, Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.testing import FakeClock, memory_strata
 
 BAD_REMEMBERS: list[dict[str, Any]] = [
     {},
@@ -86,7 +86,7 @@ def test_recall_reports_signals_evidence_and_counts_access() -> None:
 def test_naive_filter_times_are_read_as_utc() -> None:
     from datetime import UTC, datetime
 
-    from strata.domain.models import Filters
+    from strata_recall.domain.models import Filters
 
     naive = Filters(created_after=datetime(2026, 1, 1, 12))
     assert naive.created_after == datetime(2026, 1, 1, 12, tzinfo=UTC)
@@ -112,14 +112,14 @@ def test_an_import_stopped_by_a_bad_record_keeps_and_reports_what_came_before() 
 def test_open_accepts_an_embedder_kind(tmp_path: object) -> None:
     from pathlib import Path
 
-    from strata.facade import Strata
+    from strata_recall.facade import Strata
 
     with Strata.open(Path(str(tmp_path)), embedder="hashing") as strata:
         assert strata.embedder.name.startswith("hashing")
 
 
 def test_a_multi_message_remember_adds_one_episode_over_its_turns() -> None:
-    from strata.testing import memory_strata
+    from strata_recall.testing import memory_strata
 
     strata = memory_strata()
     result = strata.remember(messages=[
@@ -141,9 +141,9 @@ def test_a_multi_message_remember_adds_one_episode_over_its_turns() -> None:
 
 
 def test_turns_know_their_neighbours_and_statements_are_found_by_their_replies() -> None:
-    from strata.domain.models import Filters
-    from strata.domain.text import search_text
-    from strata.testing import memory_strata
+    from strata_recall.domain.models import Filters
+    from strata_recall.domain.text import search_text
+    from strata_recall.testing import memory_strata
 
     strata = memory_strata()
     ids = strata.remember(messages=[

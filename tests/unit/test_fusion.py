@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.fusion import (
+from strata_recall.domain.fusion import (
     Weights,
     fuse,
     min_max,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.graph_rules import (
+from strata_recall.domain.graph_rules import (
     canonical_name,
     entity_ref,
     entity_weight,

@@ -8,11 +8,11 @@ import inspect
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.guarded import GuardedStrata
-from strata.policy import GUARDED_BY_HAND, GUARDED_RULES, UNGUARDED, Principal, Role, Target
-from strata.testing import memory_strata
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.guarded import GuardedStrata
+from strata_recall.policy import GUARDED_BY_HAND, GUARDED_RULES, UNGUARDED, Principal, Role, Target
+from strata_recall.testing import memory_strata
 
 
 def public_methods(cls: type) -> set[str]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.models import HistoryKind, Scope
-from strata.errors import (
+from strata_recall.domain.models import HistoryKind, Scope
+from strata_recall.errors import (
     ConfirmationRequired,
     IdempotencyMismatch,
     InvalidInput,
@@ -18,12 +18,12 @@ from strata.errors import (
     ScopeDenied,
     Unauthenticated,
 )
-from strata.facade import Strata
-from strata.guarded import GuardedStrata
-from strata.policy import Principal, Role
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.testing import FakeClock, memory_strata
+from strata_recall.facade import Strata
+from strata_recall.guarded import GuardedStrata
+from strata_recall.policy import Principal, Role
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock, memory_strata
 from tests.conftest import EMBEDDER, force_forget
 
 A, B = Scope(team="a"), Scope(team="b")

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.compression.hammer_rules import (
+from strata_recall.domain.compression.hammer_rules import (
     CONTENT_LEVEL,
     MANUAL_PROMOTE,
     HammerPolicy,
@@ -20,9 +20,9 @@ from strata.domain.compression.hammer_rules import (
     plan_promote,
     usefulness,
 )
-from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
-from strata.domain.text import content_hash
-from strata.errors import InvalidInput
+from strata_recall.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
+from strata_recall.errors import InvalidInput
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 POLICY = HammerPolicy()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.errors import IdempotencyMismatch, InvalidInput
-from strata.facade import Strata
-from strata.hooks import SessionHooks, capture_key
+from strata_recall.domain.models import Scope
+from strata_recall.errors import IdempotencyMismatch, InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.hooks import SessionHooks, capture_key
 
 ALICE = Scope(user="alice")
 TURNS = [{"role": "user", "content": "I like jazz."}]

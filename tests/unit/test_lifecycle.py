@@ -2,10 +2,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from strata.domain.lifecycle import Actor, plan_forget, plan_modify, plan_recover
-from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
-from strata.domain.text import content_hash
-from strata.errors import InvalidInput, NotFound, PinnedMemory, VersionConflict
+from strata_recall.domain.lifecycle import Actor, plan_forget, plan_modify, plan_recover
+from strata_recall.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
+from strata_recall.errors import InvalidInput, NotFound, PinnedMemory, VersionConflict
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T1 = datetime(2026, 1, 2, tzinfo=UTC)

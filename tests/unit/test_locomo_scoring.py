@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from strata.bench.locomo import (
+from strata_recall.bench.locomo import (
     Conversation,
     Dialog,
     Question,
@@ -22,7 +22,7 @@ from strata.bench.locomo import (
     score_run,
     summarize,
 )
-from strata.errors import InvalidInput
+from strata_recall.errors import InvalidInput
 
 
 def test_one_relevant_turn_at_rank_three() -> None:

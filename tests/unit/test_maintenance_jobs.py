@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.jobs import JobKind, JobStatus, NewJob
-from strata.domain.models import Filters, HistoryKind, Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.ports import Store, Vector
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.jobs import JobKind, JobStatus, NewJob
+from strata_recall.domain.models import Filters, HistoryKind, Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.ports import Store, Vector
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
 
 U = Scope(team="t", user="ana")
@@ -91,7 +91,7 @@ def test_cli_enqueues_reembed_jobs(tmp_path: Path) -> None:
 
     from typer.testing import CliRunner
 
-    from strata.cli.main import app
+    from strata_recall.cli.main import app
 
     base = ["--home", str(tmp_path), "--embedder", "hashing"]
     runner = CliRunner()

@@ -8,25 +8,25 @@ from typing import Any
 
 import pytest
 
-from strata.domain.context import END
-from strata.domain.meta.items import LAYERS, meta_item, parse_ref
-from strata.domain.meta.prompt import (
+from strata_recall.domain.context import END
+from strata_recall.domain.meta.items import LAYERS, meta_item, parse_ref
+from strata_recall.domain.meta.prompt import (
     Layer,
     assemble,
     memory_line,
     text_line,
     trimming_order_holds,
 )
-from strata.domain.meta.selection import (
+from strata_recall.domain.meta.selection import (
     DEFAULT_BLEND,
     build_meta_pack,
     contract_modes,
     mode_blend,
     select_backbone,
 )
-from strata.domain.meta.situation import MetaBudget, Situation, flex_quotas, select_mode
-from strata.domain.models import Memory, MemoryType, Scope
-from strata.errors import InvalidInput
+from strata_recall.domain.meta.situation import MetaBudget, Situation, flex_quotas, select_mode
+from strata_recall.domain.models import Memory, MemoryType, Scope
+from strata_recall.errors import InvalidInput
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

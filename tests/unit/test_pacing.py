@@ -1,4 +1,4 @@
-"""``strata.pacing``: long texts cut into pieces that change no result, and heavy work that
+"""``strata_recall.pacing``: long texts cut into pieces that change no result, and heavy work that
 waits for recalls in flight (never for long)."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
-from strata.bench.latency import generate_texts
-from strata.domain.text import search_text
-from strata.pacing import CHUNK_CHARS, ReadsFirst, chunks, paced_search_text
-from strata.providers.rules import RuleBasedProvider
+from strata_recall.bench.latency import generate_texts
+from strata_recall.domain.text import search_text
+from strata_recall.pacing import CHUNK_CHARS, ReadsFirst, chunks, paced_search_text
+from strata_recall.providers.rules import RuleBasedProvider
 
 LONG = " ".join(generate_texts(600, seed=4)) + "\nMy sister lives in Lyon; she likes chess"
 
@@ -61,7 +61,7 @@ def test_a_pause_never_starves_the_write() -> None:
 
 
 def test_a_short_remember_never_waits_for_recalls_but_a_long_one_does() -> None:
-    from strata.testing import memory_strata
+    from strata_recall.testing import memory_strata
 
     strata = memory_strata(review_mode="off")
     gate = strata.reads_first  # the writer's, the graph's and the pipeline's

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strata.embedders.bert_graph import BertConfig, read_safetensors
-from strata.embedders.onnx import _announce
-from strata.errors import EmbedderError, StoreError
-from strata.stores.factory import backend_of
+from strata_recall.embedders.bert_graph import BertConfig, read_safetensors
+from strata_recall.embedders.onnx import _announce
+from strata_recall.errors import EmbedderError, StoreError
+from strata_recall.stores.factory import backend_of
 
 
 def test_a_postgres_url_without_psycopg_names_the_extra(

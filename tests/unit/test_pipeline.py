@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.jobs import JobStatus
-from strata.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
-from strata.errors import InvalidInput
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.jobs import JobStatus
+from strata_recall.domain.models import Filters, HistoryKind, Lifecycle, Memory, Scope
+from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
 
 U = Scope(team="t", user="ana")
@@ -183,8 +183,8 @@ def test_approving_a_candidate_activates_it_and_a_later_correction_can_be_rolled
 def test_a_long_text_is_hashed_once_not_once_per_fact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14: each extracted fact re-hashed the whole turn to check it was not the turn
     itself, so a 96k-character text cost ~1,400 normalisations of 96k characters (seconds)."""
-    import strata.pipeline as pipeline
-    from strata.testing import memory_strata
+    import strata_recall.pipeline as pipeline
+    from strata_recall.testing import memory_strata
 
     text = " ".join(f"I bought {n} red apples at the market." for n in range(300))
     hashed: list[int] = []

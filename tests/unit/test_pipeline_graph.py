@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata.domain.jobs import JobKind, JobStatus
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.ports import Store
-from strata.settings import load_settings
-from strata.testing import FakeClock
+from strata_recall.domain.jobs import JobKind, JobStatus
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.ports import Store
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
 
 U = Scope(team="t", user="ana")

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from strata.domain.models import Event, Scope
-from strata.errors import EmbedderError
-from strata.facade import Strata
-from strata.ingest import build_events, parse_request
-from strata.pipeline import WritePipeline
-from strata.ports import Store
-from strata.providers.base import Extraction
-from strata.providers.chain import ProviderChain
-from strata.providers.rules import RuleBasedProvider
-from strata.settings import load_settings
-from strata.stores.memory import InMemoryStore
-from strata.testing import FakeClock
+from strata_recall.domain.models import Event, Scope
+from strata_recall.errors import EmbedderError
+from strata_recall.facade import Strata
+from strata_recall.ingest import build_events, parse_request
+from strata_recall.pipeline import WritePipeline
+from strata_recall.ports import Store
+from strata_recall.providers.base import Extraction
+from strata_recall.providers.chain import ProviderChain
+from strata_recall.providers.rules import RuleBasedProvider
+from strata_recall.settings import load_settings
+from strata_recall.stores.memory import InMemoryStore
+from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER, STORE_ADAPTERS
 
 U = Scope(team="t", user="ana")

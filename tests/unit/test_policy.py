@@ -1,18 +1,18 @@
-"""The pure rules of ``strata.policy``: roles, narrowing, ownership, rate limits, signing."""
+"""The pure rules of ``strata_recall.policy``: roles, narrowing, ownership, rate limits, signing."""
 
 from __future__ import annotations
 
 import pytest
 
-from strata.domain.models import Scope
-from strata.errors import (
+from strata_recall.domain.models import Scope
+from strata_recall.errors import (
     InvalidInput,
     PayloadTooLarge,
     PermissionDenied,
     RateLimited,
     ScopeDenied,
 )
-from strata.policy import (
+from strata_recall.policy import (
     Operation,
     Principal,
     RateLimiter,

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from strata.domain.decisions import Action, Candidate, Decision
-from strata.errors import InvalidInput, ProviderOutputInvalid, ProviderUnavailable
-from strata.providers.base import Capabilities, ExtractedFact, Extraction
-from strata.providers.chain import ProviderChain, build_chain
-from strata.providers.rules import RuleBasedProvider
-from strata.settings import load_settings
+from strata_recall.domain.decisions import Action, Candidate, Decision
+from strata_recall.errors import InvalidInput, ProviderOutputInvalid, ProviderUnavailable
+from strata_recall.providers.base import Capabilities, ExtractedFact, Extraction
+from strata_recall.providers.chain import ProviderChain, build_chain
+from strata_recall.providers.rules import RuleBasedProvider
+from strata_recall.settings import load_settings
 
 
 class Failing:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.secrets import PATTERNS
-from strata.providers.redaction import Redactor
+from strata_recall.domain.secrets import PATTERNS
+from strata_recall.providers.redaction import Redactor
 
 #: (pattern name, text containing a secret, the secret that must disappear)
 SAMPLES: list[tuple[str, str, str]] = [

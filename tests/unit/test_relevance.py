@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strata.domain.fusion import LEXICAL_HALF, relevance
+from strata_recall.domain.fusion import LEXICAL_HALF, relevance
 
 
 def test_relevance_is_bounded_and_zero_without_query_signals() -> None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from strata.domain.compression.representations import (
+from strata_recall.domain.compression.representations import (
     Bullet,
     DerivationKind,
     Level,
@@ -17,9 +17,9 @@ from strata.domain.compression.representations import (
     derive_levels,
     normalize_text,
 )
-from strata.domain.models import Event, Memory, MemoryType, Scope
-from strata.domain.text import content_hash
-from strata.errors import InvalidInput
+from strata_recall.domain.models import Event, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash
+from strata_recall.errors import InvalidInput
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
 SCOPE = Scope(team="t")
@@ -31,7 +31,7 @@ def _event(i: int, text: str, author: str = "ana") -> Event:
 
 
 def _memory(content: str, event_ids: tuple[str, ...] = ()) -> Memory:
-    from strata.domain.models import Provenance
+    from strata_recall.domain.models import Provenance
 
     return Memory(id="m", scope=SCOPE, type=MemoryType.EPISODIC, content=content,
                   content_hash=content_hash(content), created_at=NOW, updated_at=NOW,

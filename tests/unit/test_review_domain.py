@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from strata.domain.models import MemoryType
-from strata.domain.review import IMPORTANCE_ERROR, parse_importance, review_edits
-from strata.domain.tagging import kind_type, normalize_tags, values, with_topic
-from strata.errors import InvalidInput
+from strata_recall.domain.models import MemoryType
+from strata_recall.domain.review import IMPORTANCE_ERROR, parse_importance, review_edits
+from strata_recall.domain.tagging import kind_type, normalize_tags, values, with_topic
+from strata_recall.errors import InvalidInput
 
 
 @pytest.mark.parametrize(("given", "stored"), [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata.providers.base import ExtractedFact
-from strata.providers.rules import RuleBasedProvider
+from strata_recall.providers.base import ExtractedFact
+from strata_recall.providers.rules import RuleBasedProvider
 
 PROVIDER = RuleBasedProvider()
 

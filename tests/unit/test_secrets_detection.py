@@ -1,11 +1,11 @@
-"""The secret detector (``strata.domain.secrets``): each kind found and masked, ordinary prose
-left alone, the Luhn check on card numbers, masking that is idempotent, and the marks."""
+"""The secret detector (``strata_recall.domain.secrets``): each kind found and masked, ordinary
+prose left alone, the Luhn check on card numbers, masking that is idempotent, and the marks."""
 
 from __future__ import annotations
 
 import pytest
 
-from strata.domain.secrets import (
+from strata_recall.domain.secrets import (
     SECRETS_KEY,
     find_secrets,
     luhn_valid,
@@ -52,7 +52,7 @@ def test_card_numbers_need_the_luhn_check() -> None:
 
 
 def test_every_listed_detect_secrets_plugin_loads_with_a_kind() -> None:
-    from strata.domain.secrets import LIBRARY_PLUGINS, _library_plugins
+    from strata_recall.domain.secrets import LIBRARY_PLUGINS, _library_plugins
 
     loaded = _library_plugins()
     assert [name for name, _, _ in loaded] == list(LIBRARY_PLUGINS)

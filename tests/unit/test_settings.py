@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from strata.errors import InvalidInput
-from strata.settings import load_settings
+from strata_recall.errors import InvalidInput
+from strata_recall.settings import load_settings
 
 
 def test_defaults_point_at_the_local_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -33,7 +33,7 @@ def test_invalid_settings_are_refused(bad: dict[str, object]) -> None:
 
 
 def test_local_only_defaults_to_false() -> None:
-    from strata.providers.chain import build_chain
+    from strata_recall.providers.chain import build_chain
 
     assert load_settings(home=Path("/nonexistent")).local_only is True
     with pytest.raises(InvalidInput, match="local_only"):

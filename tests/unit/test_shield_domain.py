@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from strata.domain.shield_rules import (
+from strata_recall.domain.shield_rules import (
     SUMMARY_CHARS,
     as_statement,
     covered,

@@ -1,8 +1,8 @@
 import os
 
-from strata.domain.ids import new_id
-from strata.domain.text import content_hash, estimate_tokens, keywords, normalize
-from strata.stores.sqlite.store import fts_query
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.text import content_hash, estimate_tokens, keywords, normalize
+from strata_recall.stores.sqlite.store import fts_query
 
 
 def test_normalize_folds_case_width_and_whitespace() -> None:
@@ -44,7 +44,7 @@ def test_a_forked_child_does_not_repeat_its_parents_random_bits() -> None:
 
 
 def test_analyze_folds_stems_and_drops_stop_words() -> None:
-    from strata.domain.text import analyze, index_tokens, search_text
+    from strata_recall.domain.text import analyze, index_tokens, search_text
 
     assert analyze("Caroline's paintings — she went CAMPING in Zürich, 2023!") == [
         "carolin", "paint", "went", "camp", "zurich", "2023"]

@@ -1,4 +1,4 @@
-"""The pure tier and decay rules of ``strata.domain.tier_rules``
+"""The pure tier and decay rules of ``strata_recall.domain.tier_rules``
 ([002] Tier Manager, [001] decay)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from strata.domain.lifecycle import Actor
-from strata.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope, Tier
-from strata.domain.tier_rules import (
+from strata_recall.domain.lifecycle import Actor
+from strata_recall.domain.models import HistoryKind, Lifecycle, Memory, MemoryType, Scope, Tier
+from strata_recall.domain.tier_rules import (
     DecayRules,
     TierRules,
     plan_archive,
@@ -18,7 +18,7 @@ from strata.domain.tier_rules import (
     plan_unarchive,
     target_tier,
 )
-from strata.errors import InvalidInput
+from strata_recall.errors import InvalidInput
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 RULES = TierRules()

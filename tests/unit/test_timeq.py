@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from strata.domain.boosts import favour_periods
-from strata.domain.timeq import Period, mentioned_periods
+from strata_recall.domain.boosts import favour_periods
+from strata_recall.domain.timeq import Period, mentioned_periods
 
 NOW = datetime(2023, 12, 20, tzinfo=UTC)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from strata.domain.models import Lifecycle, MemoryType, Scope
-from strata.stores.vector_index import GATHER_BELOW, IndexEntry, VectorIndex
+from strata_recall.domain.models import Lifecycle, MemoryType, Scope
+from strata_recall.stores.vector_index import GATHER_BELOW, IndexEntry, VectorIndex
 
 DIM = 8
 

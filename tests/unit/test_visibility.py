@@ -1,7 +1,7 @@
 import pytest
 
-from strata.domain.models import MemoryType, Scope
-from strata.domain.visibility import can_see
+from strata_recall.domain.models import MemoryType, Scope
+from strata_recall.domain.visibility import can_see
 
 KYRA = Scope("t", user="sarah", agent="kyra")
 
@@ -31,7 +31,7 @@ def test_scope_key_distinguishes_missing_fields() -> None:
 
 @pytest.mark.parametrize("bad", [{"team": ""}, {"team": "a|b"}, {"tenant": "x"}, {"user": 5}])
 def test_bad_scopes_are_refused(bad: dict[str, object]) -> None:
-    from strata.errors import InvalidInput
+    from strata_recall.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
         Scope.parse(bad)

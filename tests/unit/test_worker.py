@@ -13,14 +13,14 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from strata.cli.main import app
-from strata.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
-from strata.domain.models import Scope
-from strata.facade import Strata
-from strata.ports import NewMemory, Store, WriteBatch
-from strata.settings import load_settings
-from strata.testing import FakeClock, memory_strata
-from strata.worker import JobOutput, Runner, Worker
+from strata_recall.cli.main import app
+from strata_recall.domain.jobs import Backoff, Job, JobKind, JobStatus, NewJob
+from strata_recall.domain.models import Scope
+from strata_recall.facade import Strata
+from strata_recall.ports import NewMemory, Store, WriteBatch
+from strata_recall.settings import load_settings
+from strata_recall.testing import FakeClock, memory_strata
+from strata_recall.worker import JobOutput, Runner, Worker
 from tests.conftest import EMBEDDER
 
 S = Scope(team="w")
@@ -170,7 +170,7 @@ class RecordingGraph:
 
 
 def test_the_graph_hook_receives_derived_entities_through_a_graph_job() -> None:
-    from strata.stores.memory import InMemoryStore
+    from strata_recall.stores.memory import InMemoryStore
 
     graph = RecordingGraph()
     strata = Strata(InMemoryStore(dim=EMBEDDER.dim), EMBEDDER, graph=graph,

@@ -1,5 +1,0 @@
-"""The PostgreSQL + pgvector store, for many stateless processes sharing one database."""
-
-from strata.stores.postgres.store import PostgresStore
-
-__all__ = ["PostgresStore"]

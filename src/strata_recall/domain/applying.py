@@ -1,0 +1,422 @@
+"""What decisions turn into: new derived memories and changes of existing ones. Pure.
+
+For each extracted fact and its (invariant-checked) decision:
+
+- ADD → a new memory holding the fact (``meta.fact``: subject, value, polarity, entities);
+  disputed, with ``meta.contradicts`` links, when the decision flags a conflict, and each
+  contradicted memory that is not pinned or locked becomes disputed too, linked back.
+- UPDATE → the fact as a new memory that ``supersedes`` the target; the target becomes
+  ``superseded`` (``valid_to`` now, ``superseded_by``), its content untouched: history is kept.
+- DELETE (a negation) → the negation as a new memory; the target is superseded by it.
+- NONE → nothing changes.
+
+Review mode ([000] chunk 8): under ``capture_only`` and ``all`` inferred memories are written
+as ``candidate`` (not recalled) and the changes they would make to existing memories are only
+proposed (``meta.proposed``), never applied. Pinned or manually locked memories are never
+changed by a decision (``enforce_invariants`` already turned such UPDATE/DELETE into ADD).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from strata_recall.domain.decisions import Action, Candidate, Decision, has_negation
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.lifecycle import Planned
+from strata_recall.domain.models import (
+    AGENT_BOUND_TYPES,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Provenance,
+    Scope,
+)
+from strata_recall.domain.review_mode import ReviewMode as ReviewMode  # re-exported: its old home
+from strata_recall.domain.text import content_hash, keywords
+
+#: ``meta`` key of a memory edited by hand: until then, inference may not change it.
+OVERRIDE_KEY = "manual_override_until"
+#: ``meta`` key holding what the decision rules need about a derived fact.
+FACT_KEY = "fact"
+DERIVED_TAG = "derived"
+#: ``meta`` key: the verbatim turn(s) whose words asserted a derived fact.
+ASSERTED_BY_KEY = "asserted_by"
+#: ``meta`` key: how many times the claim was said (a repetition adds one).
+MENTIONS_KEY = "mentions"
+#: ``meta`` key of a fact whose decision was applied at once under review mode.
+DECISION_KEY = "decision"
+#: Tag of such a fact: ``list --tag decision:applied`` is the "applied, undo?" queue.
+APPLIED_TAG = "decision:applied"
+#: Lifecycles a repetition can fold into.
+RECALLABLE_NOW = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
+
+
+@dataclass(frozen=True, slots=True)
+class FactInput:
+    """One extracted fact, in the shape the planner needs (no provider types here)."""
+
+    content: str
+    type: str
+    subject: str | None
+    value: str | None
+    negated: bool
+    importance: int  # 1-10
+    confidence: float
+    pinned: bool
+    entities: tuple[str, ...]
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """What every memory derived from one input shares."""
+
+    scope: Scope
+    conversation_id: str | None
+    tags: tuple[str, ...]
+    actor: str
+    extractor: str
+    model: str | None
+    prompt_version: str | None
+    review: ReviewMode
+    request_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A new memory and the provenance its ADD history row records."""
+
+    memory: Memory
+    fact_index: int
+    reason: str
+    provider: str
+    model: str | None
+    prompt_version: str | None
+    confidence: float
+    event_id: str
+
+
+@dataclass(slots=True)
+class Plan:
+    added: list[Derived] = field(default_factory=list)
+    changes: list[tuple[Planned, int]] = field(default_factory=list)  # (change, expected ver.)
+    outcomes: list[dict[str, Any]] = field(default_factory=list)  # one per fact, for results
+
+
+def candidate_of(memory: Memory, similarity: float) -> Candidate:
+    """A stored memory as the decision rules see it: a derived fact with its slot, or a
+    verbatim turn as a plain claim (no slot; its polarity read from its words)."""
+    fact = memory.meta.get(FACT_KEY)
+    if fact is None:
+        return Candidate(
+            id=memory.id, content=memory.content, similarity=similarity,
+            negated=has_negation(memory.content), pinned=memory.pinned,
+            lifecycle=memory.lifecycle, manual_override_until=override_until(memory),
+        )
+    return Candidate(
+        id=memory.id, content=memory.content, similarity=similarity, subject=memory.subject,
+        value=fact.get("value"), negated=bool(fact.get("negated", False)), pinned=memory.pinned,
+        lifecycle=memory.lifecycle, manual_override_until=override_until(memory),
+    )
+
+
+def is_turn(memory: Memory) -> bool:
+    """A verbatim record of one turn (not a derived fact, not a whole episode)."""
+    return FACT_KEY not in memory.meta and memory.meta.get("kind") != "episode" and \
+        memory.provenance.source != "extract" and len(memory.provenance.event_ids) >= 1
+
+
+def override_until(memory: Memory) -> datetime | None:
+    value = memory.meta.get(OVERRIDE_KEY)
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
+def with_manual_override(planned: Planned, now: datetime, seconds: float) -> Planned:
+    """An explicit edit locks the memory against inferred changes for ``seconds``."""
+    if seconds <= 0:
+        return planned
+    meta = {**planned.after.meta, OVERRIDE_KEY: (now + timedelta(seconds=seconds)).isoformat()}
+    after = planned.after.evolve(meta=meta)
+    history = _replace_after(planned.history, after)
+    return Planned(after, history, planned.content_changed)
+
+
+def is_derived(memory: Memory) -> bool:
+    """Made from an extracted fact (as opposed to a verbatim turn or an episode)."""
+    return FACT_KEY in memory.meta
+
+
+def plan(
+    facts: Sequence[FactInput], decisions: Sequence[Decision],
+    current: Mapping[str, Memory], origin: Origin, now: datetime,
+    turns: Mapping[str, str] | None = None,
+) -> Plan:
+    """The memories to add and the changes to apply for ``decisions`` (one per fact).
+    ``turns`` maps each event of the input to its verbatim memory (in ``current``)."""
+    turns = turns or {}
+    per_turn = Counter(f.event_id for f in facts)
+    result = Plan()
+    touched: dict[str, _Touch] = {}  # memories changed so far, by id (latest state)
+    for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
+        own_turn = turns.get(fact.event_id)
+        sole = per_turn[fact.event_id] == 1
+        if decision.action is Action.NONE:
+            result.outcomes.append(_outcome(decision, None))
+            if sole and own_turn and decision.target_id:
+                _collapse(touched, current, own_turn, decision, fact, now)
+            continue
+        turn_text = current[own_turn].content if own_turn and own_turn in current else None
+        if _kept_as_turn(fact, decision, turn_text):
+            result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
+            continue
+        applied = _applies(decision, origin.review)
+        derived = _derived(fact, decision, index, origin, now, applied,
+                           own_turn if sole else None)
+        result.added.append(derived)
+        result.outcomes.append({**_outcome(decision, derived.memory.id), "applied": applied})
+        if not applied:
+            continue  # proposed only: the candidate carries what it would change
+        for target_id in _targets(decision):
+            _retarget(touched, current, target_id, derived, decision, now)
+    for target_id, touch in touched.items():
+        before = current[target_id]
+        result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
+                               before.version))
+    return result
+
+
+def _targets(decision: Decision) -> list[str]:
+    if decision.action in (Action.UPDATE, Action.DELETE) and decision.target_id:
+        return [decision.target_id, *decision.contradicts]
+    return list(decision.contradicts)
+
+
+@dataclass(slots=True)
+class _Touch:
+    after: Memory
+    kind: HistoryKind
+    reason: str
+    decision: Decision
+
+
+def _applies(decision: Decision, review: ReviewMode) -> bool:
+    """Whether the decision takes effect now. ``capture_only`` holds brand-new facts for
+    review but applies a decision that changes what is already known (an update, a
+    retraction, a conflict): a correction never waits while the stale fact keeps winning."""
+    if review is ReviewMode.OFF:
+        return True
+    if review is ReviewMode.ALL:
+        return False
+    return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed
+
+
+#: Share of a slot-less claim's content words found in its turn above which it only
+#: restates the turn ("User's passport expires in May" for "my passport expires in May").
+RESTATES_TURN = 0.6
+_SPEAKER_WORDS = frozenset({"user", "team"})
+
+
+def _kept_as_turn(fact: FactInput, decision: Decision, turn_text: str | None) -> bool:
+    """A new claim without a slot that restates its verbatim turn: no second memory. (A
+    slot-less fact that adds words of its own, as a model's distillation may, is kept.)"""
+    if decision.action is not Action.ADD or decision.disputed or fact.subject is not None \
+            or turn_text is None:
+        return False
+    said = set(keywords(turn_text))
+    claim = [w for w in keywords(fact.content) if w not in _SPEAKER_WORDS]
+    return not claim or sum(w in said for w in claim) / len(claim) >= RESTATES_TURN
+
+
+def _live(memory: Memory | None, now: datetime) -> bool:
+    return memory is not None and not memory.pinned and not _locked(memory, now) and \
+        memory.lifecycle in (Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE)
+
+
+def _latest(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
+            memory_id: str) -> Memory | None:
+    touch = touched.get(memory_id)
+    return touch.after if touch is not None else current.get(memory_id)
+
+
+def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_id: str,
+              derived: Derived, decision: Decision, now: datetime) -> None:
+    """Supersede (update, retraction) or dispute ``target_id``; a superseded fact takes the
+    verbatim turn that asserted it (and nothing else) along."""
+    base = _latest(touched, current, target_id)
+    if base is None or base.pinned or _locked(base, now):
+        return
+    replaces = decision.action in (Action.UPDATE, Action.DELETE) and \
+        decision.target_id == target_id
+    if not replaces:
+        touched[target_id] = _Touch(disputed(base, derived.memory.id, now), HistoryKind.UPDATE,
+                                    f"disputed: contradicted ({decision.reason})", decision)
+        return
+    kind = HistoryKind(decision.action.value)
+    reason = f"superseded by {derived.memory.id} ({decision.action.value}: {decision.reason})"
+    touched[target_id] = _Touch(superseded(base, derived.memory.id, now), kind, reason, decision)
+    for turn_id in base.meta.get(ASSERTED_BY_KEY, ()):
+        turn = _latest(touched, current, str(turn_id))
+        if turn is not None and _live(turn, now) and turn.id != target_id:
+            touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), kind,
+                                      f"its claim {target_id} was {reason}", decision)
+
+
+def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_turn: str,
+              decision: Decision, fact: FactInput, now: datetime) -> None:
+    """A repetition or paraphrase: the new turn folds into the memory that already says it
+    (one more mention, the new event as extra evidence); the new turn is superseded by it."""
+    target = _latest(touched, current, decision.target_id or "")
+    if target is None or target.lifecycle not in RECALLABLE_NOW:
+        return
+    home_id = next(iter(target.meta.get(ASSERTED_BY_KEY, ())), None) or target.id
+    home = _latest(touched, current, str(home_id))
+    turn = _latest(touched, current, own_turn)
+    if home is None or turn is None or home.id == turn.id or not _live(turn, now) or \
+            home.lifecycle not in RECALLABLE_NOW:
+        return
+    reason = f"repetition of {home.id} ({decision.reason})"
+    touched[turn.id] = _Touch(superseded(turn, home.id, now), HistoryKind.UPDATE, reason,
+                              decision)
+    for memory in {home.id: home, target.id: target}.values():
+        touched[memory.id] = _Touch(mentioned(memory, fact.event_id, now), HistoryKind.UPDATE,
+                                    f"mentioned again ({decision.reason})", decision)
+
+
+def mentioned(memory: Memory, event_id: str, now: datetime) -> Memory:
+    """One more mention of ``memory``: its count, and the event as extra evidence."""
+    events = tuple(dict.fromkeys((*memory.provenance.event_ids, event_id)))
+    count = int(memory.meta.get(MENTIONS_KEY, 1)) + 1
+    return memory.evolve(updated_at=now, version=memory.version + 1,
+                         provenance=replace(memory.provenance, event_ids=events),
+                         meta={**memory.meta, MENTIONS_KEY: count})
+
+
+def _locked(memory: Memory, now: datetime) -> bool:
+    until = override_until(memory)
+    return until is not None and until > now
+
+
+def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,
+             now: datetime, applied: bool, own_turn: str | None) -> Derived:
+    lifecycle = (Lifecycle.CANDIDATE if not applied else
+                 Lifecycle.DISPUTED if decision.disputed else Lifecycle.ACTIVE)
+    meta: dict[str, Any] = {FACT_KEY: {"value": fact.value, "negated": fact.negated,
+                                       "entities": list(fact.entities)}}
+    if own_turn is not None:
+        meta[ASSERTED_BY_KEY] = [own_turn]
+    if applied and origin.review.holds_inferred():
+        meta[DECISION_KEY] = {"action": decision.action.value, "status": "applied",
+                              "target": decision.target_id}
+    if decision.contradicts:
+        meta["contradicts"] = list(decision.contradicts)
+    if decision.action in (Action.UPDATE, Action.DELETE) and decision.target_id:
+        meta["supersedes"] = decision.target_id
+    if not applied and (decision.target_id or decision.contradicts):
+        meta["proposed"] = {"action": decision.action.value, "target": decision.target_id,
+                            "contradicts": list(decision.contradicts)}
+    memory = Memory(
+        id=new_id(), scope=origin.scope, type=_type(fact.type, origin.scope),
+        content=fact.content, content_hash=content_hash(fact.content), created_at=now,
+        updated_at=now, importance=max(0.0, min(1.0, fact.importance / 10)),
+        confidence=max(0.0, min(1.0, fact.confidence)), pinned=fact.pinned,
+        lifecycle=lifecycle, subject=fact.subject, conversation_id=origin.conversation_id,
+        tags=tuple(dict.fromkeys((*origin.tags, DERIVED_TAG,
+                                  *((APPLIED_TAG,) if DECISION_KEY in meta else ())))),
+        provenance=Provenance(event_ids=(fact.event_id,), source="extract",
+                              extractor=origin.extractor, model=origin.model,
+                              prompt_version=origin.prompt_version),
+        valid_from=now, meta=meta,
+    )
+    return Derived(
+        memory=memory, fact_index=index, reason=f"{decision.action.value}: {decision.reason}",
+        provider=decision.provider, model=decision.model or origin.model,
+        prompt_version=decision.prompt_version or origin.prompt_version,
+        confidence=decision.confidence, event_id=fact.event_id,
+    )
+
+
+def _type(value: str, scope: Scope) -> MemoryType:
+    try:
+        chosen = MemoryType(value)
+    except ValueError:
+        return MemoryType.SEMANTIC
+    return MemoryType.SEMANTIC if chosen in AGENT_BOUND_TYPES and scope.agent is None else chosen
+
+
+def superseded(base: Memory, by: str, now: datetime) -> Memory:
+    """``base`` replaced by memory ``by``: kept, readable, no longer recalled."""
+    return base.evolve(lifecycle=Lifecycle.SUPERSEDED, valid_to=now, updated_at=now,
+                       version=base.version + 1, meta={**base.meta, "superseded_by": by})
+
+
+def disputed(base: Memory, by: str, now: datetime) -> Memory:
+    """``base`` contradicted by memory ``by``: disputed (if it was active), linked to it."""
+    links = list(dict.fromkeys((*base.meta.get("contradicts", ()), by)))
+    lifecycle = Lifecycle.DISPUTED if base.lifecycle is Lifecycle.ACTIVE else base.lifecycle
+    return base.evolve(lifecycle=lifecycle, updated_at=now, version=base.version + 1,
+                       meta={**base.meta, "contradicts": links})
+
+
+def plan_approval(
+    candidate: Memory, targets: Mapping[str, Memory], now: datetime, actor: str, reason: str,
+    request_id: str | None = None,
+) -> list[tuple[Planned, int]]:
+    """Approving a candidate: it becomes active (disputed if it contradicts something) and the
+    change it proposed is applied now to ``targets`` still live and not pinned or locked."""
+    proposed = candidate.meta.get("proposed") or {}
+    lifecycle = Lifecycle.DISPUTED if candidate.meta.get("contradicts") else Lifecycle.ACTIVE
+    meta = {k: v for k, v in candidate.meta.items() if k != "proposed"}
+    after = candidate.evolve(lifecycle=lifecycle, updated_at=now, version=candidate.version + 1,
+                             meta=meta)
+    changes = [(_row(candidate, after, HistoryKind.UPDATE, now, actor,
+                     f"approved: {reason}", request_id), candidate.version)]
+    for target_id in [proposed.get("target"), *proposed.get("contradicts", ())]:
+        base = targets.get(str(target_id)) if target_id else None
+        if base is None or base.pinned or _locked(base, now) or \
+                base.lifecycle not in (Lifecycle.ACTIVE, Lifecycle.DISPUTED):
+            continue
+        replace_it = target_id == proposed.get("target") and proposed.get("action") in (
+            Action.UPDATE.value, Action.DELETE.value)
+        changed = superseded(base, candidate.id, now) if replace_it else disputed(
+            base, candidate.id, now)
+        kind = HistoryKind(proposed["action"]) if replace_it else HistoryKind.UPDATE
+        changes.append((_row(base, changed, kind, now, actor,
+                             f"{'superseded' if replace_it else 'disputed'} by approved "
+                             f"{candidate.id}: {reason}", request_id), base.version))
+    return changes
+
+
+def _row(before: Memory, after: Memory, kind: HistoryKind, now: datetime, actor: str,
+         reason: str, request_id: str | None) -> Planned:
+    return Planned(after, HistoryEvent(
+        id=new_id(), memory_id=after.id, kind=kind, ts=now, actor=actor, reason=reason,
+        before=before.to_dict(), after=after.to_dict(), request_id=request_id,
+    ))
+
+
+def _history(before: Memory, touch: _Touch, now: datetime, origin: Origin) -> HistoryEvent:
+    decision = touch.decision
+    return HistoryEvent(
+        id=new_id(), memory_id=before.id, kind=touch.kind, ts=now, actor=origin.actor,
+        reason=touch.reason, before=before.to_dict(), after=touch.after.to_dict(),
+        request_id=origin.request_id, provider=decision.provider,
+        model=decision.model or origin.model,
+        prompt_version=decision.prompt_version or origin.prompt_version,
+        confidence=decision.confidence,
+    )
+
+
+def _replace_after(history: HistoryEvent, after: Memory) -> HistoryEvent:
+    return replace(history, after=after.to_dict())
+
+
+def _outcome(decision: Decision, memory_id: str | None) -> dict[str, Any]:
+    return {"action": decision.action.value, "target": decision.target_id,
+            "memory_id": memory_id, "contradicts": list(decision.contradicts),
+            "reason": decision.reason, "confidence": decision.confidence}

@@ -1,0 +1,83 @@
+"""Is a whole turn chit-chat? Greetings, thanks, acknowledgements, laughter, fillers and
+small-talk questions carry no fact of their own ([002]: importance 1-2, "not stored").
+
+Such a turn stays in the raw event log and in its episode's text, but never becomes a
+recallable memory of its own. The test is made of general features, not of phrases:
+
+* what is left of the turn once its dialogue-act vocabulary (the words people use to greet,
+  thank, agree, laugh, take leave or hold the floor), its stop words and its symbols (emoji,
+  punctuation) are taken away: a turn with no content word left is chit-chat;
+* an assistant turn that only acknowledges ("noted", "I'll remember that") with at most one
+  word of its own, the memory verbs aside, is chit-chat too: it restates nothing;
+* a number, a capitalised name in the middle of the turn or a longer sentence is content.
+"""
+
+from __future__ import annotations
+
+import re
+
+from strata_recall.domain.text import STOPWORDS, words
+
+#: The vocabulary of dialogue acts: greeting, thanking, agreeing, evaluating, laughing,
+#: taking leave, holding the floor. A turn made only of these (and stop words) says nothing.
+DIALOGUE_ACT_WORDS = frozenset(
+    """hi hello hey hiya yo howdy greetings morning evening afternoon night thanks thank thx ty
+    tysm cheers appreciate appreciated welcome ok okay okey k kk sure yes yeah yep yup ya yea
+    aye no nope nah right alright fine cool great nice awesome amazing wonderful perfect
+    lovely excellent neat sweet super brilliant fantastic good bad wow whoa oh ah aha ahh ooh
+    oops hmm hm mm mmm um uh erm er huh eh meh well so anyway anyways lol lmao rofl haha hahaha
+    hehe heh xd bye goodbye later brb ttyl gtg cya see soon care np noprob worries problem
+    sounds seems makes sense agreed agree indeed totally absolutely definitely exactly true
+    got gotcha understood noted roger copy deal done wait moment sec second minute let think
+    guess know mean really seriously honestly literally hope hopefully glad happy sorry please
+    interesting fair enough ready go going hear hearing says said tell talk chat catch
+    congrats congratulations bless luck much lot lots thing things day weekend one job point
+    shot aw aww doing asking ask""".split()
+)
+#: Verbs an assistant uses to say it took something in ("I'll remember that").
+MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
+                         "record recorded write jot logged log track".split())
+#: Laughter and elongated interjections: "hahaha", "lolol", "sooo", "hmmmm".
+_LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h+m+|m+|u+h+)$")
+_REPEATS = re.compile(r"(\w)\1{2,}")
+#: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.
+_NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
+#: Longest turn (in words) that can be chit-chat at all.
+MAX_CHATTER_WORDS = 14
+#: Content words an acknowledgement may carry and still restate nothing.
+ACK_CONTENT_ALLOWANCE = 1
+
+ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
+
+
+def is_chatter(text: str, role: str | None = None) -> bool:
+    """True when the turn is chit-chat or an acknowledgement with no fact of its own."""
+    tokens = words(text)
+    if not tokens:
+        return True  # emoji, punctuation, whitespace
+    if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()):
+        return False
+    content = content_words(tokens)
+    if not content:
+        return True
+    if (role or "").lower() in ASSISTANT_ROLES:
+        return _acknowledges(tokens) and len(content) <= ACK_CONTENT_ALLOWANCE
+    return False
+
+
+def content_words(tokens: list[str]) -> list[str]:
+    """The tokens that are neither stop words, dialogue acts nor laughter."""
+    out = []
+    for token in tokens:
+        base = _REPEATS.sub(r"\1", token.split("'", 1)[0])
+        if not base or base in STOPWORDS or base in DIALOGUE_ACT_WORDS:
+            continue
+        if _LAUGHTER.match(base) or token in DIALOGUE_ACT_WORDS:
+            continue
+        out.append(base)
+    return [w for w in out if w not in MEMORY_VERBS] if out else out
+
+
+def _acknowledges(tokens: list[str]) -> bool:
+    """An assistant turn that opens with an act word or speaks of remembering."""
+    return tokens[0] in DIALOGUE_ACT_WORDS or any(t in MEMORY_VERBS for t in tokens)

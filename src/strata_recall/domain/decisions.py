@@ -1,0 +1,410 @@
+"""What to do with one extracted fact, given the memories it might touch ([003] §11.2-11.3,
+[002] contradiction detection). Pure: no I/O, no clock of its own.
+
+The rules, in order (the first that applies wins):
+
+1. An exact duplicate (same normalised content) of a live memory → NONE.
+2. A near duplicate (cosine > 0.95) with the same polarity → NONE, unless both name the same
+   slot with different values (then the rules below decide).
+3. A memory about the same claim (same subject, or the same words) that the fact conflicts with:
+   - the memory is pinned or under a manual override lock → ADD, both flagged as contradicting
+     (a decision never deletes or overwrites such a memory);
+   - the fact is hedged or of low confidence → ADD, both flagged (an ambiguous conflict:
+     it may not overwrite anything);
+   - the fact negates the memory → DELETE it (superseded by the negation);
+   - the fact gives the same subject a new value → UPDATE it (a new version; the old one is
+     superseded);
+   - a fact without a known subject replaces an overlapping memory only with an explicit
+     change cue ("now", "actually", "moved to"); otherwise it is simply ADDed.
+4. Otherwise → ADD.
+
+Within one input ([003] §11.3) two opposing claims about one subject, neither marked as a
+correction, block each other's destructive decisions: both are ADDed and flagged.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from strata_recall.domain.english import about_another
+from strata_recall.domain.models import Lifecycle
+from strata_recall.domain.slots import singular_nouns
+from strata_recall.domain.text import keywords, normalize, stem, words
+
+#: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
+NEAR_DUPLICATE = 0.95
+#: Below this confidence a fact may add, never replace or delete.
+MIN_DESTRUCTIVE_CONFIDENCE = 0.6
+#: Keyword overlap (Jaccard) at which two subject-less statements are about the same claim.
+SAME_CLAIM_OVERLAP = 0.8
+#: ... and at which an explicit change cue lets the new one replace the old one.
+CHANGE_OVERLAP = 0.5
+#: Lifecycles a decision may act on; superseded or deleted rows are history, not candidates.
+ACTIONABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
+
+_NEGATION_WORDS = frozenset({"not", "no", "never", "longer", "anymore", "don't", "doesn't",
+                             "isn't", "aren't", "wasn't", "won't", "didn't", "stopped"})
+#: Words that say who speaks, not what is claimed: "User likes tea" restates "I like tea".
+_SPEAKER_WORDS = frozenset({"user", "user's"})
+
+
+class Action(enum.StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    NONE = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    """The parts of an extracted fact the rules read."""
+
+    content: str
+    subject: str | None = None
+    value: str | None = None
+    negated: bool = False
+    explicit_change: bool = False
+    hedged: bool = False
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An existing memory a fact might duplicate or change, with its similarity to the fact."""
+
+    id: str
+    content: str
+    similarity: float = 0.0  # cosine to the fact
+    subject: str | None = None
+    value: str | None = None
+    negated: bool = False
+    pinned: bool = False
+    lifecycle: Lifecycle = Lifecycle.ACTIVE
+    manual_override_until: datetime | None = None
+
+    def locked(self, now: datetime) -> bool:
+        """Pinned, or edited by hand recently enough that inference must not touch it."""
+        return self.pinned or (
+            self.manual_override_until is not None and self.manual_override_until > now
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision for one fact, with what the history row needs to explain it."""
+
+    action: Action
+    target_id: str | None = None
+    reason: str = ""
+    confidence: float = 1.0
+    contradicts: tuple[str, ...] = ()  # memory ids this fact conflicts with (both → disputed)
+    batch_conflicts: tuple[int, ...] = ()  # indexes of facts of the same input it opposes
+    provider: str = "rules"
+    model: str | None = None
+    prompt_version: str | None = None
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.contradicts or self.batch_conflicts)
+
+
+def decide(fact: FactView, candidates: Sequence[Candidate], now: datetime) -> Decision:
+    """The rule-based decision for one fact (see the module docstring)."""
+    live = sorted((c for c in candidates if c.lifecycle in ACTIONABLE),
+                  key=lambda c: (-c.similarity, c.id))
+    duplicate = _duplicate(fact, live)
+    if duplicate is not None:
+        return duplicate
+    for candidate in live:
+        relation = _relation(fact, candidate)
+        if relation == "same":
+            return Decision(Action.NONE, candidate.id, "same subject and value as the memory",
+                            confidence=0.9)
+        if relation in ("conflict", "negation"):
+            return _resolve_conflict(fact, candidate, relation, now)
+    for candidate in live:
+        if _replaces_by_cue(fact, candidate):
+            return _resolve_conflict(fact, candidate, "conflict", now)
+    return Decision(Action.ADD, reason="new information", confidence=0.9)
+
+
+def decide_batch(
+    facts: Sequence[FactView], candidates: Sequence[Sequence[Candidate]], now: datetime
+) -> list[Decision]:
+    """Decisions for all facts of one input: per-fact rules, then the batch rules of §11.3."""
+    decisions = [decide(f, c, now) for f, c in zip(facts, candidates, strict=True)]
+    decisions = _flag_opposing_claims(facts, candidates, decisions)
+    return _one_decision_per_target(decisions)
+
+
+def enforce_invariants(
+    decision: Decision, candidates: Sequence[Candidate], now: datetime
+) -> Decision:
+    """Whatever proposed ``decision`` (rules or a model), a pinned or locked memory is never
+    updated or deleted, and contradiction links point only at real candidates."""
+    by_id = {c.id: c for c in candidates}
+    contradicts = tuple(i for i in decision.contradicts if i in by_id)
+    decision = replace(decision, contradicts=contradicts)
+    if decision.action not in (Action.UPDATE, Action.DELETE):
+        return decision
+    target = by_id.get(decision.target_id or "")
+    if target is None or not target.locked(now):
+        return decision
+    return replace(
+        decision, action=Action.ADD, target_id=None,
+        contradicts=tuple(dict.fromkeys((*contradicts, target.id))),
+        reason=f"{decision.action.value} blocked: the memory is pinned or locked; "
+               f"kept both, flagged as contradicting",
+    )
+
+
+def _duplicate(fact: FactView, live: Sequence[Candidate]) -> Decision | None:
+    text = normalize(fact.content)
+    for candidate in live:
+        if normalize(candidate.content) == text:
+            return Decision(Action.NONE, candidate.id, "exact duplicate", confidence=1.0)
+    for candidate in live:
+        if candidate.similarity > NEAR_DUPLICATE and candidate.negated == fact.negated \
+                and not _other_value(fact, candidate):
+            return Decision(Action.NONE, candidate.id,
+                            f"near duplicate (cosine {candidate.similarity:.3f})", confidence=0.95)
+    return None
+
+
+def _other_value(fact: FactView, candidate: Candidate) -> bool:
+    """Both name the same slot with different values: however alike the sentences read (a
+    phone number differs by a few digits), it is a change, never a near duplicate."""
+    return (fact.subject is not None and fact.subject == candidate.subject
+            and fact.value is not None and candidate.value is not None
+            and not _same_value(fact.value, candidate.value))
+
+
+def _relation(fact: FactView, candidate: Candidate) -> str | None:
+    """``same``, ``conflict`` (new value), ``negation`` (polarity flip) or None (unrelated)."""
+    if fact.subject is not None and fact.subject == candidate.subject:
+        same_value = _same_value(fact.value, candidate.value)
+        if same_value and fact.negated == candidate.negated:
+            return "same"
+        if same_value or fact.value is None or candidate.value is None:
+            return "negation" if fact.negated != candidate.negated else "same"
+        if fact.negated:
+            return None  # "not in Paris" says nothing against "in Berlin"
+        return "conflict"
+    if _parts_with(fact, candidate) or _negates_narrower(fact, candidate):
+        return "negation"
+    if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
+            and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
+        return "negation"
+    return None
+
+
+def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
+    """The fact and the memory are about different people ("my brother sold his Civic" says
+    nothing of "I drive a Civic"), read from their slots, else from the memory's words."""
+    holder = (fact.subject or "").partition(".")[0]
+    if candidate.subject is not None:
+        return bool(holder) and holder != candidate.subject.partition(".")[0]
+    if holder.startswith("person:"):
+        names = holder.removeprefix("person:").removeprefix("user_").split("_")
+        return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", candidate.content, re.I)
+                       for n in names if n)
+    return holder == "user" and about_another(candidate.content)
+
+
+def _parts_with(fact: FactView, candidate: Candidate) -> bool:
+    """A possession ended ("sold my Honda Civic", "Rex passed away": no longer *has* it)
+    retracts what the same holder said of that very thing, whatever the attribute ("drives
+    a Honda Civic", "has a dog called Rex", "my gym is Fitness First")."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    if rest.split(".")[0] != "has" or candidate.subject.partition(".")[0] != holder:
+        return False
+    if _same_value(fact.value, candidate.value):
+        return True
+    held = candidate.subject.split(".")[1] if candidate.subject.count(".") else ""
+    return held in _HOLDING and _names_part_of(fact.value, candidate.value)
+
+
+#: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
+#: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
+_HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays"})
+
+
+def _negates_narrower(fact: FactView, candidate: Candidate) -> bool:
+    """"I don't go running anymore" retracts "I go running on Sundays": the same holder and
+    attribute, said the other way round of a value the memory's value contains."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    return (fact.subject.split(".")[:2] == candidate.subject.split(".")[:2]
+            and _names_part_of(fact.value, candidate.value))
+
+
+def _names_part_of(part: str | None, whole: str | None) -> bool:
+    """Every content word of ``part`` is in ``whole`` (singular and plural alike)."""
+    if part is None or whole is None:
+        return False
+    inner = set(keywords(singular_nouns(part)))
+    return bool(inner) and inner <= set(keywords(singular_nouns(whole)))
+
+
+def _resolve_conflict(
+    fact: FactView, candidate: Candidate, relation: str, now: datetime
+) -> Decision:
+    if candidate.locked(now):
+        return Decision(Action.ADD, reason="conflicts with a pinned or locked memory; kept both",
+                        confidence=0.8, contradicts=(candidate.id,))
+    if fact.hedged or fact.confidence < MIN_DESTRUCTIVE_CONFIDENCE:
+        return Decision(Action.ADD, reason="ambiguous conflict: the new claim is uncertain",
+                        confidence=0.6, contradicts=(candidate.id,))
+    if relation == "negation" and fact.negated:
+        return Decision(Action.DELETE, candidate.id, "negated by the new fact",
+                        confidence=0.9 if fact.explicit_change else 0.8)
+    reason = "explicit correction" if fact.explicit_change else "same subject, new value"
+    return Decision(Action.UPDATE, candidate.id, reason,
+                    confidence=0.9 if fact.explicit_change else 0.8)
+
+
+def _replaces_by_cue(fact: FactView, candidate: Candidate) -> bool:
+    """A subject-less fact with a change cue replaces the memory it mostly repeats."""
+    if not fact.explicit_change or (fact.subject is not None and candidate.subject is not None):
+        return False
+    return not _holders_differ(fact, candidate) and \
+        _overlap(fact.content, candidate.content) >= CHANGE_OVERLAP
+
+
+def _flag_opposing_claims(
+    facts: Sequence[FactView], candidates: Sequence[Sequence[Candidate]],
+    decisions: list[Decision],
+) -> list[Decision]:
+    result = list(decisions)
+    for i, j in _opposing_pairs(facts):
+        for me, other in ((i, j), (j, i)):
+            related = tuple(c.id for c in candidates[me]
+                            if c.subject == facts[me].subject and c.lifecycle in ACTIONABLE)
+            prior = result[me]
+            if prior.action is Action.NONE:  # already stored: flag it, add nothing again
+                result[me] = replace(prior, batch_conflicts=(*prior.batch_conflicts, other))
+                continue
+            result[me] = Decision(
+                Action.ADD, reason="opposing claims about one subject in the same input",
+                confidence=0.6, contradicts=tuple(dict.fromkeys((*prior.contradicts, *related))),
+                batch_conflicts=(*prior.batch_conflicts, other),
+            )
+    for i, j in _corrected_pairs(facts):
+        result[i] = Decision(Action.NONE, reason=f"corrected by fact {j} of the same input",
+                             confidence=0.8)
+    return result
+
+
+def _opposing_pairs(facts: Sequence[FactView]) -> list[tuple[int, int]]:
+    pairs = []
+    for i, first in enumerate(facts):
+        for j in range(i + 1, len(facts)):
+            second = facts[j]
+            if first.explicit_change or second.explicit_change:
+                continue
+            if _claims_oppose(first, second):
+                pairs.append((i, j))
+    return pairs
+
+
+def _corrected_pairs(facts: Sequence[FactView]) -> list[tuple[int, int]]:
+    """(earlier, later) where the later fact explicitly corrects the earlier one."""
+    return [(i, j) for i, first in enumerate(facts) for j in range(i + 1, len(facts))
+            if facts[j].explicit_change and _claims_oppose(first, facts[j])]
+
+
+def _claims_oppose(first: FactView, second: FactView) -> bool:
+    if first.subject is None or first.subject != second.subject:
+        return False
+    if first.negated or second.negated:
+        return first.negated != second.negated and _same_value(first.value, second.value)
+    return not _same_value(first.value, second.value)
+
+
+def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
+    """An UPDATE of a memory makes a DELETE of the same memory in the same input moot
+    ("I don't live in Berlin anymore, I moved to Munich")."""
+    updated = {d.target_id for d in decisions if d.action is Action.UPDATE}
+    return [
+        Decision(Action.NONE, d.target_id, "the memory is updated by another fact of the input",
+                 confidence=d.confidence)
+        if d.action is Action.DELETE and d.target_id in updated else d
+        for d in decisions
+    ]
+
+
+def _same_value(first: str | None, second: str | None) -> bool:
+    if first is None or second is None:
+        return first is second
+    return set(keywords(singular_nouns(first))) == set(keywords(singular_nouns(second)))
+
+
+def _overlap(first: str, second: str) -> float:
+    """Jaccard overlap of stemmed content words, ignoring negation and speaker words."""
+    a = _claim_words(first)
+    b = _claim_words(second)
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _claim_words(text: str) -> set[str]:
+    return {stem(w) for w in keywords(text)} - {stem(w) for w in _NEGATION_WORDS | _SPEAKER_WORDS}
+
+
+def has_negation(text: str) -> bool:
+    """Whether a plain sentence says something is not (or no longer) so."""
+    return any(w in _NEGATION_WORDS or w.endswith("n't") for w in words(text))
+
+
+#: Constructions that name the value a change leaves behind: "from X to", "instead of X",
+#: "X, not Y", "left X", "no longer at X". The group is the old value.
+_DISPLACED = re.compile(
+    r"\bfrom\s+(?P<a>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s+(?:to|for)\b"
+    r"|\binstead\s+of\s+(?P<b>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)"
+    r"|,\s*not\s+(?P<c>[\w.+#@-]+(?:\s+[A-Z][\w.+#-]*)*)\s*[.!]?\s*$"
+    r"|\b(?:left|quit)\s+(?P<d>[A-Z][\w.+#@-]*(?:\s+[A-Z][\w.+#-]*)*)",
+)
+
+
+def displaced_values(source: str) -> list[str]:
+    """The old values a change sentence names ("I moved from Lisbon to Porto" → Lisbon)."""
+    found = (v.strip().rstrip(".!,;:") for m in _DISPLACED.finditer(source)
+             for v in m.groupdict().values() if v)
+    return [v for v in found if v]
+
+
+def with_named_old_value(
+    fact: FactView, decision: Decision, source: str, candidates: Sequence[Candidate],
+    now: datetime,
+) -> Decision:
+    """A new claim that names the value it replaces updates the live memory holding that
+    value, when the rules found nothing to change. A pinned or locked one is kept, and the
+    two are flagged as contradicting instead."""
+    if decision.action is not Action.ADD or decision.disputed or fact.hedged:
+        return decision
+    for old in displaced_values(source):
+        pattern = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.IGNORECASE)
+        for candidate in sorted(candidates, key=lambda c: (c.value is None, -c.similarity)):
+            if candidate.lifecycle not in ACTIONABLE or candidate.negated or \
+                    not pattern.search(candidate.value or candidate.content) or \
+                    _holders_differ(fact, candidate) or \
+                    (about_another(source) and not about_another(candidate.content)):
+                continue
+            if pattern.search(fact.value or "") and not fact.negated:
+                continue
+            if candidate.locked(now):
+                return replace(decision, contradicts=(candidate.id,),
+                               reason="names a pinned or locked memory's value as old; "
+                                      "kept both")
+            return Decision(Action.UPDATE, candidate.id,
+                            f"the change names the old value {old!r}", confidence=0.8)
+    return decision

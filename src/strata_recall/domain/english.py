@@ -1,0 +1,1262 @@
+"""Reading English statements into slotted claims: who, which attribute, which value, and how
+it is said (tense, negation, change, correction, hedge). Pure and deterministic.
+
+The reading is rule-based but general: a clause is split into a holder (I, we, my sister
+Carla, Ana), an auxiliary run (don't, no longer, used to, was, will), a main verb reduced to
+its lemma by ``lemminflect`` and a complement. A verb class table maps (lemma, preposition)
+to an attribute (live in → lives_in, work at → works_at); a verb outside the table still
+gives a multi-valued claim keyed by the verb (``user.plays.guitar``).
+
+Speakers. In a user turn "I"/"my" is the user and "you" is the assistant (not extracted). In
+an assistant turn "you" is the user and "I" is the assistant (not extracted); an assistant's
+"you live in Porto" is a restatement, so it gets confidence 0.55, too low to overwrite what
+the user said (decisions need 0.6), enough to be kept as a candidate claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from strata_recall.domain.slots import content_words, is_single_valued, slot_key, slug
+
+_I = re.IGNORECASE
+
+
+@lru_cache(maxsize=1)
+def _lemminflect() -> Any:
+    """lemminflect, imported on first use (it loads numpy and its tables)."""
+    import lemminflect  # type: ignore[import-untyped]
+
+    return lemminflect
+
+
+USER = "user"
+PROJECT = "project"
+
+# -- whole clauses that carry nothing ---------------------------------------------------------
+_INTERJECTION = (r"(?:hi|hello|hey|yo|hmm+|h+m+|um+|uh+|oh|ah|well|ok|okay|k|cool|great|sure|"
+                 r"yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hehe|wow|nice|awesome|perfect|"
+                 r"right|alright|thanks|thank you|thx|ty|np|cheers|bye|goodbye|brb|gtg|omg|"
+                 r"oops|sorry|indeed|exactly|true|fine|good|interesting|welcome)")
+_CHATTER = re.compile(
+    rf"^(?:(?:{_INTERJECTION}|"
+    r"let me (?:think|see|check|look|know|try)|let's see|"
+    r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
+    r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
+    r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
+    r"you're welcome|of course|will do|see you(?: later| soon| tomorrow)?|"
+    r"talk (?:to you )?(?:later|soon)|"
+    r"good (?:morning|night|evening|afternoon)|how are you|what's up|never ?mind|"
+    r"thanks? (?:you )?(?:so much |a lot )?(?:for .*)?|that's (?:great|cool|nice|funny|"
+    r"awesome|helpful|interesting|good)|me too|same here|(?:nice|good|great) (?:one|job|work|call|"
+    r"point|idea|catch)|well done|love (?:it|that)|not bad|no way|agreed|same|fair|"
+    r"(?:that|this) (?:is|was) (?:great|cool|nice|funny|awesome|helpful|interesting|good)|"
+    r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
+    _I,
+)
+_QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
+                       r"did|is|are|will|shall|may)\b", _I)
+
+# -- lead-ins ---------------------------------------------------------------------------------
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:remember|don't forget|do not forget|never forget|note|keep in mind|"
+    r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
+_FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
+                     r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
+                     r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
+                     r"for what it's worth)[,!.:]?\s+)+", _I)
+_CORRECTION = re.compile(
+    r"^(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
+    r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
+    r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
+    r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
+    r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
+    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b"
+    r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
+    _I)
+_HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
+                         r"probably|possibly|apparently|supposedly|i'm not sure but|"
+                         r"not sure but)\b,?\s*(?:that\s+)?", _I)
+_HEDGE_INSIDE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|"
+                           r"not sure|kind of|sort of|i guess)\b", _I)
+_NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$", _I)
+_TAG_QUESTION = re.compile(r",\s*(?:right|yes|correct|yeah|ok|okay|true|isn't it|don't you|"
+                           r"didn't you|aren't you)\s*[?!.]*$", _I)
+_INSTEAD = re.compile(r"\s+(?:instead of|rather than|over)\s+(?P<old>.+)$", _I)
+_PREFER_OVER = re.compile(r"\s+(?:instead of|rather than|over|to)\s+(?P<old>.+)$", _I)
+_FROM_TO = re.compile(r"^(?:(?P<pre>.*?)\s+)?from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", _I)
+
+# -- the shape of a clause --------------------------------------------------------------------
+_AUX = {
+    "do": "", "does": "", "did": "past", "don't": "neg", "doesn't": "neg", "didn't": "neg past",
+    "do not": "neg", "does not": "neg", "did not": "neg past", "not": "neg", "never": "neg",
+    "no longer": "neg change", "am": "be", "'m": "be", "is": "be", "are": "be", "'re": "be",
+    "was": "be past", "were": "be past", "isn't": "be neg", "aren't": "be neg",
+    "wasn't": "be neg past", "weren't": "be neg past", "have": "perf", "has": "perf",
+    "'ve": "perf", "had": "perf past", "haven't": "perf neg", "hasn't": "perf neg",
+    "been": "be", "will": "future", "'ll": "future", "won't": "future neg",
+    "would": "hedge", "might": "hedge", "may": "hedge", "could": "hedge", "can": "",
+    "can't": "neg", "cannot": "neg", "used to": "past", "probably": "hedge",
+    "maybe": "hedge", "perhaps": "hedge", "possibly": "hedge", "apparently": "hedge",
+    "now": "change", "currently": "", "still": "", "always": "habit", "usually": "habit",
+    "often": "habit", "mostly": "", "mainly": "", "generally": "habit", "normally": "habit",
+    "really": "", "also": "", "just": "", "recently": "change", "finally": "change",
+    "actually": "change", "officially": "change", "even": "", "already": "", "totally": "",
+    "absolutely": "", "strongly": "", "definitely": "", "kinda": "", "newly": "change",
+}
+_AUX_RE = re.compile(r"^(?:" + "|".join(sorted((re.escape(a) for a in _AUX), key=len,
+                                               reverse=True)) + r")(?=\s|$)", _I)
+_RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wife", "husband",
+              "partner", "son", "daughter", "friend", "boss", "manager", "colleague", "cousin",
+              "aunt", "uncle", "girlfriend", "boyfriend", "roommate", "neighbor", "neighbour",
+              "grandmother", "grandfather", "niece", "nephew", "cofounder", "co-founder",
+              "teacher", "doctor", "coworker", "best friend", "parents", "kids", "children")
+_NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+_RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
+_ANOTHER_HOLDER = re.compile(rf"^(?:(?i:(?:my|our)\s+(?:{'|'.join(_RELATIVES)}))\b|{_NAME}'s\s)")
+
+
+def about_another(text: str) -> bool:
+    """Whether a sentence is about someone the speaker names ("My brother drives a Civic",
+    "Tom's manager is Priya"), not about the speaker."""
+    return _ANOTHER_HOLDER.match(text.strip()) is not None
+_HOLDER = re.compile(
+    rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
+    rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
+    rf"(?:,?\s+(?P<relname>{_NAME}),?)?(?=\s)|"
+    rf"(?P<name>{_NAME}(?:\s+{_NAME})?)(?=\s|'s\s))")
+_PRONOUN_LIKE = frozenset("""the a an this that these those it he she they there here what
+    which who my our your his her their its if when while because after before then also so
+    and but or today yesterday tomorrow everyone someone nobody everything nothing all some
+    please let maybe perhaps probably""".split())
+
+# Attribute nouns in "my X is Y": the noun phrase → the attribute it names.
+_ATTRIBUTE_NOUNS = {
+    "phone": "phone", "phone number": "phone", "number": "phone", "cell": "phone",
+    "mobile": "phone", "mobile number": "phone", "email": "email", "email address": "email",
+    "e-mail": "email", "address": "address", "home address": "address", "name": "name",
+    "first name": "name", "full name": "name", "birthday": "birthday", "age": "age",
+    "boss": "manager", "manager": "manager", "editor": "editor", "employer": "employer",
+    "company": "employer", "job": "job_title", "role": "job_title", "title": "job_title",
+    "job title": "job_title", "position": "job_title", "wife": "partner",
+    "husband": "partner", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "salary": "salary", "rent": "rent", "timezone": "timezone",
+    "time zone": "timezone", "hometown": "from", "hobby": "hobby", "hobbies": "hobby",
+    "allergy": "allergy", "allergies": "allergy", "budget": "budget", "deadline": "deadline",
+    "dog": "has_pet", "cat": "has_pet", "pet": "has_pet", "nationality": "nationality",
+}
+_IDENTITY = frozenset({"name", "job_title", "works_at", "employer"})
+_PROFILE = frozenset({"lives_in", "from", "age", "birthday", "phone", "email", "partner",
+                      "address", "timezone", "speaks", "allergy", "born_in", "grew_up_in",
+                      "nationality", "has_pet", "manager", "salary", "located_in"})
+_PREFERENCE = frozenset({"likes", "dislikes", "prefers"})
+_PETS = frozenset("dog dogs cat cats puppy kitten parrot hamster rabbit fish turtle snake bird "
+                  "horse guinea pig ferret".split())
+_ROLE_NOUNS = frozenset(
+    """engineer developer manager designer scientist analyst teacher student doctor nurse
+    lawyer consultant founder ceo cto cfo coo researcher architect intern lead director writer
+    accountant programmer professor lecturer administrator admin sre devops owner officer
+    editor journalist pharmacist dentist physician therapist chef recruiter marketer
+    salesperson cook baker driver pilot firefighter electrician plumber carpenter mechanic
+    artist musician photographer librarian veterinarian vet paramedic surgeon economist
+    translator tutor coach freelancer contractor cashier waiter waitress barista farmer
+    scientist biologist chemist physicist mathematician professor principal officer clerk
+    secretary assistant receptionist technician specialist coordinator""".split())
+_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "language": ("python", "java", "javascript", "typescript", "go", "golang", "rust", "c++",
+                 "ruby", "kotlin", "swift", "scala", "php", "elixir", "haskell", "clojure"),
+    "editor": ("vim", "neovim", "emacs", "vscode", "vs code", "visual studio code", "intellij",
+               "pycharm", "sublime", "nano", "zed", "cursor", "helix"),
+    "os": ("linux", "macos", "windows", "ubuntu", "arch", "fedora", "debian"),
+    "database": ("postgres", "postgresql", "mysql", "sqlite", "mongodb", "redis", "dynamodb",
+                 "cassandra", "mariadb", "clickhouse", "duckdb"),
+    "cloud": ("aws", "gcp", "azure", "google cloud", "hetzner", "heroku", "vercel"),
+    "theme": ("dark mode", "light mode", "dark theme", "light theme"),
+    "drink": ("coffee", "tea", "espresso", "green tea", "decaf", "matcha"),
+    "shell": ("bash", "zsh", "fish", "powershell"),
+    "browser": ("firefox", "chrome", "safari", "brave"),
+    "indentation": ("tabs", "spaces"),
+}
+_TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fall|autumn|"
+         r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night|morning|evening|"
+         r"day)|yesterday|"
+         r"today|tonight|recently|lately|a while ago|(?:a few|a couple of|two|three|\d+) \w+ ago|"
+         r"since \w+(?: \d{4})?|(?:in|on|until|till|back in|for) (?:\d{4}|january|february|march|"
+         r"april|may|june|july|august|september|october|november|december|the past \w+|"
+         r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
+         r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
+         r"as well|for now|from now on|again|already|full[- ]time|part[- ]time|"
+         r"(?:starting|beginning|as of|effective) (?:today|now|tomorrow|(?:this|next|last) \w+|"
+         r"\w+day|(?:january|february|march|april|may|june|july|august|september|october|"
+         r"november|december)(?: \d{1,2})?)|"
+         r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
+         r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment")
+_TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
+_TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
+_PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
+                        r"night)|yesterday|ago|back in|in \d{4})\b", _I)
+_TRAIL = re.compile(r"[\s.!;:,]+$")
+#: A lead-in time that starts something ("Starting this week, ..."); "now" and "from now on"
+#: are change cues anywhere in a clause already (``_CHANGE_TAIL``).
+_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective)\b", _I)
+#: Asides at the end of a clause that say nothing about its claim.
+_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
+                         r"like i said|you know|just so you know|for what it's worth|"
+                         r"if you remember|in case you forgot)\b[\s.!,]*)+$", _I)
+#: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
+_RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
+                     r"(?:than|over|instead of) (?P<old>.+)$", _I)
+_ARTICLE = re.compile(r"^(?:the|a|an|some)\s+", _I)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One claim read from a clause; ``attribute`` is None for an unslotted mention."""
+
+    holder: str  # "user", "person:ana", "project", "topic:launch"
+    attribute: str | None
+    value: str | None
+    content: str
+    kind: str = "semantic"
+    importance: int = 4
+    negated: bool = False
+    explicit_change: bool = False
+    hedged: bool = False
+    pinned: bool = False
+    tense: str = "present"  # "past", "present" or "future"
+    confidence: float = 0.9
+    holder_name: str = "User"
+    entities: tuple[str, ...] = ()
+    single: bool | None = None  # "my X is Y": one value per X, whatever X is
+
+    @property
+    def slot(self) -> str | None:
+        if self.attribute is None or self.value is None:
+            return None
+        return slot_key(self.holder, self.attribute, self.value, single=self.single)
+
+
+@dataclass(frozen=True, slots=True)
+class _Manner:
+    """How a clause is said, read from its lead-in and auxiliaries."""
+
+    negated: bool = False
+    change: bool = False
+    hedged: bool = False
+    pinned: bool = False
+    past: bool = False
+    future: bool = False
+    habit: bool = False
+    progressive: bool = False
+    strong: bool = False  # love, hate, prefer: [002]'s strong preference
+
+
+# -- lemmas -----------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def verb_lemma(word: str) -> str | None:
+    """The verb lemma of ``word`` if the lexicon knows it as a verb form ("gave" → give)."""
+    lemmas = _lemminflect().getAllLemmas(word.casefold(), upos="VERB")
+    return str(lemmas["VERB"][0]) if lemmas.get("VERB") else None
+
+
+@lru_cache(maxsize=4096)
+def _is_noun(word: str) -> bool:
+    return bool(_lemminflect().getAllLemmas(word.casefold(), upos="NOUN"))
+
+
+@lru_cache(maxsize=4096)
+def inflect(lemma: str, tag: str) -> str:
+    """``give`` + VBZ → gives, + VBD → gave; the lemma when the lexicon has no entry."""
+    if lemma == "be":
+        return {"VBZ": "is", "VBD": "was"}.get(tag, "be")
+    if " " in lemma:  # a phrasal verb: "work out" → "works out"
+        head, particle = lemma.split(" ", 1)
+        return f"{inflect(head, tag)} {particle}"
+    forms = _lemminflect().getInflection(lemma, tag=tag)
+    return str(forms[0]) if forms else lemma
+
+
+@lru_cache(maxsize=4096)
+def is_past_form(word: str, lemma: str) -> bool:
+    word = word.casefold()
+    return word in (_lemminflect().getInflection(lemma, tag="VBD") or ()) and word != lemma
+
+
+# -- splitting ---------------------------------------------------------------------------------
+_SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
+                        r"(?<=[.!?;])\s+|\n+")
+_JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
+                      r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
+                      r"(?:i|we|my|i'm)\s)", _I)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.split(text) if s and s.strip()]
+
+
+def _starts_clause(piece: str) -> bool:
+    return _HOLDER.match(piece) is not None and piece.split()[0].casefold() not in _PRONOUN_LIKE
+
+
+def _starts_verb_phrase(piece: str) -> bool:
+    words = piece.split()
+    if len(words) < 2:
+        return False
+    first = words[0].casefold()
+    if _AUX_RE.match(piece) and first not in ("so", "and"):
+        return True
+    return verb_lemma(first) is not None and (not _is_noun(first) or first in _verb_class_words())
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split on conjunctions where a new clause starts; a shared subject is carried over
+    ("I live in Porto and work at Acme" → "I live in Porto", "I work at Acme")."""
+    pieces = _JOINERS.split(sentence)
+    result: list[str] = []
+    subject: str | None = None
+    when = ""  # "Beginning next month, I live in Bergen": the time belongs to the next clause
+    for piece in (p.strip() for p in pieces if p and p.strip()):
+        if not _TIME_HEAD.sub("", piece).strip(" ,"):
+            when = f"{when} {piece}".strip()
+            continue
+        piece, when = f"{when} {piece}".strip(), ""
+        bare = _TIME_HEAD.sub("", piece)
+        holder = _HOLDER.match(bare)
+        if holder is not None and _starts_clause(bare):
+            subject = holder.group(0)
+            result.append(piece)
+        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)):
+            result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
+        elif result and subject is not None and _starts_verb_phrase(piece):
+            result.append(f"{subject} {piece}")
+        elif result:
+            result[-1] = f"{result[-1]} and {piece}"
+        else:
+            result.append(piece)
+    if when:
+        result.append(when)
+    return result
+
+
+# -- lead-in cues --------------------------------------------------------------------------
+def is_chatter(clause: str) -> bool:
+    """Greetings, acknowledgements, thinking aloud, questions: nothing to remember."""
+    bare = _TRAIL.sub("", clause.strip())
+    if not bare or clause.rstrip().endswith("?") or _QUESTION.match(bare):
+        return True
+    return _CHATTER.match(bare) is not None or not content_words(bare)
+
+
+def read_manner(clause: str) -> tuple[str, _Manner]:
+    """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
+    text = _FILLER.sub("", clause.strip())
+    pinned = _REMEMBER.match(text) is not None
+    text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
+    change = _CORRECTION.match(text) is not None
+    text = _CORRECTION.sub("", text, count=1)
+    hedged = _HEDGE_LEAD.match(text) is not None
+    text = _HEDGE_LEAD.sub("", text, count=1)
+    text = _TRAIL.sub("", _FILLER.sub("", text))
+    hedged = hedged or _HEDGE_INSIDE.search(text) is not None
+    return text, _Manner(change=change, hedged=hedged, pinned=pinned)
+
+
+# -- verb classes ------------------------------------------------------------------------------
+#: (verb lemma, preposition) → attribute. "" is a direct object. Phrasal verbs are one lemma.
+_VERB_CLASSES: dict[str, dict[str, str]] = {
+    "live": {"in": "lives_in", "at": "lives_in", "on": "lives_in"},
+    "reside": {"in": "lives_in"},
+    "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
+    "relocate": {"to": "lives_in"},
+    "work": {"at": "works_at", "for": "works_at", "as": "job_title", "on": "works_on"},
+    "teach": {"at": "works_at"},
+    "join": {"": "works_at"},
+    "start": {"at": "works_at", "working at": "works_at", "working for": "works_at"},
+    "report": {"to": "manager"},
+    "grow up": {"in": "grew_up_in"},
+    "speak": {"": "speaks"},
+    "learn": {"": "learns"},
+    "study": {"": "learns"},
+    "like": {"": "likes"}, "love": {"": "likes"}, "enjoy": {"": "likes"},
+    "adore": {"": "likes"},
+    "dislike": {"": "dislikes"}, "hate": {"": "dislikes"}, "detest": {"": "dislikes"},
+    "despise": {"": "dislikes"}, "loathe": {"": "dislikes"}, "stand": {"": "dislikes"},
+    "prefer": {"": "prefers"},
+    "visit": {"": "visited"}, "meet": {"": "met"},
+    "marry": {"": "partner"}, "date": {"": "partner"},
+    "use": {"": "uses"}, "switch": {"to": "uses"}, "migrate": {"to": "uses"},
+    "own": {"": "has"}, "have": {"": "has"},
+    "turn": {"": "age"},
+}
+
+
+@lru_cache(maxsize=1)
+def _verb_class_words() -> frozenset[str]:
+    """Built on first use: inflecting loads lemminflect's tables (~1.5 s), which a process
+    that never reads English (``strata list``) should not pay at import."""
+    return frozenset(
+        w for lemma in _VERB_CLASSES for w in (lemma, inflect(lemma, "VBZ"), inflect(lemma, "VBD")))
+
+
+_STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
+_STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
+                       # parting with something: "sold my car", "cancelled my gym membership"
+                       "sell", "give away", "donate", "cancel", "trade in", "replace",
+                       "delete", "close", "deactivate", "uninstall", "swap", "exchange"})
+#: "Rex passed away": what the user had (a pet, a person) is no longer there.
+_DYING = frozenset({"die", "pass away"})
+#: "my Fitness First membership": what was cancelled is Fitness First.
+_HELD_THROUGH = re.compile(r"\s+(?:membership|subscription|account|plan|contract|pass)$", _I)
+_PARTICLES = ("up", "over", "out", "off", "back", "down", "away")
+_PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out", "work out", "find out",
+                      "show up", "hang out", "pick up", "set up", "sign up", "give away",
+                      "pass away", "trade in"})
+#: "be" + preposition/adjective → attribute.
+_BE_CLASSES = {
+    "from": "from", "originally from": "from", "based in": "lives_in", "living in": "lives_in",
+    "married to": "partner", "engaged to": "partner", "allergic to": "allergy",
+    "born in": "born_in", "born on": "birthday", "in": "located_in", "at": "located_in",
+    "promoted to": "job_title", "employed at": "works_at", "employed by": "works_at",
+    "employed with": "works_at", "working at": "works_at", "working for": "works_at",
+    "to": "visited",
+}
+#: How an attribute reads in a sentence: (verb lemma, preposition) or ("'s", noun).
+_VERB_PHRASE: dict[str, tuple[str, str]] = {
+    "lives_in": ("live", "in"), "works_at": ("work", "at"), "job_title": ("work", "as"),
+    "works_on": ("work", "on"), "from": ("be", "from"), "located_in": ("be", "in"),
+    "likes": ("like", ""), "dislikes": ("dislike", ""), "prefers": ("prefer", ""),
+    "speaks": ("speak", ""), "learns": ("learn", ""), "visited": ("visit", ""),
+    "met": ("meet", ""), "uses": ("use", ""), "has": ("have", ""), "has_pet": ("have", ""),
+    "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
+    "grew_up_in": ("grow", "up in"),
+}
+_NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
+                "job_title": "job title", "from": "hometown", "birthday": "birthday"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Holder:
+    key: str
+    name: str
+    confidence: float = 0.9
+
+
+def _not_a_name(name: str) -> bool:
+    """"The", "Working", "Yesterday": capitalised at the start of a sentence, not a person."""
+    first = name.split()[0].casefold()
+    return first in _PRONOUN_LIKE or (first.endswith("ing") and verb_lemma(first) is not None)
+
+
+def _holder(match: re.Match[str], role: str) -> _Holder | None:
+    if match.group("i"):
+        return _Holder(USER, "User") if role == "user" else None
+    if match.group("we"):
+        return _Holder(PROJECT, "The team") if role == "user" else None
+    if match.group("you"):
+        return _Holder(USER, "User", 0.55) if role == "assistant" else None
+    if match.group("rel"):
+        rel, name = match.group("rel").casefold(), match.group("relname")
+        if name:
+            return _Holder(f"person:{name.casefold()}", f"User's {rel} {name}")
+        return _Holder(f"person:user_{rel.replace(' ', '_')}", f"User's {rel}")
+    name = match.group("name")
+    if _not_a_name(name):
+        return None
+    if name.casefold() == "user":  # a third-person restatement: "User lives in Porto"
+        return _Holder(USER, "User") if role == "user" else None
+    return _Holder(f"person:{name.casefold().replace(' ', '_')}", name)
+
+
+def _article(value: str) -> str:
+    if _ARTICLE.match(value) or not value[:1].islower():
+        return value
+    return ("an " if value[:1] in "aeiou" else "a ") + value
+
+
+def clean_value(text: str) -> str:
+    """The value without time phrases, trailing punctuation or a leading article."""
+    text = _TIME_HEAD.sub("", _TIME_TAIL.sub("", _TRAIL.sub("", text.strip())))
+    return _ARTICLE.sub("", _TRAIL.sub("", text)).strip()
+
+
+def _phrase(text: str) -> str:
+    """The complement as it reads in a sentence: time phrases gone, articles kept."""
+    return _TIME_HEAD.sub("", _TIME_TAIL.sub("", _TRAIL.sub("", text.strip()))).strip()
+
+
+def render(holder: str, attribute: str, phrase: str, *, negated: bool = False,
+           change: bool = False, past: bool = False, verb: str | None = None) -> str:
+    """A standalone third-person sentence: "User no longer works at Acme."."""
+    if attribute == "age" and verb is None:
+        return _sentence(holder, "be", "", f"{phrase} years old", negated, change, past)
+    if attribute.startswith("uses_") and verb is None:
+        verb = "use"
+    if verb is None and attribute in _VERB_PHRASE:
+        lemma, prep = _VERB_PHRASE[attribute]
+    elif verb is not None:
+        lemma, prep = verb, ""
+    else:
+        noun = _NOUN_PHRASE.get(attribute, attribute.replace("_", " "))
+        return _sentence(f"{holder}'s {noun}", "be", "", phrase, negated, change, past)
+    if attribute == "job_title":
+        phrase = _article(phrase)
+    return _sentence(holder, lemma, prep, phrase, negated, change, past)
+
+
+def _sentence(holder: str, lemma: str, prep: str, phrase: str, negated: bool, change: bool,
+              past: bool) -> str:
+    base, rest = lemma.split(" ", 1) if " " in lemma else (lemma, "")
+    tail = " ".join(p for p in (rest, prep, phrase) if p)
+    if base == "be":
+        verb = inflect("be", "VBD" if past else "VBZ")
+        verb += (" no longer" if change else " not") if negated else ""
+    elif negated:
+        verb = f"did not {base}" if past else ("no longer " + inflect(base, "VBZ") if change
+                                               else f"does not {base}")
+    else:
+        verb = inflect(base, "VBD" if past else "VBZ")
+    text = f"{holder} {verb} {tail}".strip()
+    return text[:1].upper() + text[1:]
+
+
+# -- reading a clause --------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Verb:
+    lemma: str
+    rest: str  # the complement, after the verb
+    manner: _Manner
+
+
+def _aux_run(text: str, manner: _Manner) -> tuple[str, set[str]]:
+    """Consume auxiliaries, negation and adverbs; return the rest and the tags they carry."""
+    tags: set[str] = set()
+    while True:
+        match = _AUX_RE.match(text.casefold())
+        if match is None:
+            return text, tags
+        tags.update(_AUX[match.group(0)].split())
+        text = text[match.end():].lstrip(" ,")
+
+
+def read_verb(text: str, manner: _Manner) -> _Verb | None:
+    """The main verb (as a lemma), its complement and the tense, negation and change cues."""
+    rest, tags = _aux_run(text, manner)
+    first, _, tail = rest.partition(" ")
+    lemma = verb_lemma(first) if first else None
+    if lemma == "be" or (lemma is None and "be" in tags) or not first:
+        lemma, tail = "be", rest
+    elif "be" in tags and not first.casefold().endswith(("ing", "ed")) and lemma != "get" \
+            and _participle(rest) is None:
+        lemma, tail = "be", rest  # "I'm single": a state after be, not the verb "to single"
+    elif lemma is None and "perf" in tags:
+        lemma, tail = "have", rest
+    elif lemma is None:
+        return None
+    if "be" in tags and first.casefold().endswith("ing"):
+        tags.add("progressive")
+    elif lemma in ("be", "get") or "be" in tags:
+        participle = _participle(rest if lemma != "get" else tail)
+        if participle is not None:
+            if lemma == "get":
+                tags.update(("change",) if "past" in tags or is_past_form(first, "get")
+                            else ())
+                tags.discard("past")
+            lemma, tail = "be", participle
+    past = "past" in tags or (not tags & {"perf", "be", "future"} and lemma != "be"
+                              and is_past_form(first, lemma))
+    if lemma == "be" and "be" in tags and "past" in tags:
+        past = True
+    particle, _, after = tail.partition(" ")
+    if f"{lemma} {particle.casefold()}" in _PHRASAL:
+        lemma, tail = f"{lemma} {particle.casefold()}", after
+    return _Verb(lemma, tail.strip(), replace(
+        manner, negated=manner.negated or "neg" in tags,
+        change=manner.change or "change" in tags,
+        hedged=manner.hedged or "hedge" in tags, past=manner.past or past, future="future" in tags,
+        habit="habit" in tags, progressive="progressive" in tags))
+
+
+def _participle(rest: str) -> str | None:
+    """"based in Austin", "married to Sam", "tired": a state after be/get, not a verb."""
+    lowered = rest.casefold()
+    if any(lowered.startswith(k + " ") for k in _BE_CLASSES if " " in k):
+        return rest
+    first = lowered.split(" ", 1)[0]
+    lemma = verb_lemma(first) if first else None
+    if lemma is not None and first.endswith("ed") and is_past_form(first, lemma):
+        return rest
+    return None
+
+
+def _prep_split(rest: str, preps: dict[str, str]) -> tuple[str, str] | None:
+    """Which of ``preps`` opens ``rest``: (attribute, object)."""
+    lowered = rest.casefold()
+    for prep in sorted(preps, key=len, reverse=True):
+        if not prep:
+            continue
+        if lowered.startswith(prep + " "):
+            return preps[prep], rest[len(prep) + 1:]
+    if "" in preps and rest and not re.match(r"^(?:to|in|at|on|for|with|about|of)\s", lowered):
+        return preps[""], rest
+    return None
+
+
+_CATEGORY_RES = [
+    (category, re.compile(r"(?<![\w+#])(?:" + "|".join(re.escape(n) for n in names)
+                          + r")(?![\w+#])"))
+    for category, names in _CATEGORIES.items()
+]
+
+
+def _category(value: str) -> str | None:
+    """Which family of tools or tastes ``value`` names ("Vim" → editor), if any."""
+    lowered = value.casefold()
+    return next((c for c, pattern in _CATEGORY_RES if pattern.search(lowered)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """An attribute and complement before it becomes a Statement."""
+
+    attribute: str
+    phrase: str
+    verb: str | None = None  # the generic verb lemma when ``attribute`` is not in a class
+    old: str | None = None  # the value replaced ("from X to Y", "Y instead of X")
+
+
+def classify(verb: _Verb) -> _Claim | None:
+    """(lemma, preposition, object) → attribute and complement."""
+    rest = verb.rest
+    from_to = _FROM_TO.match(rest)
+    old: str | None = None
+    if from_to is not None and verb.lemma in ("move", "switch", "migrate", "relocate",
+                                               "change", "go"):
+        old, rest = from_to.group("old"), f"{from_to.group('pre') or ''} to {from_to.group('new')}"
+        rest = rest.strip()
+    instead = (_PREFER_OVER if verb.lemma == "prefer" else _INSTEAD).search(rest)
+    if instead is not None:
+        old, rest = instead.group("old"), rest[:instead.start()]
+    claim = _classified(verb, rest)
+    if claim is None:
+        return None
+    return replace(claim, old=_phrase(old) if old else None)
+
+
+def _classified(verb: _Verb, rest: str) -> _Claim | None:
+    lemma = verb.lemma
+    if lemma == "be":
+        return _be_claim(rest)
+    if lemma in ("switch", "migrate", "move") and _category(rest):
+        split = _prep_split(rest, {"to": "uses", "": "uses"})
+        phrase = split[1] if split else rest
+        return _Claim(f"uses_{_category(phrase) or 'tool'}", phrase)
+    role_of = re.match(r"^(?P<v>.+?)\s+as\s+(?:my|our|the|a|an)\s+(?P<noun>[a-z][\w -]{1,30})$",
+                       rest, _I) if lemma == "use" else None
+    if role_of is not None:  # "I use Helix as my editor": the editor is Helix
+        return _Claim(_used_as(role_of["noun"]), role_of["v"])
+    if lemma == "use" and _category(rest):
+        return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
+    if lemma in ("prefer", "love") and _category(rest):
+        return _Claim(f"favourite_{_category(rest)}", rest)
+    if lemma == "turn" and re.match(r"^\d{1,3}\b", rest):
+        return _Claim("age", rest.split()[0])
+    allergy = _HAVE_ALLERGY.match(rest) if lemma == "have" else None
+    if allergy is not None:  # "a peanut allergy", "an allergy to cats": allergic to them
+        return _Claim("allergy", allergy["x"] or allergy["y"])
+    if lemma == "have" and _PETS.intersection(content_words(rest)):
+        return _Claim("has_pet", rest)
+    split = _prep_split(rest, _VERB_CLASSES.get(lemma, {}))
+    if split is not None:
+        attribute, phrase = split
+        if attribute in _PREFERENCE:
+            phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
+        if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
+                and not clean_value(phrase)[:1].isupper():
+            return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
+        return _Claim(attribute, phrase)
+    if not _phrase(rest):
+        return _Claim("does", lemma, verb=lemma)
+    return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
+
+
+_HAVE_ALLERGY = re.compile(r"^(?:an?\s+|severe\s+|bad\s+)*(?:(?P<x>[\w -]+?)\s+allergy|"
+                           r"allergy\s+to\s+(?P<y>.+))$", _I)
+#: "love going hiking", "like to go swimming": the activity itself.
+_DEGREE_TAIL = re.compile(r"\s+(?:a lot|a ton|so much|very much|quite a bit|a great deal|"
+                          r"too)$", _I)
+_GOING = re.compile(r"^(?:going|to go)\s+(?=\w+ing\b)", _I)
+
+
+def _used_as(noun: str) -> str:
+    """The attribute "X as my <noun>" sets: the tool family when the noun names one."""
+    noun = noun.casefold().strip()
+    return f"uses_{noun}" if noun in _CATEGORIES else noun_attribute(noun)
+
+
+#: States one holder is in one of at a time: "I'm single" then "I'm married now".
+_STATE_FAMILIES = {
+    "relationship_status": frozenset({"single", "married", "engaged", "divorced", "widowed",
+                                      "separated", "in a relationship"}),
+    "diet": frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian", "keto",
+                       "omnivore", "carnivore", "flexitarian"}),
+}
+
+
+def _be_claim(rest: str) -> _Claim | None:
+    lowered = rest.casefold()
+    years = re.match(r"^(\d{1,3})(?: years? old)?$", lowered)
+    if years:
+        return _Claim("age", years.group(1))
+    state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
+                   lowered)
+    for family, states in _STATE_FAMILIES.items():
+        if state in states:
+            return _Claim(family, state)
+    split = _prep_split(rest, _BE_CLASSES)
+    if split is not None:
+        return _Claim(*split)
+    role = re.match(r"^(?:(?:a|an)\s+)?(?P<role>.+?)(?:\s+(?:at|for|in)\s+(?P<org>.+))?$", rest,
+                    _I)
+    if role and content_words(role.group("role")) and \
+            content_words(role.group("role"))[-1] in _ROLE_NOUNS and \
+            re.match(r"^(?:a|an)\s", lowered):
+        return _Claim("job_title", rest)
+    if not content_words(rest):
+        return None
+    return _Claim("is", rest, verb="be")
+
+
+# -- sentence patterns that name an attribute ------------------------------------------------
+_MY_ATTRIBUTE = re.compile(
+    r"^(?P<det>my|our|the) (?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
+    r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
+    r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
+    r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
+    r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
+    r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
+    r"shrunk) to|"
+    r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
+_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?P<det>my|our) "
+                    r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
+_ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: over)? "
+                         r"(?:to|on) (?P<v>.+)$", _I)
+_SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
+                        "update", "set", "bump", "give", "postpone", "delay", "increase"})
+#: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
+_LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
+                       r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
+_CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
+_PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
+#: "I got a new phone number: 555-0199": the label after the lead-in.
+_GOT_NEW = re.compile(r"^i(?:'ve)?\s+(?:got|have|get)\s+(?:a\s+|my\s+)?(?=(?:new|updated)\s)", _I)
+_OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|case|"
+                    r"portfolio|budget)\b", _I)
+
+
+def noun_attribute(noun: str, of: str | None = None) -> str:
+    """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
+    deadline_of_launch."""
+    noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
+    noun = re.sub(r"\bcolor\b", "colour", noun)
+    if noun in _CATEGORIES and not of:
+        return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
+    if noun in _ATTRIBUTE_NOUNS and not of:
+        return _ATTRIBUTE_NOUNS[noun]
+    if "deadline" in noun or "due date" in noun:
+        owner = of or re.sub(r"\s*(?:deadline|due date)\s*", " ", noun).strip()
+        return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
+    if noun.startswith("favourite "):
+        return "favourite_" + slug(noun.removeprefix("favourite "))
+    return slug(f"{noun} {of}" if of else noun, limit=4)
+
+
+def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
+    det = det.casefold()
+    if det == "my":
+        return _Holder(USER, "User") if role == "user" else None
+    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
+            or noun.casefold() in _ATTRIBUTE_NOUNS:  # "the budget": the team's budget
+        return _Holder(PROJECT, "The team")
+    return _Holder(f"topic:{slug(noun)}", _phrase(f"the {noun}"))
+
+
+def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _Manner,
+                         noun: str | None = None) -> Statement:
+    phrase = _phrase(value)
+    if holder.key.startswith("topic:") and attribute != "owner":
+        content = render(holder.name, attribute, phrase, negated=manner.negated,
+                         change=manner.change)
+    elif noun and attribute not in _VERB_PHRASE and holder.key == PROJECT:
+        content = _sentence(_phrase(f"The {noun}"), "be", "", phrase, manner.negated,
+                            manner.change, manner.past)
+    else:
+        content = render(holder.name, attribute, phrase, negated=manner.negated,
+                         change=manner.change, past=manner.past)
+    return replace(_statement(holder, attribute, phrase, content, manner, verb=None),
+                   single=not attribute.startswith("former_"))
+
+
+def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
+    """"My phone number is ...", "Bob is my manager", "the deadline was moved to Friday"."""
+    match = _CALL_ME.match(clause)
+    if match:
+        holder = _Holder(USER, "User") if role == "user" else None
+        return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
+                                                               manner)]
+    labelled = _LABELLED.match(_GOT_NEW.sub("", clause))
+    if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
+        said = replace(manner, change=manner.change or bool(labelled["new"]))
+        return [_attribute_statement(_Holder(USER, "User"),
+                                     noun_attribute(labelled["noun"]), labelled["v"], said)]
+    match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
+    if match is None:
+        return None
+    noun = match["noun"].strip()
+    kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
+    if kin is not None and match["det"].casefold() == "my" and role == "user" \
+            and kin[2] in ("name", "first name"):
+        return [_attribute_statement(_Holder(USER, "User"), noun_attribute(kin[1]),
+                                     match["v"], manner)]
+    if kin is not None and match["det"].casefold() == "my" and role == "user":
+        holder = _Holder(f"person:user_{kin[1].replace(' ', '_')}", f"User's {kin[1]}")
+        return [_attribute_statement(holder, noun_attribute(kin[2]), match["v"], manner)]
+    if match["det"].casefold() == "my" and noun in _RELATIVES and \
+            _ATTRIBUTE_NOUNS.get(noun) is None and match.re is _MY_ATTRIBUTE \
+            and not match["v"][:1].isupper():
+        return None  # "my sister is a nurse": a statement about the sister
+    if match.re is _MY_ATTRIBUTE and noun in _RELATIVES and _ARTICLE.match(match["v"]):
+        return None  # "my manager is a nice guy"
+    if match.re is _MY_ATTRIBUTE and _RELATIVE_NAMED.match(noun):
+        return None  # "my daughter Mia is 7": a statement about Mia
+    holder = _det_holder(match["det"], noun, role)
+    if holder is None:
+        return []
+    of = match.groupdict().get("of")
+    attribute = noun_attribute(noun, of)
+    moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
+                      r"bumped|lowered|cut|reduced|updated|postponed|delayed|now|went|gone|"
+                      r"rose|risen|dropped|fell|fallen|decreased|jumped|climbed|grew|"
+                      r"grown|doubled|shrank|shrunk)\b",
+                      clause, _I)
+    if holder.key.startswith("topic:") and re.search(r"\bhanded|given|reassigned\b", clause):
+        attribute = "owner"
+    changed = manner.change or bool(match["new"]) or moved is not None
+    shown = f"{noun} for {of}" if of else noun
+    return [_attribute_statement(holder, attribute, match["v"],
+                                 replace(manner, change=changed), shown)]
+
+
+# -- statements ----------------------------------------------------------------------------
+_CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "start", "marry",
+                           "turn", "change", "become", "get"})
+_PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
+_CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
+                          r"no longer)\b", _I)
+
+
+def _importance(attribute: str, verb: str | None, manner: _Manner, holder: str) -> int:
+    if manner.pinned:
+        return 10
+    if manner.past and attribute not in _PERMANENT:
+        score = 3
+    elif holder.startswith("person:"):
+        score = 5
+    elif attribute in _IDENTITY:
+        score = 9
+    elif attribute == "lives_in" or attribute.startswith("decision") or attribute == "decided":
+        score = 7
+    elif manner.habit or manner.strong or attribute.startswith("favourite_") \
+            or attribute == "prefers":
+        score = 8
+    elif attribute.startswith("deadline") or holder == PROJECT or attribute in _PROFILE:
+        score = 6
+    elif attribute.startswith("uses") or attribute in ("speaks", "learns", "has_pet"):
+        score = 5
+    else:
+        score = 4
+    return max(score, 7) if manner.change else score
+
+
+def _kind(attribute: str, manner: _Manner, holder: str) -> str:
+    if manner.past and attribute not in _PERMANENT:
+        return "episodic"
+    if attribute.startswith("decision") or attribute == "decided":
+        return "episodic"
+    if manner.habit:
+        return "procedural"
+    if holder == USER and (attribute in _IDENTITY or attribute in _PROFILE):
+        return "user_profile"
+    return "semantic"
+
+
+def past_attribute(attribute: str, verb: str | None) -> str:
+    """The attribute of a past claim, which never competes with the current one:
+    lives_in → lived_in, located_in → visited, phone → former_phone."""
+    if attribute == "located_in":
+        return "visited"
+    if verb is not None:
+        return inflect(verb, "VBD").replace(" ", "_")
+    if attribute in _VERB_PHRASE:
+        lemma, prep = _VERB_PHRASE[attribute]
+        return "_".join(p for p in (inflect(lemma.split()[0], "VBD"), *prep.split()) if p)
+    return f"former_{attribute}"
+
+
+def _statement(holder: _Holder, attribute: str, phrase: str, content: str, manner: _Manner,
+               verb: str | None) -> Statement:
+    value = clean_value(phrase)
+    tense = "past" if manner.past else ("future" if manner.future else "present")
+    confidence = min(holder.confidence, 0.5 if manner.hedged else 0.9)
+    named = value if value[:1].isupper() else ""  # entities are names, not common nouns
+    entities = tuple(dict.fromkeys(e for e in (_entity(holder), named) if e))
+    return Statement(
+        holder=holder.key, attribute=attribute, value=value, content=content,
+        kind=_kind(attribute, manner, holder.key),
+        importance=_importance(attribute, verb, manner, holder.key), negated=manner.negated,
+        explicit_change=manner.change, hedged=manner.hedged, pinned=manner.pinned,
+        tense=tense, confidence=confidence, holder_name=holder.name, entities=entities,
+    )
+
+
+def _entity(holder: _Holder) -> str:
+    if holder.key == USER:
+        return "User"
+    if holder.key == PROJECT:
+        return ""  # the team is the scope, not an entity of the graph
+    return holder.name.split()[-1] if holder.key.startswith("person:") else holder.name
+
+
+#: Words that point outside the sentence: a claim that needs them cannot stand on its own.
+_DEICTIC = frozenset("""i me my mine you your yours we us our it its they them their he him his
+    she her this that these those here there someone something""".split())
+
+
+def stands_alone(claim: _Claim, manner: _Manner) -> bool:
+    """A claim of a verb outside the class table ("User wants them to...", "The team is be
+    content") is kept only when it reads on its own: not hedged, no pronoun pointing
+    elsewhere, a short complement. Its turn keeps what was said either way."""
+    if claim.verb is None:
+        return True
+    words = re.findall(r"[a-z']+", claim.phrase.casefold())
+    return not manner.hedged and len(words) <= 8 and not _DEICTIC.intersection(words) \
+        and (not words or verb_lemma(words[0]) != "be")
+
+
+def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
+    manner = verb.manner
+    if not stands_alone(claim, manner):
+        return []
+    if holder.key == PROJECT and claim.attribute == "lives_in":
+        holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
+    changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
+    if (manner.past and changes) or claim.attribute in _PERMANENT:
+        manner = replace(manner, past=False)
+    if changes and not manner.negated:
+        manner = replace(manner, change=True)
+    if claim.attribute in ("visited", "met"):
+        manner = replace(manner, past=True)
+    if claim.old is not None and verb.lemma != "prefer":
+        manner = replace(manner, change=True)
+    manner = replace(manner, strong=verb.lemma in _STRONG)
+    if verb.lemma == "stand":  # "can't stand X" is a dislike, not a negated one
+        manner = replace(manner, negated=not manner.negated)
+    attribute, lemma = claim.attribute, claim.verb
+    if attribute in ("likes", "dislikes") and verb.lemma not in ("like", "dislike", "stand"):
+        lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
+    phrase = "" if attribute == "does" else _phrase(claim.phrase)
+    if attribute != "does" and not content_words(clean_value(phrase)) \
+            and not re.search(r"\d", phrase):
+        return []
+    if manner.future:
+        content = f"{holder.name} will {'not ' if manner.negated else ''}" \
+                  f"{lemma or _VERB_PHRASE.get(attribute, ('be', ''))[0]} " \
+                  f"{_VERB_PHRASE.get(attribute, ('', ''))[1]} {phrase}"
+        content = re.sub(r"\s+", " ", content).strip()
+        attribute = f"will_{attribute}"
+    elif manner.past:
+        content = render(holder.name, attribute, _past_phrase(verb.rest, phrase), past=True,
+                         negated=manner.negated, verb=lemma)
+        attribute = past_attribute(attribute, lemma)
+    else:
+        content = render(holder.name, attribute, phrase, negated=manner.negated,
+                         change=manner.change, verb=lemma,
+                         past=verb.manner.past and attribute in _PERMANENT)
+    if attribute == "does":
+        phrase = claim.phrase
+    items = _items(phrase) if not is_single_valued(attribute) else [phrase]
+    statements = [_statement(holder, attribute, item, content if len(items) == 1 else
+                             render(holder.name, attribute, item, negated=manner.negated,
+                                    change=manner.change, past=manner.past, verb=lemma),
+                             manner, lemma) for item in items]
+    if claim.old is not None and not is_single_valued(attribute) and content_words(claim.old) \
+            and verb.lemma != "prefer":
+        gone = replace(manner, negated=True, change=True)
+        statements.append(_statement(holder, attribute, claim.old, render(
+            holder.name, attribute, claim.old, negated=True, change=True, verb=lemma), gone,
+            lemma))
+    return statements
+
+
+def _past_phrase(rest: str, phrase: str) -> str:
+    """A past event keeps its time ("User met Carla last week.")."""
+    when = _TIME_TAIL.search(_TRAIL.sub("", rest))
+    tail = when.group(0).strip(" ,") if when and _PAST_TIME.search(when.group(0)) else ""
+    return f"{phrase} {tail}".strip()
+
+
+def _items(phrase: str) -> list[str]:
+    """"English, French and Spanish" → three values when each is a short noun phrase."""
+    parts = [p.strip() for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
+             if p.strip()]
+    if len(parts) > 1 and all(len(p.split()) <= 3 for p in parts):
+        return parts
+    return [phrase]
+
+
+def _mention(clause: str, manner: _Manner, role: str) -> list[Statement]:
+    """A declarative clause no rule reads: kept as a casual mention without a slot."""
+    if role != "user" or len(clause.split()) < 3 or len(content_words(clause)) < 2:
+        return []  # a fragment is not a statement
+    names = tuple(dict.fromkeys(re.findall(r"(?<!^)\b[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)*",
+                                           clause)))
+    content = third_person(clause)
+    return [Statement(holder=USER, attribute=None, value=None, content=content,
+                      kind="semantic", importance=10 if manner.pinned else 3,
+                      negated=manner.negated, explicit_change=manner.change,
+                      hedged=manner.hedged, pinned=manner.pinned,
+                      confidence=0.5 if manner.hedged else 0.7, entities=names)]
+
+
+def third_person(text: str) -> str:
+    """'my passport expires in May' → "User's passport expires in May"."""
+    for pattern, replacement in ((r"^i am\b", "User is"), (r"^i have\b", "User has"),
+                                 (r"^i\b", "User"), (r"\bmy\b", "User's"),
+                                 (r"\bme\b", "the user"), (r"\bmyself\b", "the user"),
+                                 (r"\bi\b", "the user"), (r"\bour\b", "the team's"),
+                                 (r"^we\b", "The team")):
+        text = re.sub(pattern, replacement, text, flags=_I)
+    text = _TRAIL.sub("", text)  # no full stop added: an unread clause stays as it was said
+    return text[:1].upper() + text[1:]
+
+
+# -- the entry point -----------------------------------------------------------------------
+_CONTRACTION = re.compile(r"\b(I|we|you|they)'(m|re|ve|ll|d)\b", _I)
+_EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+_LETS = re.compile(r"^(?:let's|let us|we(?: will|'ll)) (?:go with|use|pick|choose) (?P<v>.+)$",
+                   _I)
+
+
+def _expand(text: str) -> str:
+    return _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
+
+
+def read_text(text: str, role: str = "user") -> list[Statement]:
+    """Every claim in ``text`` as said by ``role`` ("user" or "assistant"), in order."""
+    found: list[Statement] = []
+    for sentence in sentences(text):
+        if is_chatter(sentence):
+            continue
+        body, manner = read_manner(sentence)
+        if not body or is_chatter(body):
+            continue
+        for clause in clauses(_expand(body)):
+            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
+    return list(_distinct(found))
+
+
+_PLACE_ATTRIBUTES = frozenset({"lives_in", "located_in", "visited", "works_at", "born_in"})
+
+
+def _resolved(statement: Statement, before: list[Statement]) -> Statement:
+    """"..., so I live there now": "there" is the place named last in the same text."""
+    if statement.value is None or statement.value.casefold() not in ("there", "here") \
+            or statement.attribute not in _PLACE_ATTRIBUTES:
+        return statement
+    place = next((s.value for s in reversed(before) if s.value
+                  and s.attribute in _PLACE_ATTRIBUTES and s.value[:1].isupper()), None)
+    if place is None:
+        return statement
+    content = re.sub(r"\b(?:there|here)\b", place, statement.content, count=1)
+    return replace(statement, value=place, content=content,
+                   entities=tuple(dict.fromkeys((*statement.entities, place))))
+
+
+def _distinct(statements: list[Statement]) -> list[Statement]:
+    """One statement per claim: a text that says the same thing twice says it once."""
+    seen: dict[tuple[str, str | None, str | None, bool], int] = {}
+    kept: list[Statement] = []
+    for statement in statements:
+        key = (statement.holder, statement.attribute,
+               (statement.value or statement.content).casefold(), statement.negated)
+        if key in seen:
+            index = seen[key]
+            kept[index] = replace(kept[index], explicit_change=kept[index].explicit_change
+                                  or statement.explicit_change)
+            continue
+        seen[key] = len(kept)
+        kept.append(statement)
+    return kept
+
+
+def read_clause(clause: str, manner: _Manner, role: str,
+                before: list[Statement] | None = None) -> list[Statement]:
+    """The claims of one clause; ``before`` are the claims read earlier in the same text, the
+    target of a bare correction ("sorry, I meant Porto")."""
+    clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
+    clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
+    clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
+    if is_chatter(clause):
+        return []
+    not_tail = _NOT_TAIL.search(clause)
+    if not_tail is not None and len(clause[:not_tail.start()].split()) >= 1:
+        clause, manner = clause[:not_tail.start()], replace(manner, change=True)
+    manner = replace(manner, change=manner.change or _CHANGE_TAIL.search(clause) is not None,
+                     hedged=manner.hedged or _HEDGE_INSIDE.search(clause) is not None)
+    head = _TIME_HEAD.match(clause)
+    if head is not None and len(clause) > head.end():
+        past = _PAST_TIME.search(head.group(0)) is not None
+        starts = _STARTING.search(head.group(0)) is not None
+        clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
+                                                      change=manner.change or starts)
+    lets = _LETS.match(clause)
+    if lets is not None:
+        return _decision(lets["v"], manner)
+    nouned = _noun_sentence(clause, manner, role)
+    if nouned is not None:
+        return nouned
+    match = _HOLDER.match(clause)
+    if match is None or (match.group("name") and _not_a_name(match.group("name"))):
+        return _fragment(clause, manner, before) or _mention(clause, manner, role)
+    holder = _holder(match, role)
+    if holder is None:
+        return []
+    verb = read_verb(clause[match.end():].strip(" ,"), manner)
+    if verb is None:
+        return _fragment(clause, manner, before) or (
+            _mention(clause, manner, role) if holder.key == USER else [])
+    if match.group("name") and verb.lemma in _DYING and role == "user":
+        return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
+    if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be":
+        return _mention(clause, manner, role)
+    return _verb_statements(holder, verb, role)
+
+
+def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
+    if verb.lemma in ("decide", "agree") and holder.key in (USER, PROJECT):
+        return _decision(re.sub(r"^(?:to|on|that)\s+", "", verb.rest), verb.manner)
+    gained: list[Statement] = []
+    if verb.lemma in _STOPPING:
+        gained = _gained(holder, verb, role)
+        stopped = _stopped(verb)
+        if stopped is not None:
+            verb = stopped
+    if verb.lemma in _SET_VERBS:
+        target = _ACTIVE_SET.match(verb.rest)
+        if target is not None:
+            how = "was handed over to" if verb.lemma in ("hand over", "hand", "give",
+                                                         "reassign") else "changed to"
+            clause = f"{target['det']} {target['noun']} {how} {target['v']}"
+            found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
+            if found:
+                return found
+    claim = classify(verb)
+    if claim is None:
+        return gained
+    return [*(s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)),
+            *gained]
+
+
+#: "traded in the Civic for a Mazda", "replaced my Kindle with a Kobo": what came instead.
+_IN_EXCHANGE = re.compile(r"^.+?\s+(?:for|with)\s+(?P<new>(?:an?|another|the|my|our)\s+.+|"
+                          r"[A-Z0-9].*)$")
+
+
+def _gained(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
+    """The thing a trade or replacement brought: the holder has it now."""
+    if verb.lemma not in ("trade in", "replace", "swap", "exchange"):
+        return []
+    found = _IN_EXCHANGE.match(verb.rest)
+    if found is None:
+        return []
+    now = replace(verb.manner, negated=False, change=True, past=False)
+    return _verb_statements(holder, _Verb("have", found["new"], now), role)
+
+
+def _job_parts(claim: _Claim) -> list[_Claim]:
+    """"works at Acme as a nurse" / "is a nurse at Acme": an employer and a job title."""
+    if claim.attribute == "works_at":
+        parts = re.split(r"\s+as\s+", claim.phrase, maxsplit=1)
+        if len(parts) == 2:
+            return [replace(claim, phrase=parts[0]), _Claim("job_title", parts[1])]
+    if claim.attribute == "job_title":
+        parts = re.split(r"\s+(?:at|for|with)\s+(?=[A-Z0-9])", claim.phrase, maxsplit=1)
+        if len(parts) == 2:
+            return [replace(claim, phrase=parts[0]), _Claim("works_at", parts[1])]
+    return [claim]
+
+
+def _stopped(verb: _Verb) -> _Verb | None:
+    """"stopped eating meat", "gave up learning Spanish", "quit my job at Acme": the inner
+    claim, negated, as a change."""
+    first, _, rest = verb.rest.partition(" ")
+    manner = replace(verb.manner, negated=not verb.manner.negated, change=True, past=False)
+    if first.casefold().endswith("ing") and verb_lemma(first):
+        return _Verb(verb_lemma(first) or first, rest, manner)
+    job = re.match(r"^(?:my|the) (?:job|position|role|work)(?: (?:at|with) (?P<org>.+))?$",
+                   verb.rest, _I)
+    if job and job["org"]:
+        return _Verb("work", f"at {job['org']}", manner)
+    if verb.lemma in ("leave", "quit") and verb.rest[:1].isupper():  # an employer
+        return _Verb("work", f"at {verb.rest}", manner)
+    if verb.lemma != "leave" and verb.rest:
+        return _Verb("have", _parted_with(verb), manner)
+    return None
+
+
+def _parted_with(verb: _Verb) -> str:
+    """What "sold my old car to my brother" / "cancelled my gym membership" parted with."""
+    what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
+    if verb.lemma in ("sell", "give away", "donate", "trade in", "swap", "exchange"):
+        what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
+    if verb.lemma in ("replace", "swap"):
+        what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
+    return _HELD_THROUGH.sub("", what)
+
+
+def _no_longer_had(name: str, manner: _Manner) -> Statement:
+    """"Rex passed away": whatever the user had by that name (a pet, ...) is gone."""
+    gone = replace(manner, negated=True, change=True, past=False)
+    return _statement(_Holder(USER, "User"), "has", name, f"User no longer has {name}", gone,
+                      "have")
+
+
+def _decision(text: str, manner: _Manner) -> list[Statement]:
+    phrase = _phrase(text)
+    if not content_words(phrase):
+        return []
+    category = _category(phrase)
+    attribute = f"decision_{category}" if category else "decided"
+    content = f"The team decided to {phrase}" if re.match(r"^[a-z]", phrase) and \
+        verb_lemma(phrase.split()[0]) else f"The team decided on {phrase}"
+    return [_statement(_Holder(PROJECT, "The team"), attribute, phrase, content,
+                       replace(manner, past=False), None)]
+
+
+def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> list[Statement]:
+    """"Sorry, I meant Porto" / "Porto, not Lisbon": the last slotted claim, corrected."""
+    if not manner.change or not before or len(clause.split()) > 4:
+        return []
+    last = next((s for s in reversed(before) if s.attribute is not None), None)
+    if last is None or last.attribute is None or last.value is None:
+        return []
+    value = clean_value(clause)
+    if not content_words(value):
+        return []
+    content = last.content.replace(last.value, value) if last.value in last.content else \
+        render(last.holder_name, last.attribute, value)
+    return [replace(last, value=value, content=content, explicit_change=True, negated=False,
+                    importance=max(last.importance, 7))]

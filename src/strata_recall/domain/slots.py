@@ -1,0 +1,96 @@
+"""Slots: who a fact is about and which attribute it sets, and whether that attribute holds
+one value at a time.
+
+A slot key is ``holder.attribute`` for a single-valued attribute (``user.lives_in``,
+``person:ana.works_at``) and ``holder.attribute.value_slug`` for a multi-valued one
+(``user.likes.cilantro``). Decisions compare keys: the same key with a different value is an
+update, the same key said the other way round (negated) is a retraction. Keying a multi-valued
+claim by its value is what lets "I like cilantro" and "I like basil" accumulate while
+"I don't like cilantro" retracts only the first.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from strata_recall.domain.text import STOPWORDS
+
+#: Attributes that hold one value at a time; a new value replaces the old one.
+SINGLE_VALUED = frozenset({
+    "lives_in", "located_in", "works_at", "employer", "job_title", "phone", "email",
+    "manager", "editor", "birthday", "age", "partner", "name", "from", "born_in",
+    "grew_up_in", "salary", "owner", "address", "timezone", "deadline", "budget",
+    "nationality", "school", "title", "rent", "price", "status", "relationship_status",
+    "diet",
+})
+#: Prefixes of attribute families that are single-valued too (``favourite_colour``).
+SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
+#: Attributes that accumulate (kept for documentation and for callers that list them).
+MULTI_VALUED = frozenset({
+    "likes", "dislikes", "visited", "has_pet", "speaks", "hobby", "allergy", "learns",
+    "uses", "prefers", "met", "works_on", "plays", "eats", "drinks", "decided", "has",
+})
+
+
+_WORD = re.compile(r"[0-9a-z]+")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that are not stop words, in order (cheap: no stemming)."""
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+
+
+def attribute_of(slot: str) -> str:
+    """``person:ana.lives_in`` → ``lives_in``; ``user.likes.cilantro`` → ``likes``."""
+    parts = slot.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def is_single_valued(slot: str) -> bool:
+    """Whether the slot (a key or a bare attribute) holds one value at a time."""
+    if slot.count(".") == 1 and not slot.startswith("."):
+        return True  # holder.attribute: keys of multi-valued claims carry their value
+    attribute = attribute_of(slot) if "." in slot else slot
+    return attribute in SINGLE_VALUED or attribute.startswith(SINGLE_VALUED_PREFIXES)
+
+
+def slug(text: str, limit: int = 3) -> str:
+    """A short key from the content words of ``text`` ("the Lisbon office" → lisbon_office)."""
+    words = content_words(text)[:limit]
+    return "_".join(words) if words else "misc"
+
+
+def slot_key(holder: str, attribute: str, value: str, single: bool | None = None) -> str:
+    """The key decisions compare: the value is part of it only for multi-valued attributes.
+    ``single`` overrides the table for an attribute the sentence itself makes single-valued
+    ("the launch venue is X": one venue); a key of two parts is always single-valued."""
+    if single if single is not None else is_single_valued(attribute):
+        return f"{holder}.{attribute}"
+    return f"{holder}.{attribute}.{slug(singular_nouns(value))}"
+
+
+_ANY_WORD = re.compile(r"[0-9A-Za-z]+")
+
+
+def singular_nouns(text: str) -> str:
+    """Plural common nouns made singular ("peanuts" → "peanut"), so that "allergic to
+    peanuts" and "a peanut allergy" key alike; capitalised words (names: Paris, Dallas) and
+    words without a final s stay as they are."""
+    return _ANY_WORD.sub(lambda m: _singular(m.group(0)), text)
+
+
+@lru_cache(maxsize=4096)
+def _singular(word: str) -> str:
+    if not word.endswith("s") or word.endswith("ss") or not word.islower() or len(word) < 4:
+        return word
+    return str(_lemmas().getLemma(word, upos="NOUN")[0])
+
+
+@lru_cache(maxsize=1)
+def _lemmas() -> Any:
+    """lemminflect, imported on first use (it loads its tables)."""
+    import lemminflect  # type: ignore[import-untyped]
+
+    return lemminflect

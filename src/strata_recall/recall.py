@@ -1,0 +1,353 @@
+"""The read path: gather signals from the store, fuse them, format the context.
+
+Named presets describe retrieval as typed config; ``RecallConfig`` is what the pipeline reads.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from strata_recall.compression.escalation import Ladders, level_of_attempt
+from strata_recall.domain.boosts import (
+    damp_other_speakers,
+    episode_bonus,
+    favour_periods,
+    floor_of,
+    named_speaker,
+    neighbour_bonus,
+)
+from strata_recall.domain.compression.escalation_rules import Rung
+from strata_recall.domain.context import build_context
+from strata_recall.domain.fusion import Weights, fuse, recency_score, relevance
+from strata_recall.domain.graph_rules import favour_linked
+from strata_recall.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.secrets import masked, masked_text
+from strata_recall.domain.text import search_text
+from strata_recall.domain.timeq import mentioned_periods
+from strata_recall.domain.visibility import recallable
+from strata_recall.errors import InvalidInput
+from strata_recall.graph import linked_memories
+from strata_recall.ingest import EPISODE_TAG
+from strata_recall.ports import Candidate, Embedder, Store
+from strata_recall.results import Hit, Recall
+from strata_recall.settings import MAX_QUERY_CHARS
+
+#: Identity memories, and pinned ones, that every recall includes at most (each).
+ALWAYS_LIMIT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class RecallConfig:
+    fusion: str = "zscore"
+    weights: Weights = field(default_factory=lambda: Weights(
+        vector=0.4, lexical=0.6, recency=0.02, importance=0.05))
+    candidates: int = 100  # per query-dependent signal
+    recency_half_life_hours: float = 24.0 * 30
+    identity_always: bool = True
+    disputed_factor: float = 0.5
+    #: Share of an episode's standardised lexical score passed on to each of its turns
+    #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
+    episode_weight: float = 0.35
+    #: Episodes whose turns are fetched even when no signal returned them.
+    episode_expand: int = 2
+    #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
+    speaker_factor: float = 0.4
+    #: When the query names a date, turns whose event time falls in it (widened by
+    #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
+    time_weight: float = 1.0
+    time_slack_days: float = 14.0
+    #: Graph signal ([003] §13.3): memories linked to entities the query names (or to their
+    #: one-hop neighbours, × ``graph_hop``) gain this share of half the candidates' score
+    #: range, scaled by their graph score (0: off; nothing resolves: no change).
+    graph_weight: float = 0.0  # off by default: see docs/architecture.md (graph signal)
+    graph_hop: float = 0.5
+    #: Linked memories added as candidates even when no signal returned them.
+    graph_expand: int = 10
+    #: The turns around each of the ``neighbour_top`` best hits (``meta.near``) gain this share
+    #: of that hit's lead over the lowest candidate (0: off).
+    neighbour_weight: float = 0.15
+    neighbour_top: int = 2
+
+
+def _query_signals_only(**changes: Any) -> RecallConfig:
+    """A preset without the episode and speaker structure: plain signal fusion."""
+    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, time_weight=0.0,
+                   graph_weight=0.0, neighbour_weight=0.0, **changes)
+
+
+_PLAIN_WEIGHTS = Weights()  # the core engine's 0.55 / 0.30 / 0.05 / 0.10
+PRESETS: dict[str, RecallConfig] = {
+    "hybrid": RecallConfig(),
+    # the default plus the knowledge-graph signal: +0.005 @5 on LoCoMo, but its entity lookups
+    # cost up to ~150 ms at 100k memories (docs/architecture.md, "Graph signal in recall")
+    "hybrid-graph": replace(RecallConfig(), graph_weight=0.1),
+    "hybrid-plain": _query_signals_only(),
+    "convex": _query_signals_only(fusion="convex", weights=_PLAIN_WEIGHTS),
+    "rrf": _query_signals_only(fusion="rrf", weights=_PLAIN_WEIGHTS),
+    "vector": _query_signals_only(
+        weights=Weights(vector=1.0, lexical=0.0, recency=0.0, importance=0.0)),
+    "lexical": _query_signals_only(
+        weights=Weights(vector=0.0, lexical=1.0, recency=0.0, importance=0.0)),
+}
+DEFAULT_PRESET = "hybrid"
+
+
+def preset(name: str) -> RecallConfig:
+    try:
+        return PRESETS[name]
+    except KeyError as exc:
+        raise InvalidInput(f"unknown recall preset {name!r}; one of: {sorted(PRESETS)}") from exc
+
+
+def check_query(query: object) -> None:
+    """A recall's query: a non-empty string of at most ``MAX_QUERY_CHARS``."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInput("query must be a non-empty string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"query is longer than {MAX_QUERY_CHARS} characters")
+
+
+class Retriever:
+    def __init__(self, store: Store, embedder: Embedder, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._now = clock
+        self._ladders = Ladders(store)
+
+    def recall(
+        self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
+        config: RecallConfig, attempt: int = 0, reveal_secrets: bool = False,
+        min_score: float = 0.0,
+    ) -> Recall:
+        """Ranking reads the indexed content only; ``attempt`` (a reroll, [001]) changes
+        which representation of each memory the context injects, never the ranking. Secrets
+        are masked in hits and context unless ``reveal_secrets`` (decision 0020). Hits whose
+        ``relevance`` is below ``min_score`` are dropped (pinned memories stay)."""
+        check_query(query)
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        vector = self._embedder.embed([query])[0]
+        timings["embed"] = _ms_since(started)
+        n = max(config.candidates, k)
+        mark = time.perf_counter()
+        vector_hits: dict[str, float] = dict(self._store.vector_search(viewer, vector, n, filters))
+        timings["vector"] = _ms_since(mark)
+        mark = time.perf_counter()
+        lexical_hits: dict[str, float] = dict(
+            self._store.text_search(viewer, search_text(query), n, filters)
+        )
+        timings["lexical"] = _ms_since(mark)
+        mark = time.perf_counter()
+        scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)
+        if min_score > 0:
+            scored = [h for h in scored if h.relevance >= min_score]
+        ranked = self._with_pinned(scored, k, viewer, filters)
+        identity = self._identity(viewer, config, filters)
+        timings["fuse"] = _ms_since(mark)
+        mark = time.perf_counter()
+        shown = _with_identity(ranked, identity)
+        served = self._ladders.injected(shown, attempt)
+        texts = {m.id: served[m.id].inline if reveal_secrets else _inline_masked(m, served[m.id])
+                 for m in shown}
+        if not reveal_secrets:
+            shown = [masked(m) for m in shown]
+            ranked = [replace(h, memory=masked(h.memory)) for h in ranked]
+        context = build_context(shown, budget_tokens, texts)
+        hits = tuple(replace(h, level=served[h.memory.id].level.name,
+                             witnesses=served[h.memory.id].witnesses) for h in ranked)
+        timings["levels"] = _ms_since(mark)
+        timings["total"] = _ms_since(started)
+        return Recall(
+            query=query, hits=hits, context=context.text,
+            context_memory_ids=context.memory_ids, context_tokens=context.tokens,
+            timings_ms={key: round(value, 3) for key, value in timings.items()},
+            used_level=level_of_attempt(attempt),
+        )
+
+    def _rank(
+        self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
+        viewer: Scope, config: RecallConfig, filters: Filters,
+    ) -> list[Scored]:
+        """Every candidate's fused score, best first, from its ranking fields alone (whole
+        memories are read only for the hits returned)."""
+        ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
+        memories = self._fetch(ids, viewer, filters)
+        episodes = {i: m for i, m in memories.items()
+                    if config.episode_weight > 0 and m.meta.get("kind") == EPISODE_TAG}
+        episode_scores = {i: lexical_hits[i] for i in episodes if i in lexical_hits}
+        turns = {i: m for i, m in memories.items() if i not in episodes}
+        turns.update(self._episode_parts(episodes, episode_scores, turns, viewer, config,
+                                         filters))
+        linked = (linked_memories(self._store, viewer, query, config.graph_hop)
+                  if config.graph_weight > 0 else {})
+        turns.update(self._graph_expansion(linked, turns, viewer, config, filters))
+        now = self._now()
+        signals: dict[str, dict[str, float]] = {
+            "vector": {i: s for i, s in vector_hits.items() if i in turns},
+            "lexical": {i: s for i, s in lexical_hits.items() if i in turns},
+            "recency": {
+                i: recency_score(m.when, now, config.recency_half_life_hours)
+                for i, m in turns.items()
+            },
+            "importance": {i: 1.0 if m.pinned else m.importance for i, m in turns.items()},
+        }
+        fused = fuse(signals, config.weights, config.fusion)
+        lowest = min(fused.values(), default=0.0)
+        fused.update({i: lowest for i in turns if i not in fused})  # via an episode or the graph
+        fused = self._structure(fused, turns, episodes, episode_scores, query, config)
+        if linked:
+            signals["graph"] = {i: s for i, s in linked.items() if i in turns}
+            fused = favour_linked(fused, linked, config.graph_weight)
+        fused = self._with_neighbours(fused, turns, viewer, config, filters)
+        scored = []
+        for memory_id, score in fused.items():
+            factor = (config.disputed_factor if turns[memory_id].lifecycle is Lifecycle.DISPUTED
+                      else 1.0)
+            breakdown = {name: values[memory_id] for name, values in signals.items()
+                         if memory_id in values}
+            scored.append(Scored(memory_id, score * factor, breakdown,
+                                 relevance(breakdown) * factor))
+        scored.sort(key=lambda h: (-h.score, h.id))
+        return scored
+
+    def _episode_parts(
+        self, episodes: dict[str, Candidate], episode_scores: dict[str, float],
+        turns: dict[str, Candidate], viewer: Scope, config: RecallConfig, filters: Filters,
+    ) -> dict[str, Candidate]:
+        """Turns of the best-matching episodes that no signal returned (the filters apply)."""
+        best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
+        wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
+        return self._fetch(wanted, viewer, filters)
+
+    def _graph_expansion(
+        self, linked: dict[str, float], turns: dict[str, Candidate], viewer: Scope,
+        config: RecallConfig, filters: Filters,
+    ) -> dict[str, Candidate]:
+        """The best-linked memories that no signal returned (the filters still apply)."""
+        best = sorted((i for i in linked if i not in turns), key=lambda i: (-linked[i], i))
+        wanted = best[:config.graph_expand]
+        found = self._fetch(wanted, viewer, filters)
+        return {i: m for i, m in found.items() if m.meta.get("kind") != EPISODE_TAG}
+
+    def _with_neighbours(
+        self, fused: dict[str, float], turns: dict[str, Candidate], viewer: Scope,
+        config: RecallConfig, filters: Filters,
+    ) -> dict[str, float]:
+        """Bring the context of the best hits along: the turns next to them that pass the
+        filters."""
+        if config.neighbour_weight <= 0 or not fused:
+            return fused
+        best = sorted(fused, key=lambda i: (-fused[i], i))[:config.neighbour_top]
+        near = {i: _near(turns[i]) for i in best}
+        missing = [n for ids in near.values() for n in ids if n not in turns]
+        if missing:
+            turns.update(self._fetch(missing, viewer, filters))
+        lowest = min(fused.values())
+        return neighbour_bonus(
+            {**dict.fromkeys((n for n in missing if n in turns), lowest), **fused},
+            {i: [n for n in ids if n in turns] for i, ids in near.items()},
+            config.neighbour_weight,
+        )
+
+    def _structure(
+        self, fused: dict[str, float], turns: dict[str, Candidate],
+        episodes: dict[str, Candidate],
+        episode_scores: dict[str, float], query: str, config: RecallConfig,
+    ) -> dict[str, float]:
+        """Episode bonus, then speaker damping (docs/retrieval.md has what each is worth)."""
+        if episode_scores:
+            bonus = episode_bonus(episode_scores, {i: _parts(m) for i, m in episodes.items()},
+                                  config.episode_weight)
+            floor = floor_of(bonus)
+            fused = {i: score + bonus.get(i, floor) for i, score in fused.items()}
+        if config.speaker_factor != 1.0:
+            speaker_of = {i: _speaker(m) for i, m in turns.items()}
+            named = named_speaker(query, {s for s in speaker_of.values() if s})
+            if named is not None:
+                fused = damp_other_speakers(fused, speaker_of, named, config.speaker_factor)
+        if config.time_weight > 0:
+            periods = mentioned_periods(query, self._now())
+            if periods:
+                fused = favour_periods(
+                    fused, {i: m.when for i, m in turns.items()}, periods,
+                    config.time_weight, timedelta(days=config.time_slack_days),
+                )
+        return fused
+
+    def _fetch(self, ids: list[str], viewer: Scope, filters: Filters) -> dict[str, Candidate]:
+        """The candidates among ``ids`` that pass the visibility predicate (and only those)."""
+        found = self._store.candidates(ids, viewer, filters) if ids else []
+        return {c.id: c for c in found}
+
+    def _identity(self, viewer: Scope, config: RecallConfig, filters: Filters) -> list[Memory]:
+        """The viewer agent's identity memories: always in the context ([002] layer 2)."""
+        if not config.identity_always or viewer.agent is None:
+            return []
+        return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
+
+    def _with_pinned(self, scored: list[Scored], k: int, viewer: Scope, filters: Filters
+                     ) -> list[Hit]:
+        """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
+        memories are always in ([002]), wherever their score ranks them. Only these hits'
+        memories are read whole."""
+        top = scored[:k]
+        shown = {h.id for h in top}
+        pinned = [m for m in self._always(viewer, replace(filters, pinned=True), filters)
+                  if m.id not in shown]
+        rest = {h.id: h for h in scored[k:]}
+        extra = [rest.get(m.id) or Scored(m.id, 0.0, {}, 0.0) for m in pinned]
+        memories = {m.id: m for m in pinned}
+        memories.update((m.id, m) for m in self._store.get_many([h.id for h in top], viewer))
+        return [Hit(memories[h.id], h.score, h.breakdown, memories[h.id].provenance.event_ids,
+                    relevance=h.relevance) for h in [*top, *extra] if h.id in memories]
+
+    def _always(self, viewer: Scope, wanted: Filters, filters: Filters) -> list[Memory]:
+        """Memories recall includes whatever the query (at most ``ALWAYS_LIMIT``), if the
+        caller's filters let them through."""
+        found = self._store.list(viewer, wanted, limit=ALWAYS_LIMIT).items
+        return [m for m in found if recallable(m, viewer, filters)]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A candidate's place in the ranking, before its memory is read whole."""
+
+    id: str
+    score: float
+    breakdown: dict[str, float]
+    relevance: float
+
+
+def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
+    ranked = [hit.memory for hit in hits]
+    seen = {m.id for m in ranked}
+    return [*ranked, *(m for m in identity if m.id not in seen)]
+
+
+def _inline_masked(memory: Memory, rung: Rung) -> str:
+    """The context line of ``memory``, secrets masked when it or the raw events served (an
+    R5 rung) are marked as holding one."""
+    return masked_text(rung.inline, memory.meta, *(e.meta for e in rung.events))
+
+
+def _ms_since(mark: float) -> float:
+    return (time.perf_counter() - mark) * 1000.0
+
+
+def _parts(episode: Candidate) -> list[str]:
+    parts = episode.meta.get("parts", [])
+    return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
+def _near(memory: Candidate) -> list[str]:
+    near = memory.meta.get("near", [])
+    return [n for n in near if isinstance(n, str)] if isinstance(near, list) else []
+
+
+def _speaker(memory: Candidate) -> str | None:
+    speaker = memory.meta.get("speaker")
+    return speaker if isinstance(speaker, str) else None

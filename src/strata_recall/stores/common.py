@@ -1,0 +1,172 @@
+"""Helpers every Store adapter shares: cursors, vector encoding, insert-history rows."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from strata_recall.domain.ids import new_id
+from strata_recall.domain.models import (
+    Event,
+    Filters,
+    HistoryEvent,
+    HistoryKind,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+)
+from strata_recall.domain.text import STOPWORDS, index_tokens
+from strata_recall.domain.visibility import can_see
+from strata_recall.errors import InvalidInput
+from strata_recall.ports import HistoryPage, Stamp, Vector, WriteBatch
+
+DUPLICATE_REASON = "exact duplicate of a live memory"
+#: Query terms a lexical search uses at most (OR over many terms is what makes FTS slow).
+MAX_QUERY_TERMS = 32
+
+
+def system_now() -> datetime:
+    """The fallback time of rows whose caller gave none (jobs enqueued without a time)."""
+    return datetime.now(UTC)
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of a lexical query, in order, every store alike. Stop words are
+    dropped here too, for raw queries: OR over common words is what makes FTS5 slow at scale
+    (PERF-NOTES: 89 ms median at 100k), OR over content words stays under a millisecond."""
+    terms = (t for t in index_tokens(query) if t not in STOPWORDS)
+    return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+
+
+def encode_cursor(created_at: datetime, memory_id: str) -> str:
+    raw = json.dumps([created_at.isoformat(), memory_id]).encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii")
+
+
+def decode_cursor(cursor: str | None) -> tuple[datetime, str] | None:
+    if not cursor:
+        return None
+    try:
+        created, memory_id = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+        return datetime.fromisoformat(created), str(memory_id)
+    except (ValueError, TypeError, binascii.Error, UnicodeError) as exc:
+        raise InvalidInput("malformed cursor", cursor=cursor) from exc
+
+
+def encode_vector(vector: Vector) -> str:
+    return encode_blob(vector_bytes(vector))
+
+
+def encode_blob(blob: bytes) -> str:
+    """The export form of a stored float32 little-endian vector blob."""
+    return base64.b64encode(blob).decode("ascii")
+
+
+def decode_vector(text: str) -> Vector:
+    return vector_from_bytes(base64.b64decode(text))
+
+
+def vector_bytes(vector: Vector) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def vector_from_bytes(blob: bytes) -> Vector:
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def checked_vector(vector: Vector, dim: int) -> Vector:
+    """``vector`` as float32, refused unless it has the store's dimension."""
+    array = np.asarray(vector, dtype=np.float32)
+    if array.shape != (dim,):
+        raise InvalidInput(f"vector has shape {array.shape}, the store holds {dim}-d")
+    return array
+
+
+def index_covers(filters: Filters) -> bool:
+    """Whether a vector index can apply ``filters`` alone (it knows types and lifecycles)."""
+    return replace(filters, types=(), lifecycles=(), include_deleted=False).is_empty
+
+
+def insert_history(
+    memory: Memory, batch: WriteBatch, event: Event | None, *, duplicate_of: str | None = None,
+    stamp: Stamp | None = None,
+) -> HistoryEvent:
+    """The history row for a memory written by ``Store.write``: ADD, or NONE for a duplicate;
+    a derived memory's ``stamp`` adds the decision's reason and provenance."""
+    reason = stamp.reason if stamp is not None else batch.reason
+    return HistoryEvent(
+        id=new_id(),
+        memory_id=duplicate_of or memory.id,
+        kind=HistoryKind.NONE if duplicate_of else HistoryKind.ADD,
+        ts=memory.created_at,
+        actor=batch.actor,
+        reason=f"{DUPLICATE_REASON} ({reason})" if duplicate_of and stamp else
+        DUPLICATE_REASON if duplicate_of else reason,
+        before=None,
+        after=None if duplicate_of else memory.to_dict(),
+        request_id=batch.request_id,
+        event_id=event.id if event else stamp.event_id if stamp else None,
+        provider=stamp.provider if stamp else None,
+        model=stamp.model if stamp else None,
+        prompt_version=stamp.prompt_version if stamp else None,
+        confidence=stamp.confidence if stamp else None,
+    )
+
+
+# -- point in time (Store.history_at) --------------------------------------------------------
+
+#: The most memories one ``history_at`` step reads (then filters by the snapshot's
+#: visibility). The first step reads one page's worth; each next one twice the last.
+HISTORY_AT_CHUNK = 500
+#: ``(after_id, count)`` → the next ``count`` memory ids of the team above ``after_id``, in
+#: id order, each with its latest snapshot row at the asked time (None: none yet).
+LatestRows = Callable[[str, int], Sequence[tuple[str, HistoryEvent | None]]]
+
+
+def page_history_at(
+    latest: LatestRows, viewer: Scope, *, limit: int, cursor: str | None,
+    include_deleted: bool,
+) -> HistoryPage:
+    """One page of ``history_at`` over an adapter's ``latest`` query. The snapshot decides
+    visibility (a memory's type may have changed since), so rows are filtered here, in
+    chunks, until the page is full."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput("limit must be a positive integer")
+    if cursor is not None and (not isinstance(cursor, str) or len(cursor) > 200):
+        raise InvalidInput("malformed cursor", cursor=cursor)
+    after, kept = cursor or "", []
+    chunk = limit + 1  # a page when every row is shown: 100 rows parsed, not 500
+    while True:
+        rows = latest(after, chunk)
+        for _, row in rows:
+            if row is not None and _shown_at(row, viewer, include_deleted):
+                kept.append(row)
+                if len(kept) > limit:
+                    return HistoryPage(tuple(kept[:limit]), kept[limit - 1].memory_id)
+        if len(rows) < chunk:
+            return HistoryPage(tuple(kept), None)
+        after, chunk = rows[-1][0], max(chunk, min(2 * chunk, HISTORY_AT_CHUNK))
+
+
+def latest_snapshot(rows: Sequence[HistoryEvent], at: datetime) -> HistoryEvent | None:
+    """The last-written of the rows with the greatest ``ts <= at`` that carry a snapshot
+    (``rows`` in write order): what the SQL adapters' ``HISTORY_AT`` query picks."""
+    best: HistoryEvent | None = None
+    for row in rows:
+        if row.after is not None and row.ts <= at and (best is None or row.ts >= best.ts):
+            best = row
+    return best
+
+
+def _shown_at(row: HistoryEvent, viewer: Scope, include_deleted: bool) -> bool:
+    snapshot = row.after or {}
+    if not include_deleted and snapshot.get("lifecycle") == Lifecycle.DELETED.value:
+        return False
+    return can_see(viewer, Scope.parse(snapshot["scope"]), MemoryType(snapshot["type"]))

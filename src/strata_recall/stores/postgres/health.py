@@ -1,0 +1,108 @@
+"""``strata doctor`` for Postgres: extension versions, migrations, index health, and whether
+the vector and text indexes agree with the rows they index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from strata_recall.stores.postgres import migrations
+
+#: The oldest pgvector with HNSW iterative scans (filtered searches that return k rows).
+MIN_PGVECTOR = (0, 8, 0)
+
+Check = tuple[str, bool, str]
+
+HNSW_INDEX = """
+SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_am a ON a.oid = c.relam
+WHERE i.indrelid = 'memories'::regclass AND a.amname = 'hnsw'
+"""
+TEXT_TOTALS = """
+SELECT (SELECT COALESCE(SUM(docs), 0)::bigint FROM text_stats),
+       (SELECT COALESCE(SUM(tokens), 0)::bigint FROM text_stats),
+       (SELECT count(*) FROM memories), (SELECT COALESCE(SUM(search_len), 0)::bigint FROM memories)
+"""
+UNINDEXED_TEXT = """
+SELECT count(*) FROM memories m
+WHERE m.search_len > 0 AND NOT EXISTS (SELECT 1 FROM memory_terms p WHERE p.memory_rowid = m.rowid)
+"""
+VECTOR_DIMS = "SELECT count(*) FROM memories WHERE vector_dims(embedding) <> %s"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".") if part.isdigit())
+
+
+def checks(url: str) -> list[Check]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        found = [_extension(conn), _migrations(conn)]
+        if not migrations.current_version(conn):
+            return found
+        return [*found, *_indexes(conn), _vectors(conn), *_text(conn)]
+
+
+def _extension(conn: psycopg.Connection[Any]) -> Check:
+    row = conn.execute(
+        "SELECT installed_version, default_version FROM pg_available_extensions "
+        "WHERE name = 'vector'"
+    ).fetchone()
+    if row is None:
+        return ("pgvector", False, "the vector extension is not available on this server")
+    installed, available = row
+    server = conn.info.parameter_status("server_version")
+    if installed is None:
+        return ("pgvector", False, f"not installed (available: {available}); run strata migrate")
+    ok = _version(installed) >= MIN_PGVECTOR
+    return ("pgvector", ok, f"vector {installed} (server has {available}), PostgreSQL {server}")
+
+
+def _migrations(conn: psycopg.Connection[Any]) -> Check:
+    waiting = migrations.pending(conn)
+    if waiting:
+        return ("migrations", False, "pending: " + ", ".join(m.label for m in waiting))
+    return ("migrations", True, f"up to date (version {migrations.current_version(conn)})")
+
+
+def _indexes(conn: psycopg.Connection[Any]) -> list[Check]:
+    invalid = [row[0] for row in conn.execute(
+        "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+        "WHERE i.indrelid = ANY(ARRAY['memories', 'events', 'history', 'memory_terms']"
+        "::regclass[]) AND NOT (i.indisvalid AND i.indisready)"
+    ).fetchall()]
+    hnsw = conn.execute(HNSW_INDEX).fetchone()
+    bound = conn.execute("SELECT 1 FROM store_meta WHERE key = 'embedder'").fetchone()
+    has_hnsw = bool(hnsw and hnsw[0]) or bound is None  # built when an embedder binds
+    return [
+        ("indexes", not invalid, "all valid" if not invalid else "invalid: " + ", ".join(invalid)),
+        ("vector index", has_hnsw,
+         "HNSW (cosine) present" if has_hnsw else "no HNSW index: open the store once"),
+    ]
+
+
+def _vectors(conn: psycopg.Connection[Any]) -> Check:
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'embedder'").fetchone()
+    if row is None:
+        return ("vectors", True, "no embedder bound yet (empty store)")
+    import json
+
+    dim = int(json.loads(row[0])["dim"])
+    wrong = conn.execute(VECTOR_DIMS, (dim,)).fetchone()
+    bad = int(wrong[0]) if wrong else 0
+    return ("vectors", bad == 0, f"every vector has {dim} dimensions" if not bad
+            else f"{bad} vectors do not have {dim} dimensions")
+
+
+def _text(conn: psycopg.Connection[Any]) -> list[Check]:
+    totals = conn.execute(TEXT_TOTALS).fetchone()
+    unindexed = conn.execute(UNINDEXED_TEXT).fetchone()
+    assert totals is not None and unindexed is not None
+    docs, tokens, rows, lengths = totals
+    return [
+        ("text totals", (docs, tokens) == (rows, lengths),
+         f"BM25 totals {docs} rows / {tokens} terms; table {rows} rows / {lengths} terms"),
+        ("text index", unindexed[0] == 0,
+         "every memory's terms are indexed" if not unindexed[0]
+         else f"{unindexed[0]} memories have no indexed terms"),
+    ]

@@ -1,0 +1,133 @@
+"""SQL only the SQLite adapter runs, as named constants, and its ``Dialect``.
+
+The statements both adapters run live in ``strata_recall.stores.sql_store`` (and ``sql_jobs``,
+``sql_graph``, ``sql_retention``); here are the embeddings table, FTS5, the ``rev`` change
+counter the in-process vector index catches up by, and the dialect: ISO text times, integer
+flags, JSON text, id lists bound as one JSON array.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from strata_recall.stores import sql
+from strata_recall.stores.sql import NOT_LIVE_SQL
+from strata_recall.stores.sql_store import M_COLUMNS, MEMORY_COLUMNS
+
+INSERT_MEMORY = f"""
+INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev, search_text)
+VALUES ({", ".join("?" * 30)}, ?, ?, ?)
+"""
+
+UPDATE_MEMORY = """
+UPDATE memories SET
+    type = ?, content = ?, content_hash = ?, subject = ?, tags = ?, importance = ?,
+    confidence = ?, pinned = ?, lifecycle = ?, tier = ?, version = ?, provenance = ?,
+    valid_from = ?, valid_to = ?, updated_at = ?, deleted_at = ?, meta = ?,
+    active_version_id = ?, pinned_min_level = ?, active_lock_until = ?, active_lock_reason = ?,
+    rev = ?,
+    search_text = COALESCE(?, search_text)
+WHERE id = ? AND version = ?
+"""
+CAS_MEMORY = "SELECT rowid, version, content_hash FROM memories WHERE id = ?"
+
+INSERT_EMBEDDING = "INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?, ?, ?, ?)"
+UPDATE_EMBEDDING = "UPDATE embeddings SET model = ?, dim = ?, vector = ? WHERE memory_rowid = ?"
+DELETE_EMBEDDING = (
+    "DELETE FROM embeddings WHERE memory_rowid = (SELECT rowid FROM memories WHERE id = ?)"
+)
+
+#: The time column is NOT NULL here; a write without events records an empty one.
+PUT_IDEMPOTENCY = """
+INSERT INTO idempotency_keys (key, request_hash, outcome, created_at)
+VALUES (?, ?, ?, COALESCE(?, ''))
+"""
+
+MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"
+
+INDEX_DELTA = """
+SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev, e.vector,
+       m.rowid
+FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid
+WHERE m.rev > ? ORDER BY m.rev
+"""
+
+# Ids come as one JSON array; CROSS JOIN pins the join order so SQLite looks each id up by
+# its unique index instead of scanning the team (which it may pick without ANALYZE data).
+GET_MANY = f"""
+SELECT {M_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m ON m.id = wanted.value
+WHERE m.lifecycle != 'deleted' AND
+"""
+
+EXPORT_MEMORIES = f"""
+SELECT {M_COLUMNS}, m.search_text, e.model, e.vector FROM memories m
+JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid
+"""
+
+# Rank in FTS alone first (cheap), then join and filter only the best rows. Exact whenever at
+# least k visible rows are among the global top ``pool``; the caller falls back otherwise.
+TEXT_SEARCH_POOLED = """
+SELECT m.id, f.score FROM (
+    SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts
+    WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?
+) AS f JOIN memories m ON m.rowid = f.rowid
+WHERE {where}{extra} ORDER BY f.score DESC, m.id LIMIT ?
+"""
+TEXT_SEARCH_FULL = """
+SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts
+JOIN memories m ON m.rowid = memories_fts.rowid
+WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
+"""
+IDS_MATCHING = "SELECT m.id FROM memories m WHERE {where}{extra}"
+
+RESTORE_EXISTS = {
+    "event": "SELECT 1 FROM events WHERE id = ?",
+    "memory": "SELECT 1 FROM memories WHERE id = ?",
+    "history": "SELECT 1 FROM history WHERE id = ?",
+    "version": "SELECT 1 FROM memory_versions WHERE id = ?",
+}
+
+
+def _tags_any(tags: Sequence[str]) -> tuple[str, list[Any]]:
+    marks = ", ".join("?" * len(tags))
+    return f"EXISTS (SELECT 1 FROM json_each(m.tags) AS t WHERE t.value IN ({marks}))", list(tags)
+
+
+def ts(value: datetime | None) -> str | None:
+    """Fixed-width UTC ISO 8601, so text order is time order."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _in_ids(column: str) -> str:
+    return f"{column} IN (SELECT value FROM json_each(?))"
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return json.dumps(list(ids))
+
+
+DIALECT = sql.Dialect(
+    mark="?", tags_any=_tags_any, time=ts, flag=int, read_time=datetime.fromisoformat,
+    json=_json, read_json=json.loads, in_ids=_in_ids, ids=_ids,
+    new_token="lower(hex(randomblob(16)))",
+)
+
+
+# -- stats: (memories, events, history), store-wide or for one team --
+_MEMORY_COUNTS = (f"SELECT COUNT(*), SUM(lifecycle NOT IN {NOT_LIVE_SQL}), "
+                  "SUM(lifecycle = 'deleted') FROM memories")
+STATS = (_MEMORY_COUNTS, "SELECT COUNT(*) FROM events", "SELECT COUNT(*) FROM history")
+TEAM_STATS = (
+    _MEMORY_COUNTS + " WHERE team = ?",
+    "SELECT COUNT(*) FROM events WHERE team = ?",
+    "SELECT COUNT(*) FROM history h JOIN memories m ON m.id = h.memory_id WHERE m.team = ?",
+)

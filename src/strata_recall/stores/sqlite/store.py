@@ -1,0 +1,484 @@
+"""The embedded default Store: one SQLite file in WAL mode.
+
+- One writer: every write runs on one connection, under a process-wide lock, inside
+  ``BEGIN IMMEDIATE`` (so other processes wait on the busy timeout instead of failing).
+- Readers use one connection per thread; WAL lets them read while the writer writes.
+- Lexical search is FTS5 bm25; vectors live in the ``embeddings`` table and an in-process
+  ``VectorIndex`` is caught up from it by the ``rev`` change counter before every search,
+  so writes made by other processes are seen too. From ``ANN_MIN_ROWS`` vectors on, an
+  approximate index (``strata_recall.stores.ann``) proposes the candidates; it is saved next to the
+  database file (``<db>.usearch``) with the ``rev`` it covers and caught up the same way.
+
+Everything the Postgres adapter does alike lives in ``strata_recall.stores.sql_store``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+from strata_recall.domain.compression.representations import MemoryVersion
+from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata_recall.errors import DuplicateContent, InvalidInput, NotFound, StoreError
+from strata_recall.ports import (
+    ExportRecord,
+    MemoryChange,
+    NewMemory,
+    StoredMemory,
+    StoreStats,
+    Vector,
+    WriteBatch,
+    WriteOutcome,
+)
+from strata_recall.stores.ann import AnnIndex, AnnMeta
+from strata_recall.stores.common import (
+    checked_vector,
+    decode_vector,
+    encode_blob,
+    index_covers,
+    insert_history,
+    query_terms,
+    vector_bytes,
+)
+from strata_recall.stores.sql_graph import GraphDialect, GraphSQL
+from strata_recall.stores.sql_jobs import JobSQL
+from strata_recall.stores.sql_retention import RetentionSQL
+from strata_recall.stores.sql_rows import (
+    event_row,
+    memory_from_row,
+    memory_row,
+    update_row,
+    version_row,
+)
+from strata_recall.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
+from strata_recall.stores.sqlite import migrations
+from strata_recall.stores.sqlite import queries as q
+from strata_recall.stores.sqlite.errors import translated as _translated
+from strata_recall.stores.vector_index import EXACT_BELOW, VectorIndex
+
+T = TypeVar("T")
+
+#: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
+TEXT_POOL = 200
+#: Parsed rows get_many keeps (all dropped at once when full).
+MEMORY_CACHE_ROWS = 10_000
+#: Rows per step when the vector index catches up with the table.
+INDEX_CHUNK = 5_000
+#: Vectors from which ``vector_search="auto"`` builds and uses the approximate index; below,
+#: the exact scan costs under ~2 ms.
+ANN_MIN_ROWS = 20_000
+
+VectorSearch = Literal["auto", "ann", "exact"]
+
+
+class SQLiteStore(SQLStore):
+    backend = "sqlite"
+    dialect = q.DIALECT
+    store_sql = StoreSQL(q.DIALECT)
+    jobs_sql = JobSQL(q.DIALECT)
+    graph = GraphSQL(GraphDialect(
+        base=q.DIALECT, in_ids=q.DIALECT.in_ids, ids=q.DIALECT.ids, greatest="MAX",
+        read_time=datetime.fromisoformat, id_rows="json_each(?) AS wanted",
+        pinned_join="CROSS JOIN",
+    ))
+    retention = RetentionSQL(q.DIALECT, MEMORY_COLUMNS)
+    get_many_sql = q.GET_MANY
+    export_memories_sql = q.EXPORT_MEMORIES
+    put_idempotency_sql = q.PUT_IDEMPOTENCY
+    unique_violation = sqlite3.IntegrityError
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        dim: int,
+        embedder_name: str,
+        synchronous: str = "NORMAL",
+        busy_timeout_ms: int = 10_000,
+        vector_search: VectorSearch = "auto",
+    ) -> None:
+        """``vector_search``: "exact" scans every visible vector (the reference), "ann" uses
+        the approximate index at any size, "auto" from ``ANN_MIN_ROWS`` vectors on."""
+        self.path = Path(path)
+        self.dim = dim
+        self.embedder_name = embedder_name
+        self._synchronous = "FULL" if synchronous == "FULL" else "NORMAL"
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        self._write_lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: builtins.list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _translated():
+            self._writer = self._connect()
+            migrations.migrate(self._writer)
+            self._check_embedder()
+        self._index = VectorIndex(dim)
+        self._index_rev = 0
+        self._vector_search = vector_search
+        self._ann: AnnIndex | None = None
+        self._ann_opened = vector_search == "exact"
+        self.ann_path = self.path.with_name(f"{self.path.name}.usearch")
+        self._memory_cache: dict[tuple[Any, ...], Memory] = {}
+
+    # -- connections ------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=self._busy_timeout_ms / 1000, isolation_level=None,
+            check_same_thread=False,
+        )
+        conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA temp_store = MEMORY")
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError("the store is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    @contextmanager
+    def _conn(self) -> Iterator[sqlite3.Connection]:
+        """This thread's read connection."""
+        with _translated():
+            yield self._reader()
+
+    def _in_transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``BEGIN IMMEDIATE`` on the one writer; commit on success, roll back on any error."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        with self._write_lock, _translated():
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[Callable[[str], Iterable[Any]]]:
+        conn = self._connect()  # its own connection: a consistent snapshot for the whole run
+        try:
+            conn.execute("BEGIN")
+            yield conn.execute
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._index_lock:
+            self._save_ann()
+        with self._write_lock:
+            self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def _check_embedder(self) -> None:
+        """A store's vectors come from one embedder; opening it with another is refused."""
+        conn = self._writer
+        row = conn.execute("SELECT value FROM store_meta WHERE key = 'embedder'").fetchone()
+        wanted = json.dumps({"name": self.embedder_name, "dim": self.dim})
+        if row is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('embedder', ?)", (wanted,)
+            )
+        elif json.loads(row[0]) != json.loads(wanted):
+            raise InvalidInput(
+                f"store {self.path} holds vectors from {row[0]}, not {wanted}; open it with the "
+                "same embedder, or export it and import into a new store (which re-embeds)",
+            )
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> WriteOutcome:
+        return self._in_transaction(lambda conn: self._write_in(conn, batch, None))
+
+    def _insert_events(self, conn: sqlite3.Connection, events: Sequence[Event]
+                       ) -> tuple[Event, ...]:
+        return tuple(self._insert_event(conn, event) for event in events)
+
+    def _insert_event(self, conn: sqlite3.Connection, event: Event) -> Event:
+        last = conn.execute(self._sql["last_event"],
+                            (event.scope.team, event.conversation_id)).fetchone()
+        seq, parent = (last[1] + 1, last[0]) if last else (1, None)
+        event = Event(
+            id=event.id, scope=event.scope, conversation_id=event.conversation_id, seq=seq,
+            ts=event.ts, text=event.text, content_hash=event.content_hash, author=event.author,
+            role=event.role, parent_id=parent, meta=event.meta,
+        )
+        conn.execute(self._sql["insert_event"], event_row(self.dialect, event))
+        return event
+
+    def _insert_memories(self, conn: sqlite3.Connection, batch: WriteBatch,
+                         events: Sequence[Event], prepared: Any) -> builtins.list[StoredMemory]:
+        rev = conn.execute(q.MAX_REV).fetchone()[0]
+        stored = []
+        for rev_offset, new in enumerate(batch.memories, start=1):
+            event = events[new.event_index] if new.event_index is not None else None
+            stored.append(self._insert_memory(conn, new, batch, event, rev + rev_offset))
+        return stored
+
+    def _insert_memory(
+        self, conn: sqlite3.Connection, new: NewMemory, batch: WriteBatch, event: Event | None,
+        rev: int,
+    ) -> StoredMemory:
+        memory = new.memory
+        holder = self._live_holder(conn, memory)
+        if holder is not None:
+            self._insert_history(conn, insert_history(memory, batch, event, duplicate_of=holder,
+                                                      stamp=new.stamp))
+            return StoredMemory(holder, deduplicated=True)
+        self._insert_memory_row(conn, memory, new.embedding, rev, new.search_text)
+        self._insert_history(conn, insert_history(memory, batch, event, stamp=new.stamp))
+        return StoredMemory(memory.id, deduplicated=False)
+
+    def _insert_memory_row(
+        self, conn: sqlite3.Connection, memory: Memory, vector: Vector, rev: int,
+        search_text: str | None,
+    ) -> None:
+        cursor = conn.execute(q.INSERT_MEMORY, (
+            *memory_row(self.dialect, memory), memory.scope.key, rev,
+            search_text or memory.content,
+        ))
+        conn.execute(q.INSERT_EMBEDDING, (cursor.lastrowid, self.embedder_name, self.dim,
+                                          vector_bytes(checked_vector(vector, self.dim))))
+
+    def apply(self, change: MemoryChange) -> Memory:
+        return self._in_transaction(lambda conn: self._apply_in(conn, change))
+
+    def _apply_in(self, conn: sqlite3.Connection, change: MemoryChange) -> Memory:
+        after = change.after
+        row = conn.execute(q.CAS_MEMORY, (after.id,)).fetchone()
+        if row is None:
+            raise NotFound(f"memory {after.id} not found", id=after.id)
+        rowid, version, old_hash = row
+        self._checked_change(conn, change, version)
+        rev = conn.execute(q.MAX_REV).fetchone()[0] + 1
+        conn.execute(q.UPDATE_MEMORY, (
+            *update_row(self.dialect, after), rev, change.search_text, after.id, version,
+        ))
+        if change.embedding is not None:
+            blob = vector_bytes(checked_vector(change.embedding, self.dim))
+            conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
+        return self._changed(conn, change, old_hash)
+
+    def _purge_memory_rows(self, conn: sqlite3.Connection, memory_id: str) -> None:
+        conn.execute(q.DELETE_EMBEDDING, (memory_id,))
+
+    def _forget_purged(self, memory_ids: Sequence[str]) -> None:
+        for memory_id in memory_ids:  # committed: this process's index forgets them too
+            self._index.drop(memory_id)
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def _hydrated(self, row: Sequence[Any]) -> Memory:
+        """The memory of a row, parsed once: recall hydrates ~200 candidates per query and
+        parsing was ~50 µs a row (13 ms of a 40 ms recall at 100k). Keyed by the whole row,
+        so any change to any column is a miss; memories are immutable values."""
+        key = tuple(row)
+        memory = self._memory_cache.get(key)
+        if memory is None:
+            if len(self._memory_cache) >= MEMORY_CACHE_ROWS:
+                self._memory_cache.clear()
+            memory = self._memory_cache[key] = memory_from_row(self.dialect, row)
+        return memory
+
+    def vector_search(
+        self, viewer: Scope, vector: Vector, k: int, filters: Filters
+    ) -> builtins.list[tuple[str, float]]:
+        self._catch_up_index()
+        allowed = None if index_covers(filters) else self._ids_matching(viewer, filters)
+        return self._index.search(
+            checked_vector(vector, self.dim), k, viewer, filters.effective_lifecycles(),
+            filters.types, allowed, ann=self._ann,
+            exact_below=0 if self._vector_search == "ann" else EXACT_BELOW,
+        )
+
+    def _ids_matching(self, viewer: Scope, filters: Filters) -> set[str]:
+        where, params = self._visible(viewer)
+        extra, extra_params = self._filtered(filters)
+        with self._conn() as conn:
+            rows = conn.execute(q.IDS_MATCHING.format(where=where, extra=extra),
+                                (*params, *extra_params)).fetchall()
+        return {row[0] for row in rows}
+
+    def _catch_up_index(self) -> None:
+        """Load rows changed since the last search (by any process) into the vector index,
+        and into the approximate one (opened from its file, or built, on the first call)."""
+        with self._index_lock, _translated():
+            if not self._ann_opened:
+                self._ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name,
+                                          self._reader().execute(q.MAX_REV).fetchone()[0])
+            cursor = self._reader().execute(q.INDEX_DELTA, (self._index_rev,))
+            while rows := cursor.fetchmany(INDEX_CHUNK):  # chunks bound the transient memory
+                vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
+                vectors = vectors.reshape(len(rows), self.dim)
+                keys = np.fromiter((row[9] for row in rows), dtype=np.int64, count=len(rows))
+                self._index.upsert_rows([row[:7] for row in rows], vectors, keys)
+                if self._ann is not None:
+                    fresh = np.fromiter((row[7] > self._ann.rev for row in rows), dtype=np.bool_,
+                                        count=len(rows))
+                    self._ann.upsert(keys[fresh], vectors[fresh])
+                self._index_rev = rows[-1][7]
+            self._sync_ann()
+
+    def _sync_ann(self) -> None:
+        """After a catch-up: heal a loaded index that misses rows, or build one when the
+        store has grown enough; either way it now covers ``_index_rev``."""
+        if self._vector_search == "exact":
+            return
+        opening, self._ann_opened = not self._ann_opened, True
+        if self._ann is None:
+            if len(self._index) < (0 if self._vector_search == "ann" else ANN_MIN_ROWS):
+                self._ann_opened = False  # look again (and build) once it has grown
+                return
+            self._ann = AnnIndex(self.dim)
+            for keys, vectors in self._index.keyed_chunks():
+                self._ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
+            self._ann.rev = self._index_rev
+            self._save_ann()
+        elif opening:
+            missing = self._ann.missing(self._index.keys())
+            self._ann.upsert(missing, self._index.vectors_of(missing))
+        self._ann.rev = self._index_rev
+
+    def _save_ann(self) -> None:
+        """Write the approximate index next to the database if it changed; it is a cache,
+        so a failure (a read-only directory) only costs a rebuild on the next open."""
+        ann = self._ann
+        if ann is None or not ann.dirty:
+            return
+        with suppress(OSError, RuntimeError):
+            ann.save(self.ann_path, AnnMeta(rev=ann.rev, dim=self.dim,
+                                            embedder=self.embedder_name))
+
+    def warm_up(self) -> None:
+        """Build the vector index now rather than on the first search."""
+        self._catch_up_index()
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Write many batches, then build (and save) the vector indexes once, at the end."""
+        yield
+        self._catch_up_index()
+        with self._index_lock:
+            self._save_ann()
+
+    def text_search(
+        self, viewer: Scope, query: str, k: int, filters: Filters
+    ) -> builtins.list[tuple[str, float]]:
+        match = fts_query(query)
+        if match is None:
+            return []
+        where, params = self._visible(viewer)
+        extra, extra_params = self._filtered(filters)
+        pool = max(TEXT_POOL, 4 * k)
+        with self._conn() as conn:
+            rows = conn.execute(
+                q.TEXT_SEARCH_POOLED.format(where=where, extra=extra),
+                (match, pool, *params, *extra_params, k),
+            ).fetchall()
+            if len(rows) < k:  # too few visible rows in the global top: rank them all
+                rows = conn.execute(
+                    q.TEXT_SEARCH_FULL.format(where=where, extra=extra),
+                    (match, *params, *extra_params, k),
+                ).fetchall()
+        return [(row[0], float(row[1])) for row in rows if row[1] > 0]
+
+    def stats(self, team: str | None = None) -> StoreStats:
+        queries = q.STATS if team is None else q.TEAM_STATS
+        args = () if team is None else (team,)
+        with self._conn() as conn:
+            count = conn.execute(queries[0], args).fetchone()
+            events = conn.execute(queries[1], args).fetchone()[0]
+            history = conn.execute(queries[2], args).fetchone()[0]
+            version = migrations.current_version(conn)
+        details: dict[str, Any] = {"path": str(self.path), "embedder": self.embedder_name}
+        if team is None:  # the vector index is the store's: not a team's count
+            details["indexed_vectors"] = len(self._index)
+        return StoreStats(
+            events=events, memories=count[0], live_memories=count[1] or 0,
+            deleted_memories=count[2] or 0, history_rows=history, schema_version=version,
+            backend=self.backend, details=details,
+        )
+
+    # -- export / restore -------------------------------------------------------------------
+
+    def _exported_vector(self, stored: Any) -> str:
+        return encode_blob(stored)  # stored bytes, as they are
+
+    def restore(self, records: Iterable[ExportRecord]) -> int:
+        def work(conn: sqlite3.Connection) -> int:
+            inserted = 0
+            rev = conn.execute(q.MAX_REV).fetchone()[0]
+            for record in records:
+                if record.kind == "memory":
+                    rev += 1
+                inserted += self._restore_one(conn, record, rev)
+            return inserted
+
+        return self._in_transaction(work)
+
+    def _restore_one(self, conn: sqlite3.Connection, record: ExportRecord, rev: int) -> int:
+        if record.kind == "graph":
+            return self.graph.restore_links(conn, record.data)
+        record_id = record.data["id"]
+        if conn.execute(q.RESTORE_EXISTS[record.kind], (record_id,)).fetchone():
+            return 0
+        try:
+            if record.kind == "event":
+                conn.execute(self._sql["insert_event"],
+                             event_row(self.dialect, Event.from_dict(record.data)))
+            elif record.kind == "memory":
+                memory = Memory.from_dict(record.data)
+                self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev,
+                                        record.data.get("search_text"))
+            elif record.kind == "version":
+                version = MemoryVersion.from_dict(record.data)
+                conn.execute(self._sql["insert_version"], version_row(self.dialect, version))
+            else:
+                self._insert_history(conn, HistoryEvent.from_dict(record.data))
+        except sqlite3.IntegrityError as exc:
+            raise DuplicateContent(
+                f"cannot restore {record.kind} {record_id}: it conflicts with stored data ({exc})",
+                id=record_id,
+            ) from exc
+        return 1
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 MATCH expression: the query's distinct terms, quoted, OR-ed."""
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join(f'"{term}"' for term in terms)

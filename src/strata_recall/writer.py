@@ -1,0 +1,355 @@
+"""The write service behind ``remember``: validate, record raw events and their memories in one
+transaction, and hand the input to the write pipeline (inline within a budget, or queued).
+
+It is the counterpart of ``Retriever`` on the write side: the facade composes one ``Writer``
+and delegates; the pipeline's handlers (``pipeline.WritePipeline``) do the extraction itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from strata_recall.domain.applying import ReviewMode
+from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
+from strata_recall.domain.lifecycle import Actor
+from strata_recall.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.secrets import masked
+from strata_recall.domain.text import search_text
+from strata_recall.errors import InvalidInput
+from strata_recall.ingest import (
+    Draft,
+    Extractor,
+    RememberRequest,
+    TurnExtractor,
+    VerbatimExtractor,
+    build_episode,
+    build_events,
+    build_memories,
+    memory_embedding_text,
+    memory_search_text,
+    parse_request,
+    with_neighbours,
+)
+from strata_recall.pacing import paced_search_text
+from strata_recall.ports import (
+    Clock,
+    Embedder,
+    IdempotencyClaim,
+    NewMemory,
+    Store,
+    StoredMemory,
+    WriteBatch,
+)
+from strata_recall.results import RememberResult, RememberStatus
+from strata_recall.settings import Settings
+from strata_recall.worker import Runner
+
+REMEMBER_MODES = ("sync", "async", "auto", "raw")
+#: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
+PIPELINE_THREADS = 4
+
+ScopeLike = Scope | Mapping[str, Any] | str | None
+#: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
+GraphIndexer = Callable[[Memory], None]
+#: Starts the pipeline's work on a remember's events early (``WritePipeline.prepare``).
+Preparer = Callable[[Sequence[Event]], None]
+
+
+class Writer:
+    """Remember: raw events and their memories in one transaction, then the pipeline."""
+
+    def __init__(
+        self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
+        runner: Runner, *, extractor: Extractor | None = None,
+        index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
+        prepare: Preparer | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.clock = clock
+        self.runner = runner
+        self.extractor = extractor or TurnExtractor()
+        self.index_graph = index_graph
+        self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
+        self.prepare = prepare
+        self._inline: ThreadPoolExecutor | None = None
+        self._inline_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Wait for the inline pipeline threads to finish their jobs."""
+        with self._inline_lock:
+            if self._inline is not None:
+                self._inline.shutdown(wait=True)
+                self._inline = None
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        scope: ScopeLike = None,
+        type: MemoryType | str | None = None,
+        importance: float | None = None,
+        pinned: bool = False,
+        tags: Sequence[str] = (),
+        conversation_id: str | None = None,
+        author: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        actor: Actor | None = None,
+        mode: str = "auto",
+        raw: bool = False,
+        pipeline_timeout_ms: int | None = None,
+    ) -> RememberResult:
+        """See ``Strata.remember``."""
+        timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms)
+        raw = raw or mode == "raw"
+        request = parse_request(
+            text=text, messages=messages, scope=scope, type=type, importance=importance,
+            pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
+            idempotency_key=idempotency_key, max_chars=self.settings.max_text_chars,
+            max_messages=self.settings.max_messages,
+        )
+        now = self.clock.now()
+        events = build_events(request, now)
+        if self.prepare is not None and not raw and mode != "async":
+            self.prepare(events)  # the inline pipeline's extraction, beside the turns' embedding
+        # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
+        # stay in the raw log and the episode's text only.
+        extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
+        drafts = extractor.extract(events)
+        memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
+        new_memories = self._with_index_keys(memories, drafts, events)
+        if self.settings.episodes and len(events) > 1 and memories:
+            new_memories.append(self._episode(request, events, new_memories, now))
+        actor = actor or Actor()
+        jobs = () if raw else (self._extract_job(request, events, memories, drafts, actor,
+                                                   now),)
+        outcome = self.store.write(WriteBatch(
+            events=events, memories=new_memories, actor=actor.id, reason="remember",
+            request_id=actor.request_id, idempotency=_claim(request, mode, raw), jobs=jobs,
+        ))
+        stored = outcome.memories[:len(memories)]
+        job_id = outcome.jobs[0] if outcome.jobs else None
+        status, derived, warnings = self._pipeline_status(raw, job_id, mode, timeout_ms)
+        self._index_new(memories, stored, outcome.replayed)
+        return RememberResult(
+            event_ids=tuple(e.id for e in outcome.events),
+            memory_ids=tuple(m.memory_id for m in stored),
+            status=status,
+            deduplicated=tuple(m.deduplicated for m in stored),
+            episode_id=outcome.memories[-1].memory_id if len(outcome.memories) > len(stored)
+            else None,
+            replayed=outcome.replayed,
+            warnings=warnings,
+            job_id=job_id,
+            derived_ids=derived,
+        )
+
+    def remember_many(
+        self, texts: Sequence[str], *, scope: ScopeLike = None,
+        type: MemoryType | str | None = None, importance: float | None = None,
+        tags: Sequence[str] = (), conversation_id: str | None = None,
+        author: str | None = None, actor: Actor | None = None, batch_size: int = 256,
+    ) -> list[RememberResult]:
+        """Raw-mode ``remember`` of many lone texts, one result each: the texts are embedded
+        ``batch_size`` at a time and each batch is written in one transaction (the bulk
+        path: imports and benchmarks). Each text is its own event, as with ``remember(text)``."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidInput("batch_size must be a positive integer")
+        if isinstance(texts, str):
+            raise InvalidInput("texts must be a list of strings, not one string")
+        requests = [parse_request(
+            text=text, messages=None, scope=scope, type=type, importance=importance,
+            pinned=False, tags=tags, conversation_id=conversation_id, author=author, meta=None,
+            idempotency_key=None, max_chars=self.settings.max_text_chars,
+            max_messages=self.settings.max_messages,
+        ) for text in texts]  # all checked before anything is written
+        actor = actor or Actor()
+        results: list[RememberResult] = []
+        for start in range(0, len(requests), batch_size):
+            results += self._remember_batch(requests[start:start + batch_size], actor)
+        return results
+
+    def _remember_batch(self, requests: Sequence[RememberRequest], actor: Actor
+                        ) -> list[RememberResult]:
+        now = self.clock.now()
+        events: list[Event] = []
+        memories: list[Memory] = []
+        for request in requests:
+            [event] = build_events(request, now)
+            memories += self._reviewed(build_memories(
+                request, [event], VerbatimExtractor().extract([event]), VerbatimExtractor.name,
+                now))
+            events.append(event)
+        shown = [(masked(m).content, masked(e)) for m, e in zip(memories, events, strict=True)]
+        vectors = self.embedder.embed([memory_embedding_text(c, e) for c, e in shown])
+        outcome = self.store.write(WriteBatch(
+            events=events, actor=actor.id, reason="remember", request_id=actor.request_id,
+            memories=[NewMemory(m, vectors[i], i, memory_search_text(c, e, analyse=self._analyse))
+                      for i, (m, (c, e)) in enumerate(zip(memories, shown, strict=True))],
+        ))
+        self._index_new(memories, outcome.memories, outcome.replayed)
+        return [RememberResult(event_ids=(event.id,), memory_ids=(stored.memory_id,),
+                               status="raw_saved", deduplicated=(stored.deduplicated,))
+                for event, stored in zip(outcome.events, outcome.memories, strict=True)]
+
+    def _reviewed(self, memories: list[Memory]) -> list[Memory]:
+        """Under ``review_mode=all`` even explicit remembers wait for approval."""
+        if ReviewMode(self.settings.review_mode) is not ReviewMode.ALL:
+            return memories
+        return [m.evolve(lifecycle=Lifecycle.CANDIDATE) for m in memories]
+
+    def _extract_job(self, request: RememberRequest, events: Sequence[Event],
+                     memories: Sequence[Memory], drafts: Sequence[Draft], actor: Actor,
+                     now: datetime) -> NewJob:
+        """One extract job per remembered input, keyed by its first event. ``turns`` maps
+        each event to its verbatim memory, so decisions can supersede or collapse it."""
+        turns = {events[d.event_index].id: m.id for m, d in zip(memories, drafts, strict=True)}
+        payload = {"event_ids": [e.id for e in events], "conversation_id":
+                   request.conversation_id, "tags": list(request.tags), "actor": actor.id,
+                   "request_id": actor.request_id, "turns": turns}
+        return NewJob(JobKind.EXTRACT, payload, request.scope, dedup_key=f"extract:{events[0].id}",
+                      max_attempts=self.settings.job_max_attempts, created_at=now)
+
+    def _pipeline_status(
+        self, raw: bool, job_id: str | None, mode: str, timeout_ms: int,
+    ) -> tuple[RememberStatus, tuple[str, ...], tuple[str, ...]]:
+        """Run the extract job inline (sync, auto) within ``timeout_ms``, or leave it queued."""
+        if raw or job_id is None:
+            return "raw_saved", (), ()
+        if mode == "async":
+            job = self.store.get_job(job_id)
+            if job is not None and job.status is JobStatus.DONE:
+                return "processed", derived_ids(job), ()
+            return "queued", (), ()
+        job = self._run_inline(job_id, timeout_ms / 1000)
+        if job is None or job.status is not JobStatus.DONE:
+            return "queued", (), _queued_warnings(job, timeout_ms)
+        warnings = tuple(str(w) for w in (job.result or {}).get("warnings", ()))
+        return "processed", derived_ids(job), warnings
+
+    def _run_inline(self, job_id: str, timeout_s: float) -> Job | None:
+        """Claim this job and run it on a pipeline thread; wait at most ``timeout_s``. If a
+        worker claimed it first, wait for that worker instead."""
+        deadline = time.monotonic() + timeout_s
+        future = self._inline_pool().submit(self._claim_and_run, job_id)
+        try:
+            job = future.result(timeout=timeout_s)
+        except FutureTimeout:
+            return self.store.get_job(job_id)
+        while job is not None and job.status in (JobStatus.PENDING, JobStatus.LEASED):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+            job = self.store.get_job(job_id)
+        return job
+
+    def _claim_and_run(self, job_id: str) -> Job | None:
+        claimed = self.store.claim(f"inline:{threading.get_ident()}", self.clock.now(),
+                                   self.settings.job_lease_s, job_id=job_id)
+        if not claimed:
+            return self.store.get_job(job_id)
+        return self.runner.run(claimed[0])
+
+    def _inline_pool(self) -> ThreadPoolExecutor:
+        with self._inline_lock:
+            if self._inline is None:
+                self._inline = ThreadPoolExecutor(PIPELINE_THREADS,
+                                                  thread_name_prefix="strata-pipeline")
+            return self._inline
+
+    def _index_new(self, memories: Sequence[Memory], stored: Sequence[StoredMemory],
+                   replayed: bool) -> None:
+        """The graph of each new memory (rule-based), after the write: derived data, never
+        inside the memory's transaction. The pipeline's graph job indexes derived facts."""
+        if self.index_graph is None or replayed:
+            return
+        for memory, result in zip(memories, stored, strict=True):
+            if not result.deduplicated:
+                self.index_graph(memory)
+
+    def _with_index_keys(
+        self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
+    ) -> list[NewMemory]:
+        """Vectors and search texts: each turn with its speaker, the turn it answers and the
+        reply it got; and the ids of the turns around it. Secrets are masked in both: the
+        indexes hold what recall may show."""
+        events = [masked(e) for e in events]
+        last = len(events) - 1
+        sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
+                    events[d.event_index + 1] if d.event_index < last else None)
+                   for d in drafts]
+        vectors = self.embedder.embed([
+            memory_embedding_text(masked(m).content, event, previous)
+            for m, (event, previous, _) in zip(memories, sources, strict=True)
+        ])
+        return [
+            NewMemory(m, vectors[i], d.event_index, memory_search_text(
+                masked(m).content, *sources[i], analyse=self._analyse))
+            for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
+                                           strict=True))
+        ]
+
+    def _analyse(self, text: str) -> str:
+        return paced_search_text(text, self.pause)
+
+    def _episode(
+        self, request: RememberRequest, events: Sequence[Event], parts: Sequence[NewMemory],
+        now: datetime,
+    ) -> NewMemory:
+        """The whole exchange as one item; its vector is the mean of its turns' (no model call).
+        Under review mode ``all`` it waits for approval like its turns."""
+        [episode] = self._reviewed([build_episode(request, events, [p.memory for p in parts],
+                                                  now)])
+        centroid = np.mean([p.embedding for p in parts], axis=0)
+        centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
+        return NewMemory(episode, centroid, None, search_text(episode.content))
+
+    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None) -> int:
+        """The pipeline budget in ms: as asked, else ``pipeline_timeout_ms`` for auto and the
+        longest allowed for sync (a sync caller chose to wait)."""
+        if mode not in REMEMBER_MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(REMEMBER_MODES)}", mode=mode)
+        if not isinstance(raw, bool):
+            raise InvalidInput("raw must be true or false")
+        limit = self.settings.max_pipeline_timeout_ms
+        if timeout_ms is not None and (
+            isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
+            or not 1 <= timeout_ms <= limit
+        ):
+            raise InvalidInput(f"pipeline_timeout_ms must be an integer from 1 to {limit}")
+        if timeout_ms is not None:
+            return timeout_ms
+        return limit if mode == "sync" else min(self.settings.pipeline_timeout_ms, limit)
+
+
+def derived_ids(job: Job) -> tuple[str, ...]:
+    """The memories an extract job derived (from its result)."""
+    return tuple(str(i) for i in (job.result or {}).get("memory_ids", ()))
+
+
+def _claim(request: RememberRequest, mode: str, raw: bool) -> IdempotencyClaim | None:
+    if request.idempotency_key is None:
+        return None
+    return IdempotencyClaim(
+        key=f"{request.scope.key}\x1f{request.idempotency_key}",
+        request_hash=f"{request.fingerprint()}:{mode}:{int(raw)}",
+    )
+
+
+def _queued_warnings(job: Job | None, timeout_ms: int) -> tuple[str, ...]:
+    if job is None or job.status in (JobStatus.PENDING, JobStatus.LEASED):
+        return (f"the pipeline did not finish within {timeout_ms} ms; the raw input is "
+                "saved and its job carries on in the background",)
+    return (f"extraction failed ({job.last_error_code}: {job.last_error}); the raw input "
+            f"is saved and the job is {job.status.value}",)
