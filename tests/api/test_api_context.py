@@ -15,7 +15,7 @@ from strata_recall.domain.models import Scope
 from strata_recall.facade import Strata
 from tests.mcp_server.test_mcp_stdio import payload
 from tests.mcp_server.test_mcp_tools import call, drive, error_code
-from tests.mcp_server.test_mcp_tools import strata_recall as mcp_strata  # noqa: F401 (fixture)
+from tests.mcp_server.test_mcp_tools import strata as mcp_strata  # noqa: F401 (fixture)
 
 A = {"team": "a", "user": "ana"}
 
