@@ -10,6 +10,7 @@ from mcp import Client
 from strata_recall.facade import Strata
 from tests.mcp_server.test_mcp_stdio import payload
 from tests.mcp_server.test_mcp_tools import ALICE, call, drive, error_code
+from tests.mcp_server.test_mcp_tools import strata as strata  # the fixture
 
 TURN = ("Hi there! Our staging database runs PostgreSQL 16 on port 5433. "
         "Could you keep that in mind?")
