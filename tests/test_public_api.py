@@ -29,7 +29,7 @@ def test_every_error_has_a_stable_code_and_status() -> None:
 
 def test_importing_strata_loads_no_model_runtime() -> None:
     probe = (
-        "import sys, strata; "
+        "import sys, strata_recall; "
         "print(sorted(m for m in ('torch', 'onnxruntime', 'sentence_transformers', 'fastapi', "
         "'mcp') if m in sys.modules))"
     )
