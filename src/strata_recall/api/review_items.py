@@ -38,9 +38,7 @@ def review_items(guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
 def approve_review_item(source: IdPart, item_id: IdPart, body: DecisionRequest,
                         guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """Approve one item; the source applies it (the caller is the actor)."""
-    item = guarded.decide_review(source, item_id, approve=True, reason=body.reason,
-                                 scope=scope)
-    return JSONResponse(item.to_dict())
+    return _decided(guarded, source, item_id, True, body, scope)
 
 
 @review_items_router.post("/{source}/{item_id}/reject",
@@ -48,6 +46,11 @@ def approve_review_item(source: IdPart, item_id: IdPart, body: DecisionRequest,
 def reject_review_item(source: IdPart, item_id: IdPart, body: DecisionRequest,
                        guarded: GuardedDep, scope: ScopeDep) -> JSONResponse:
     """Reject one item; the source records it (the caller is the actor)."""
-    item = guarded.decide_review(source, item_id, approve=False, reason=body.reason,
+    return _decided(guarded, source, item_id, False, body, scope)
+
+
+def _decided(guarded: GuardedDep, source: str, item_id: str, approve: bool,
+             body: DecisionRequest, scope: ScopeDep) -> JSONResponse:
+    item = guarded.decide_review(source, item_id, approve=approve, reason=body.reason,
                                  scope=scope)
     return JSONResponse(item.to_dict())

@@ -250,8 +250,8 @@ def _names_part_of(part: str | None, whole: str | None) -> bool:
     """Every content word of ``part`` is in ``whole`` (singular and plural alike)."""
     if part is None or whole is None:
         return False
-    inner = set(keywords(singular_nouns(part)))
-    return bool(inner) and inner <= set(keywords(singular_nouns(whole)))
+    inner = _value_words(part)
+    return bool(inner) and inner <= _value_words(whole)
 
 
 def _resolve_conflict(
@@ -344,7 +344,12 @@ def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
 def _same_value(first: str | None, second: str | None) -> bool:
     if first is None or second is None:
         return first is second
-    return set(keywords(singular_nouns(first))) == set(keywords(singular_nouns(second)))
+    return _value_words(first) == _value_words(second)
+
+
+def _value_words(value: str) -> set[str]:
+    """A value's content words, plural nouns made singular: what value comparisons use."""
+    return set(keywords(singular_nouns(value)))
 
 
 def _overlap(first: str, second: str) -> float:

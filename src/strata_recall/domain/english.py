@@ -18,19 +18,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
 
-from strata_recall.domain.slots import content_words, is_single_valued, slot_key, slug
+from strata_recall.domain.slots import (
+    content_words,
+    is_single_valued,
+    lemminflect_module,
+    slot_key,
+    slug,
+)
 
 _I = re.IGNORECASE
 
 
-@lru_cache(maxsize=1)
-def _lemminflect() -> Any:
-    """lemminflect, imported on first use (it loads numpy and its tables)."""
-    import lemminflect  # type: ignore[import-untyped]
-
-    return lemminflect
 
 
 USER = "user"
@@ -258,13 +257,13 @@ class _Manner:
 @lru_cache(maxsize=4096)
 def verb_lemma(word: str) -> str | None:
     """The verb lemma of ``word`` if the lexicon knows it as a verb form ("gave" → give)."""
-    lemmas = _lemminflect().getAllLemmas(word.casefold(), upos="VERB")
+    lemmas = lemminflect_module().getAllLemmas(word.casefold(), upos="VERB")
     return str(lemmas["VERB"][0]) if lemmas.get("VERB") else None
 
 
 @lru_cache(maxsize=4096)
 def _is_noun(word: str) -> bool:
-    return bool(_lemminflect().getAllLemmas(word.casefold(), upos="NOUN"))
+    return bool(lemminflect_module().getAllLemmas(word.casefold(), upos="NOUN"))
 
 
 @lru_cache(maxsize=4096)
@@ -275,14 +274,14 @@ def inflect(lemma: str, tag: str) -> str:
     if " " in lemma:  # a phrasal verb: "work out" → "works out"
         head, particle = lemma.split(" ", 1)
         return f"{inflect(head, tag)} {particle}"
-    forms = _lemminflect().getInflection(lemma, tag=tag)
+    forms = lemminflect_module().getInflection(lemma, tag=tag)
     return str(forms[0]) if forms else lemma
 
 
 @lru_cache(maxsize=4096)
 def is_past_form(word: str, lemma: str) -> bool:
     word = word.casefold()
-    return word in (_lemminflect().getInflection(lemma, tag="VBD") or ()) and word != lemma
+    return word in (lemminflect_module().getInflection(lemma, tag="VBD") or ()) and word != lemma
 
 
 # -- splitting ---------------------------------------------------------------------------------

@@ -85,12 +85,13 @@ def singular_nouns(text: str) -> str:
 def _singular(word: str) -> str:
     if not word.endswith("s") or word.endswith("ss") or not word.islower() or len(word) < 4:
         return word
-    return str(_lemmas().getLemma(word, upos="NOUN")[0])
+    return str(lemminflect_module().getLemma(word, upos="NOUN")[0])
 
 
 @lru_cache(maxsize=1)
-def _lemmas() -> Any:
-    """lemminflect, imported on first use (it loads its tables)."""
+def lemminflect_module() -> Any:
+    """lemminflect, imported on first use (it loads numpy and its tables): a process that
+    never reads English (``strata list``) does not pay for it."""
     import lemminflect  # type: ignore[import-untyped]
 
     return lemminflect
