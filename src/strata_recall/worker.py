@@ -52,6 +52,64 @@ def default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
 
 
+class Heartbeats:
+    """One thread that extends the leases of the jobs this process is running, each every
+    third of its length. One shared thread rather than one per job: an inline ``remember``
+    runs a job in a few milliseconds, and starting and joining a thread for each cost a
+    measurable part of that on two busy cores."""
+
+    def __init__(self, store: Store, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+        self._due: dict[LeaseRef, tuple[float, float]] = {}  # lease -> (next beat, length)
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, lease: LeaseRef, lease_s: float) -> None:
+        with self._changed:
+            self._due[lease] = (time.monotonic() + lease_s / 3, lease_s)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._beat_forever,
+                                                name="strata-heartbeats", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+
+    def remove(self, lease: LeaseRef) -> None:
+        with self._changed:
+            self._due.pop(lease, None)
+
+    def _beat_forever(self) -> None:
+        while True:
+            with self._changed:
+                due = self._next_due()
+                if due is None:
+                    self._changed.wait(timeout=60.0)
+                    if not self._due:  # idle for a minute: the next add starts a new thread
+                        self._thread = None
+                        return
+                    continue
+                lease, at, lease_s = due
+                wait = at - time.monotonic()
+                if wait > 0:
+                    self._changed.wait(timeout=wait)
+                    continue
+                self._due[lease] = (time.monotonic() + lease_s / 3, lease_s)
+            self._beat(lease, lease_s)
+
+    def _next_due(self) -> tuple[LeaseRef, float, float] | None:
+        if not self._due:
+            return None
+        lease, (at, lease_s) = min(self._due.items(), key=lambda item: item[1][0])
+        return lease, at, lease_s
+
+    def _beat(self, lease: LeaseRef, lease_s: float) -> None:
+        try:
+            if not self._store.extend_lease(lease, self._clock.now(), lease_s):
+                self.remove(lease)  # lost: the commit will be refused (LeaseLost)
+        except StrataError as exc:  # the store is busy: try again next beat
+            log.warning("job %s: heartbeat: %s: %s", lease.job_id, exc.code, exc.message)
+
+
 @dataclass(slots=True)
 class Runner:
     """Runs one claimed job to its end state; shared by worker threads and inline callers."""
@@ -60,6 +118,10 @@ class Runner:
     handlers: Mapping[JobKind, Handler]
     clock: Clock = field(default_factory=SystemClock)
     backoff: Backoff = field(default_factory=Backoff)
+    heartbeats: Heartbeats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.heartbeats = Heartbeats(self.store, self.clock)
 
     def run(self, job: Job) -> Job | None:
         """The job's state after this attempt (None if the lease was lost meanwhile)."""
@@ -85,25 +147,11 @@ class Runner:
         slow job (a long text under load, an inline run the caller stopped waiting for) is
         never reaped and run a second time while its holder is alive. A holder that dies
         stops beating: its lease runs out and the reaper hands the job on."""
-        stop = threading.Event()
-
-        def beat() -> None:
-            while not stop.wait(lease_s / 3):
-                try:
-                    if not self.store.extend_lease(lease, self.clock.now(), lease_s):
-                        return  # lost: the commit will be refused (LeaseLost)
-                except StrataError as exc:  # the store is busy: try again next beat
-                    log.warning("job %s: heartbeat: %s: %s", lease.job_id, exc.code,
-                                exc.message)
-
-        beater = threading.Thread(target=beat, name=f"strata-lease-{lease.job_id}",
-                                  daemon=True)
-        beater.start()
+        self.heartbeats.add(lease, lease_s)
         try:
             yield
         finally:
-            stop.set()
-            beater.join()
+            self.heartbeats.remove(lease)
 
     def _failed(self, job: Job, lease: LeaseRef, exc: Exception) -> Job | None:
         code = exc.code if isinstance(exc, StrataError) else "internal_error"

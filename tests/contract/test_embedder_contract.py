@@ -159,3 +159,25 @@ def test_the_build_step_reuses_the_cached_export(model_cache_dir: Path) -> None:
     assert onnx_main(["--cache-dir", str(model_cache_dir)]) == 0
     assert path.stat().st_mtime_ns == before
     assert path.name == "model-int8.onnx"
+
+
+@pytest.mark.slow
+def test_a_wheels_prebuilt_model_is_used_as_is(model_cache_dir: Path, tmp_path: Path) -> None:
+    """A wheel carries the tokenizer and the int8 model already exported, without the fp32
+    weights: embedding reads that file (same vectors), exports nothing into the cache, and a
+    request for the fp32 model says what is missing."""
+    from strata_recall.embedders._common import PREBUILT_INT8, bundled_model_dir
+    from strata_recall.errors import EmbedderError
+
+    packaged = tmp_path / "weights"
+    packaged.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        (packaged / name).write_bytes((bundled_model_dir() / name).read_bytes())
+    (packaged / PREBUILT_INT8).write_bytes(ensure_onnx_model(model_cache_dir).read_bytes())
+    empty_cache = tmp_path / "cache"
+    assert ensure_onnx_model(empty_cache, model_dir=packaged) == packaged / PREBUILT_INT8
+    vectors = OnnxEmbedder(empty_cache, model_dir=packaged).embed(TEXTS)
+    np.testing.assert_array_equal(vectors, OnnxEmbedder(model_cache_dir).embed(TEXTS))
+    assert not empty_cache.exists() or not any(empty_cache.iterdir())
+    with pytest.raises(EmbedderError, match="no model.safetensors"):
+        OnnxEmbedder(empty_cache, quantize=False, model_dir=packaged).embed(["hello"])

