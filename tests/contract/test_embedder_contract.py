@@ -179,5 +179,5 @@ def test_a_wheels_prebuilt_model_is_used_as_is(model_cache_dir: Path, tmp_path: 
     vectors = OnnxEmbedder(empty_cache, model_dir=packaged).embed(TEXTS)
     np.testing.assert_array_equal(vectors, OnnxEmbedder(model_cache_dir).embed(TEXTS))
     assert not empty_cache.exists() or not any(empty_cache.iterdir())
-    with pytest.raises(EmbedderError, match="no model.safetensors"):
+    with pytest.raises(EmbedderError, match=r"no model\.safetensors"):
         OnnxEmbedder(empty_cache, quantize=False, model_dir=packaged).embed(["hello"])
