@@ -24,8 +24,16 @@ from strata_recall.domain.compression.escalation_rules import Rung
 from strata_recall.domain.context import build_context
 from strata_recall.domain.fusion import Weights, fuse, recency_score, relevance
 from strata_recall.domain.graph_rules import favour_linked
-from strata_recall.domain.models import Filters, Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.models import (
+    RECALLABLE,
+    Filters,
+    Lifecycle,
+    Memory,
+    MemoryType,
+    Scope,
+)
 from strata_recall.domain.secrets import masked, masked_text
+from strata_recall.domain.succession import MAX_HOPS, live_successors, routed
 from strata_recall.domain.text import search_text
 from strata_recall.domain.timeq import mentioned_periods
 from strata_recall.domain.visibility import recallable
@@ -133,16 +141,23 @@ class Retriever:
         vector = self._embedder.embed([query])[0]
         timings["embed"] = _ms_since(started)
         n = max(config.candidates, k)
+        widened = through_superseded(filters)
+        searched = widened or filters
         mark = time.perf_counter()
-        vector_hits: dict[str, float] = dict(self._store.vector_search(viewer, vector, n, filters))
+        vector_hits: dict[str, float] = dict(
+            self._store.vector_search(viewer, vector, n, searched))
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
         lexical_hits: dict[str, float] = dict(
-            self._store.text_search(viewer, search_text(query), n, filters)
+            self._store.text_search(viewer, search_text(query), n, searched)
         )
         timings["lexical"] = _ms_since(mark)
         mark = time.perf_counter()
-        scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters)
+        fetched = None
+        if widened is not None:
+            vector_hits, lexical_hits, fetched = self._route_superseded(
+                vector_hits, lexical_hits, viewer, widened, filters)
+        scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             scored = [h for h in scored if h.relevance >= min_score]
         ranked = self._with_pinned(scored, k, viewer, filters)
@@ -171,11 +186,13 @@ class Retriever:
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
         viewer: Scope, config: RecallConfig, filters: Filters,
+        fetched: dict[str, Candidate] | None = None,
     ) -> list[Scored]:
         """Every candidate's fused score, best first, from its ranking fields alone (whole
-        memories are read only for the hits returned)."""
+        memories are read only for the hits returned). ``fetched``: candidates already read."""
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
-        memories = self._fetch(ids, viewer, filters)
+        memories = ({i: fetched[i] for i in ids if i in fetched} if fetched is not None
+                    else self._fetch(ids, viewer, filters))
         episodes = {i: m for i, m in memories.items()
                     if config.episode_weight > 0 and m.meta.get("kind") == EPISODE_TAG}
         episode_scores = {i: lexical_hits[i] for i in episodes if i in lexical_hits}
@@ -213,6 +230,24 @@ class Retriever:
                                  relevance(breakdown) * factor))
         scored.sort(key=lambda h: (-h.score, h.id))
         return scored
+
+    def _route_superseded(
+        self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
+        widened: Filters, filters: Filters,
+    ) -> tuple[dict[str, float], dict[str, float], dict[str, Candidate]]:
+        """The searches' superseded hits handed to the live memories that replaced them
+        (``domain/succession.py``), and the live candidates read on the way."""
+        found = self._fetch(list(dict.fromkeys([*vector_hits, *lexical_hits])), viewer, widened)
+        for _ in range(MAX_HOPS):
+            missing = {n for c in found.values() if (n := _successor(c)) and n not in found}
+            if not missing:
+                break
+            found.update(self._fetch(sorted(missing), viewer, widened))
+        wanted = filters.effective_lifecycles()
+        old = {i: n for i, c in found.items() if (n := _successor(c))}
+        live = {i: c for i, c in found.items() if c.lifecycle in wanted}
+        ends = live_successors(old, live)
+        return routed(vector_hits, old, ends), routed(lexical_hits, old, ends), live
 
     def _episode_parts(
         self, episodes: dict[str, Candidate], episode_scores: dict[str, float],
@@ -341,6 +376,24 @@ def _ms_since(mark: float) -> float:
 def _parts(episode: Candidate) -> list[str]:
     parts = episode.meta.get("parts", [])
     return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
+def through_superseded(filters: Filters) -> Filters | None:
+    """The filters a recall searches with when it reaches current truth through what it
+    replaced: the caller's, widened to superseded memories, when the caller left the
+    lifecycles to the default; ``None`` when the caller named lifecycles (they get exactly
+    those)."""
+    if filters.lifecycles:
+        return None
+    return replace(filters, lifecycles=(*sorted(RECALLABLE), Lifecycle.SUPERSEDED))
+
+
+def _successor(candidate: Candidate) -> str | None:
+    """The id that superseded this memory, if it is superseded."""
+    if candidate.lifecycle is not Lifecycle.SUPERSEDED:
+        return None
+    successor = candidate.meta.get("superseded_by")
+    return successor if isinstance(successor, str) and successor else None
 
 
 def _near(memory: Candidate) -> list[str]:

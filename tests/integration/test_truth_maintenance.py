@@ -157,3 +157,29 @@ def test_what_someone_else_changes_leaves_the_users_own_claims_alone(
     clock.advance(seconds=1)
     strata.remember(theirs, scope=A, mode="sync")
     assert by_content(strata)[mine] is Lifecycle.ACTIVE
+
+
+@pytest.mark.parametrize(("other", "before", "after", "question", "answer"), [
+    ("I have a peanut allergy.", "I have a cat named Tofu.", "Tofu passed away last month.",
+     "Do I have a cat?", "User no longer has Tofu"),
+    ("I still live with two roommates.", "I drive a Honda Civic.",
+     "I traded in the Civic for a Mazda 3.", "Do I still drive a Honda?",
+     "User no longer has Civic"),
+])
+def test_a_question_in_the_old_words_finds_what_replaced_them(
+    store: Store, clock: FakeClock, other: str, before: str, after: str, question: str,
+    answer: str
+) -> None:
+    """The old wording often matches best ("cat" is only in the superseded turn): recall
+    hands its score to the memory that superseded it, and never shows the stale one."""
+    strata = facade(store, clock)
+    strata.remember(other, scope=A, mode="sync")
+    strata.remember(before, scope=A, mode="sync")
+    clock.advance(seconds=1)
+    strata.remember(after, scope=A, mode="sync")
+    hits = strata.recall(question, scope=A, k=3).hits
+    assert answer in hits[0].memory.content, [h.memory.content for h in hits]
+    assert before not in [h.memory.content for h in hits]
+    old = strata.recall(question, scope=A, k=3,
+                        filters=Filters(lifecycles=(Lifecycle.SUPERSEDED,))).hits
+    assert before in [h.memory.content for h in old]  # asked for by name: served as is

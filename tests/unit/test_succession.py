@@ -1,0 +1,29 @@
+"""Recall through what was replaced: the pure routing of a superseded memory's score."""
+
+from __future__ import annotations
+
+from strata_recall.domain.succession import MAX_HOPS, live_successors, routed
+
+
+def test_a_chain_ends_at_its_first_live_memory() -> None:
+    successor_of = {"a": "b", "b": "c"}  # a -> b -> c, c live
+    assert live_successors(successor_of, live={"c"}) == {"a": "c", "b": "c"}
+
+
+def test_broken_looping_and_overlong_chains_lead_nowhere() -> None:
+    assert live_successors({"a": "gone"}, live={"c"}) == {}
+    assert live_successors({"a": "b", "b": "a"}, live={"c"}) == {}
+    chain = {f"m{i}": f"m{i + 1}" for i in range(MAX_HOPS + 1)}
+    assert "m0" not in live_successors(chain, live={f"m{MAX_HOPS + 1}"})
+    assert live_successors(chain, live={f"m{MAX_HOPS + 1}"})[f"m{MAX_HOPS}"] == \
+        f"m{MAX_HOPS + 1}"
+
+
+def test_a_successor_keeps_the_better_score_and_the_old_id_is_dropped() -> None:
+    scores = {"old": 0.9, "new": 0.2, "other": 0.5}
+    assert routed(scores, {"old"}, {"old": "new"}) == {"new": 0.9, "other": 0.5}
+    assert routed({"old": 0.1, "new": 0.7}, {"old"}, {"old": "new"}) == {"new": 0.7}
+
+
+def test_a_superseded_memory_without_a_live_successor_just_disappears() -> None:
+    assert routed({"old": 0.9, "x": 0.1}, {"old"}, {}) == {"x": 0.1}
