@@ -38,7 +38,10 @@ def sections(markdown: str, level: str) -> dict[str, str]:
 
 
 def commands(group: TyperGroup, prefix: str = "strata") -> Iterator[tuple[str, Any]]:
-    for name, command in sorted(group.commands.items()):
+    """Every command under ``group``, the lazily registered ones too (``cli.lazy``)."""
+    ctx = typer.Context(group)
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
         path = f"{prefix} {name}"
         yield path, command
         if isinstance(command, TyperGroup):

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from strata_recall.ports import Embedder, Store
 from strata_recall.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Embedder, Store
 
 
 def open_parts(path: str | Path | None, *, url: str | None, embedder: Embedder | str | None,
-               settings: dict[str, Any]) -> tuple[Store, Embedder, Settings]:
-    """The store, embedder and settings for ``Strata.open(path, url=..., embedder=...)``."""
+               settings: dict[str, Any], vector_math: bool = True
+               ) -> tuple[Store, Embedder, Settings]:
+    """The store, embedder and settings for ``Strata.open(path, url=..., embedder=...)``.
+    ``vector_math=False`` (a reader of rows) skips the BLAS cap, and so numpy."""
     if isinstance(embedder, str):
         settings["embedder"] = embedder
         embedder = None
@@ -24,7 +28,8 @@ def open_parts(path: str | Path | None, *, url: str | None, embedder: Embedder |
         key = "database_path" if target.suffix in {".db", ".sqlite", ".sqlite3"} else "home"
         settings.setdefault(key, target)
     config = load_settings(**settings)
-    _limit_blas_threads(config.blas_threads)
+    if vector_math:
+        _limit_blas_threads(config.blas_threads)
     from strata_recall.embedders import make_embedder
     from strata_recall.stores.factory import open_store
 
@@ -41,6 +46,7 @@ def _limit_blas_threads(threads: int | None) -> None:
     after each matmul took the second core from SQLite and the model (recall p95 48 → 24 ms
     with 1 thread; docs/architecture.md)."""
     if threads is not None:
+        import numpy  # noqa: F401  (threadpoolctl caps the BLAS already loaded: numpy's)
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=threads, user_api="blas")

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from strata_recall.domain import applying
 from strata_recall.domain.chatter import is_chatter
@@ -35,12 +35,14 @@ from strata_recall.ports import (
     NewMemory,
     Stamp,
     Store,
-    Vector,
     WriteBatch,
 )
 from strata_recall.providers.base import ExtractedFact, Extraction
 from strata_recall.providers.chain import ExtractionOutcome, ProviderChain
 from strata_recall.worker import JobOutput
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 #: Roles whose turns are the user's (or a document's) own statements, worth extracting.
 SKIPPED_ROLES = frozenset({"assistant", "system", "tool"})

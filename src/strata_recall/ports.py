@@ -13,10 +13,7 @@ import builtins
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from strata_recall.domain import models
 from strata_recall.domain.compression.representations import MemoryVersion
@@ -24,7 +21,11 @@ from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
 from strata_recall.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 
-Vector = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # numpy loads where vectors are computed, not with the ports
+    import numpy as np
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
 
 
 class Clock(Protocol):

@@ -101,5 +101,6 @@ def open_read_only(path: str | Path | None = None, *, url: str | None = None,
     reads only."""
     from strata_recall.opening import open_parts
 
-    store, chosen, config = open_parts(path, url=url, embedder=embedder, settings=settings)
+    store, chosen, config = open_parts(path, url=url, embedder=embedder, settings=settings,
+                                       vector_math=False)
     return ReadOnlyStrata(store, chosen, config)

@@ -29,6 +29,11 @@ def test_bench_startup_reports_every_command_and_the_open(
         assert len(timing["runs_ms"]) == 1
         assert timing["argv"][1:3] == ["-m", "strata_recall"]
     assert report["commands"]["get"]["argv"][-6] == "get"
+    for name in ("list", "get", "history"):  # the read-only commands carry their target
+        timing = report["commands"][name]
+        assert timing["target_ms"] == 300
+        assert timing["meets_target"] == (timing["median_ms"] <= 300)
+    assert "target_ms" not in report["commands"]["recall"]
     assert set(report["open"]) == {"import_ms", "open_ms", "first_recall_ms"}
     assert all(t["median_ms"] > 0 for t in report["open"].values())
     assert report["config"]["memories"] == 20

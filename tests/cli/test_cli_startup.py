@@ -15,9 +15,10 @@ from strata_recall.cli.main import app
 from strata_recall.embedders import HashingEmbedder, make_embedder
 from strata_recall.facade import Strata
 
-#: Modules a read-only command must not import: the model runtimes, the HTTP stack, MCP, the
-#: vector index and the facade's object graph.
-HEAVY = ("onnxruntime", "tokenizers", "torch", "fastapi", "uvicorn", "mcp", "usearch",
+#: Modules a read-only command must not import: the model runtimes, numpy (and the BLAS cap),
+#: the HTTP stack, MCP, the vector indexes and the facade's object graph.
+HEAVY = ("onnxruntime", "tokenizers", "torch", "numpy", "threadpoolctl", "fastapi", "uvicorn",
+         "mcp", "usearch", "strata_recall.stores.vector_index", "strata_recall.stores.ann",
          "strata_recall.facade", "strata_recall.pipeline")
 
 PROBE = """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,10 +13,13 @@ from strata_recall.domain.jobs import JobKind, JobStatus, NewJob
 from strata_recall.domain.models import Filters, HistoryKind, Scope
 from strata_recall.errors import InvalidInput
 from strata_recall.facade import Strata
-from strata_recall.ports import Store, Vector
+from strata_recall.ports import Store
 from strata_recall.settings import load_settings
 from strata_recall.testing import FakeClock
 from tests.conftest import EMBEDDER
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 U = Scope(team="t", user="ana")
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from strata_recall.domain.models import Filters, Scope
-from strata_recall.ports import Vector
 from strata_recall.stores.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 
 def ann_against_exact(

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from strata_recall.cli.session import EmbedderChoice, errors_reported
+
+if TYPE_CHECKING:
+    from strata_recall.bench.startup import StartupReport
 
 
 def startup(
@@ -39,15 +42,24 @@ def startup(
         return
     table = Table(title=f"strata bench startup: {memories} memories, median of {runs} runs, "
                         f"load {report.machine.get('load_avg_before')}")
-    for column in ("what", "median ms", "median CPU ms", "runs ms"):
+    for column in ("what", "median ms", "median CPU ms", "target ms", "runs ms"):
         table.add_column(column)
-    rows = [(f"strata {name}", t) for name, t in report.commands.items()]
-    rows += [(f"Strata.open: {name.removesuffix('_ms')}", t) for name, t in report.open.items()]
-    for label, timing in rows:
+    rows = [(f"strata {name}", t, _target_cell(report, name))
+            for name, t in report.commands.items()]
+    rows += [(f"Strata.open: {name.removesuffix('_ms')}", t, "-")
+             for name, t in report.open.items()]
+    for label, timing, target in rows:
         cpu = timing.median_cpu_ms
         table.add_row(label, f"{timing.median_ms:.1f}", "-" if cpu is None else f"{cpu:.1f}",
-                      " ".join(f"{r:.0f}" for r in timing.runs_ms))
+                      target, " ".join(f"{r:.0f}" for r in timing.runs_ms))
     Console().print(table)
+
+
+def _target_cell(report: StartupReport, command: str) -> str:
+    target = report.target_ms(command)
+    if target is None:
+        return "-"
+    return f"{target:.0f} ({'met' if report.meets_target(command) else 'missed'})"
 
 
 def register(app: typer.Typer) -> None:

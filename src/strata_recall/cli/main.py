@@ -21,7 +21,7 @@ import typer
 
 from strata_recall.cli import render
 from strata_recall.cli.ids import memory_ref
-from strata_recall.cli.lazy import Lazy, LazyGroup
+from strata_recall.cli.lazy import Lazy, LazyGroup, deferred
 from strata_recall.cli.options import AgentOpt, RunOpt, TeamOpt, UserOpt
 from strata_recall.cli.options import root_options as _options
 from strata_recall.cli.options import scope_dict as _scope
@@ -732,6 +732,7 @@ class StrataGroup(LazyGroup):
     .lazy``), in this order (the order of ``strata --help``)."""
 
     entries = (
+        *deferred(app),  # the commands above: converted when named
         Lazy(("bench",), _add_bench),
         Lazy(("mcp",), _add_mcp),
         Lazy(("ingest",), _add_ingest),

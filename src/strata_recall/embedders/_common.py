@@ -1,17 +1,24 @@
-"""Helpers shared by the embedder adapters: input checks, normalisation, offline mode."""
+"""Helpers shared by the embedder adapters: input checks, normalisation, offline mode.
+
+numpy is imported by the functions that compute, not at module level: constructing an
+embedder (its name and dimension, checked against the store) must not load it, so that a
+command that only reads rows (``strata list``) starts without it.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from strata_recall.errors import EmbedderError, InvalidInput
 
-Matrix = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_DIM = 384
@@ -81,11 +88,15 @@ def check_texts(texts: Sequence[str]) -> list[str]:
 
 
 def empty_matrix(dim: int) -> Matrix:
+    import numpy as np
+
     return np.zeros((0, dim), dtype=np.float32)
 
 
 def l2_normalise(rows: npt.NDArray[np.floating]) -> Matrix:
     """Rows scaled to unit length, as a new float32 array (all-zero rows stay zero)."""
+    import numpy as np
+
     rows64 = np.asarray(rows, dtype=np.float64)
     norms = np.linalg.norm(rows64, axis=1, keepdims=True)
     unit: Matrix = (rows64 / np.maximum(norms, 1e-12)).astype(np.float32)

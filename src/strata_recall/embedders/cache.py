@@ -7,12 +7,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from strata_recall.embedders._common import Matrix, check_texts, empty_matrix
+from strata_recall.embedders._common import check_texts, empty_matrix
 from strata_recall.errors import EmbedderError, InvalidInput
 from strata_recall.ports import Embedder
+
+if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,8 @@ class CachedEmbedder:
         missing = {key: text for key, text in zip(keys, items, strict=True) if key not in found}
         if missing:
             found.update(self._compute(missing))
+        import numpy as np  # here, not at import: see embedders._common
+
         # np.stack copies, so callers never hold views into the cache.
         return np.stack([found[key] for key in keys])
 
@@ -113,6 +117,8 @@ class CachedEmbedder:
 
 def _frozen_row(row: Matrix) -> Matrix:
     """A read-only float32 copy, detached from the inner embedder's output array."""
+    import numpy as np
+
     frozen = np.array(row, dtype=np.float32, copy=True)
     frozen.flags.writeable = False
     return frozen

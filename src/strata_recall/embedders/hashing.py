@@ -6,11 +6,15 @@ import hashlib
 import itertools
 import re
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from strata_recall.embedders._common import Matrix, check_texts, empty_matrix, l2_normalise
+from strata_recall.embedders._common import check_texts, empty_matrix, l2_normalise
 from strata_recall.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
 
 _WORD = re.compile(r"\w+")
 _EMPTY_FEATURE = "\x00empty"

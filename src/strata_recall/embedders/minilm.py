@@ -5,14 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from strata_recall.embedders._common import (
     MODEL_DIM,
     MODEL_NAME,
-    Matrix,
     bundled_model_dir,
     check_texts,
     empty_matrix,
@@ -21,6 +20,9 @@ from strata_recall.embedders._common import (
     l2_normalise,
 )
 from strata_recall.errors import EmbedderError, InvalidInput
+
+if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
 
 force_offline()
 

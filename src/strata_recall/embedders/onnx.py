@@ -34,16 +34,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from strata_recall.embedders._common import (
     MODEL_DIM,
     MODEL_NAME,
     PREBUILT_INT8,
-    Matrix,
     bundled_model_dir,
     check_texts,
     empty_matrix,
@@ -51,6 +47,14 @@ from strata_recall.embedders._common import (
     l2_normalise,
 )
 from strata_recall.errors import EmbedderError, InvalidInput
+
+if TYPE_CHECKING:  # numpy loads with the model, not with the embedder (see _common)
+    import numpy as np
+    import numpy.typing as npt
+
+    from strata_recall.embedders._common import Matrix
+
+    Int64Array = npt.NDArray[np.int64]
 
 force_offline()
 
@@ -77,8 +81,6 @@ DEFAULT_THREADS = 1
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUT = "last_hidden_state"
 _SKIPPED_SOURCE_FILES = frozenset({"README.md", ".gitattributes"})
-
-Int64Array = npt.NDArray[np.int64]
 
 
 # --- cache layout -------------------------------------------------------------------------
@@ -219,6 +221,8 @@ def _atomic_write(target: Path, produce: Callable[[Path], None]) -> None:
 
 def _export_fp32(model_dir: Path, out: Path) -> None:
     """Build the BERT encoder graph from the safetensors weights (no torch) into ``out``."""
+    import numpy as np
+
     from strata_recall.embedders.bert_graph import build_bert_onnx
 
     build_bert_onnx(model_dir, out, opset=OPSET)
@@ -319,6 +323,8 @@ def _load_tokenizer(model_dir: Path) -> Any:
 
 def _encode(tokenizer: Any, texts: Sequence[str]) -> tuple[Int64Array, Int64Array, Int64Array]:
     """input_ids, attention_mask and token_type_ids, padded to the batch's longest text."""
+    import numpy as np
+
     encodings = tokenizer.encode_batch(list(texts))
     ids = np.array([e.ids for e in encodings], dtype=np.int64)
     mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -328,6 +334,8 @@ def _encode(tokenizer: Any, texts: Sequence[str]) -> tuple[Int64Array, Int64Arra
 
 def _mean_pool(hidden: npt.NDArray[np.float32], mask: Int64Array) -> Matrix:
     """Average of the token vectors the attention mask keeps, L2-normalised."""
+    import numpy as np
+
     weights = mask[:, :, None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
     counts = np.maximum(weights.sum(axis=1), 1e-9)
@@ -428,6 +436,8 @@ class OnnxEmbedder:
             return self._loaded
 
     def embed(self, texts: Sequence[str]) -> Matrix:
+        import numpy as np
+
         items = check_texts(texts)
         if not items:
             return empty_matrix(MODEL_DIM)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,12 +19,14 @@ from strata_recall.embedders.onnx import (
     _OUTPUT,
     MAX_SEQ_LENGTH,
     OPSET,
-    Int64Array,
     _encode,
     _load_tokenizer,
     _new_session,
 )
 from strata_recall.errors import EmbedderError
+
+if TYPE_CHECKING:
+    from strata_recall.embedders.onnx import Int64Array
 
 __all__ = ["export_with_torch"]
 

@@ -8,8 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.models import (
@@ -25,7 +24,10 @@ from strata_recall.domain.models import (
 from strata_recall.domain.text import STOPWORDS, index_tokens
 from strata_recall.domain.visibility import can_see
 from strata_recall.errors import InvalidInput
-from strata_recall.ports import HistoryPage, Stamp, Vector, WriteBatch
+from strata_recall.ports import HistoryPage, Stamp, WriteBatch
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 DUPLICATE_REASON = "exact duplicate of a live memory"
 #: Query terms a lexical search uses at most (OR over many terms is what makes FTS slow).
@@ -73,16 +75,26 @@ def decode_vector(text: str) -> Vector:
     return vector_from_bytes(base64.b64decode(text))
 
 
+# numpy is imported by the functions that handle vectors, so that reading rows (``strata
+# list``) does not load it.
+
+
 def vector_bytes(vector: Vector) -> bytes:
+    import numpy as np
+
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
 def vector_from_bytes(blob: bytes) -> Vector:
+    import numpy as np
+
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 def checked_vector(vector: Vector, dim: int) -> Vector:
     """``vector`` as float32, refused unless it has the store's dimension."""
+    import numpy as np
+
     array = np.asarray(vector, dtype=np.float32)
     if array.shape != (dim,):
         raise InvalidInput(f"vector has shape {array.shape}, the store holds {dim}-d")

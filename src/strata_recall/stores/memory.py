@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,7 +47,6 @@ from strata_recall.ports import (
     StoredMemory,
     StoreStats,
     TokenRecord,
-    Vector,
     WriteBatch,
     WriteOutcome,
 )
@@ -67,6 +66,9 @@ from strata_recall.stores.common import (
 from strata_recall.stores.memory_graph import InMemoryGraph
 from strata_recall.stores.memory_jobs import InMemoryJobQueue
 from strata_recall.stores.vector_index import IndexEntry, VectorIndex
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 _BM25_K1 = 1.2
 _BM25_B = 0.75

@@ -16,13 +16,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from strata_recall.domain.models import Lifecycle, MemoryType, Scope
-from strata_recall.ports import Vector
 from strata_recall.stores.ann import CANDIDATES, AnnIndex
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 _LIFECYCLE_CODES = {lc: i for i, lc in enumerate(Lifecycle)}

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 import psycopg.errors as pg_errors
@@ -45,7 +45,6 @@ from strata_recall.ports import (
     MemoryChange,
     StoredMemory,
     StoreStats,
-    Vector,
     WriteBatch,
     WriteOutcome,
 )
@@ -71,6 +70,9 @@ from strata_recall.stores.sql_rows import (
     version_row,
 )
 from strata_recall.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 Conn = psycopg.Connection[Any]
 T = TypeVar("T")

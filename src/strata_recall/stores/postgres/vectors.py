@@ -8,7 +8,7 @@ SQLite's) and 384 floats never go through decimal text. The wire format of pgvec
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import psycopg
@@ -16,7 +16,9 @@ from psycopg.adapt import Buffer, Dumper, Loader
 from psycopg.pq import Format
 
 from strata_recall.errors import StoreError
-from strata_recall.ports import Vector
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 _HEADER = struct.Struct(">HH")
 

@@ -23,9 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from strata_recall.domain.compression.representations import MemoryVersion
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
@@ -36,11 +34,9 @@ from strata_recall.ports import (
     NewMemory,
     StoredMemory,
     StoreStats,
-    Vector,
     WriteBatch,
     WriteOutcome,
 )
-from strata_recall.stores.ann import AnnIndex, AnnMeta
 from strata_recall.stores.common import (
     checked_vector,
     decode_vector,
@@ -64,7 +60,11 @@ from strata_recall.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
 from strata_recall.stores.sqlite import migrations
 from strata_recall.stores.sqlite import queries as q
 from strata_recall.stores.sqlite.errors import translated as _translated
-from strata_recall.stores.vector_index import EXACT_BELOW, VectorIndex
+
+if TYPE_CHECKING:  # the vector indexes (and numpy) load on the first vector search
+    from strata_recall.ports import Vector
+    from strata_recall.stores.ann import AnnIndex
+    from strata_recall.stores.vector_index import VectorIndex
 
 T = TypeVar("T")
 
@@ -125,7 +125,7 @@ class SQLiteStore(SQLStore):
             self._writer = self._connect()
             migrations.migrate(self._writer)
             self._check_embedder()
-        self._index = VectorIndex(dim)
+        self._vectors: VectorIndex | None = None  # made by the first catch-up
         self._index_rev = 0
         self._vector_search = vector_search
         self._ann: AnnIndex | None = None
@@ -296,8 +296,10 @@ class SQLiteStore(SQLStore):
         conn.execute(q.DELETE_EMBEDDING, (memory_id,))
 
     def _forget_purged(self, memory_ids: Sequence[str]) -> None:
+        if self._vectors is None:  # no index yet: the next catch-up reads only live rows
+            return
         for memory_id in memory_ids:  # committed: this process's index forgets them too
-            self._index.drop(memory_id)
+            self._vectors.drop(memory_id)
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -316,9 +318,11 @@ class SQLiteStore(SQLStore):
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
     ) -> builtins.list[tuple[str, float]]:
-        self._catch_up_index()
+        from strata_recall.stores.vector_index import EXACT_BELOW
+
+        index = self._catch_up_index()
         allowed = None if index_covers(filters) else self._ids_matching(viewer, filters)
-        return self._index.search(
+        return index.search(
             checked_vector(vector, self.dim), k, viewer, filters.effective_lifecycles(),
             filters.types, allowed, ann=self._ann,
             exact_below=0 if self._vector_search == "ann" else EXACT_BELOW,
@@ -332,10 +336,19 @@ class SQLiteStore(SQLStore):
                                 (*params, *extra_params)).fetchall()
         return {row[0] for row in rows}
 
-    def _catch_up_index(self) -> None:
+    def _catch_up_index(self) -> VectorIndex:
         """Load rows changed since the last search (by any process) into the vector index,
         and into the approximate one (opened from its file, or built, on the first call)."""
+        import numpy as np
+
+        from strata_recall.stores.ann import AnnIndex
+
         with self._index_lock, _translated():
+            if self._vectors is None:
+                from strata_recall.stores.vector_index import VectorIndex
+
+                self._vectors = VectorIndex(self.dim)
+            index = self._vectors
             if not self._ann_opened:
                 self._ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name,
                                           self._reader().execute(q.MAX_REV).fetchone()[0])
@@ -344,32 +357,35 @@ class SQLiteStore(SQLStore):
                 vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
                 vectors = vectors.reshape(len(rows), self.dim)
                 keys = np.fromiter((row[9] for row in rows), dtype=np.int64, count=len(rows))
-                self._index.upsert_rows([row[:7] for row in rows], vectors, keys)
+                index.upsert_rows([row[:7] for row in rows], vectors, keys)
                 if self._ann is not None:
                     fresh = np.fromiter((row[7] > self._ann.rev for row in rows), dtype=np.bool_,
                                         count=len(rows))
                     self._ann.upsert(keys[fresh], vectors[fresh])
                 self._index_rev = rows[-1][7]
-            self._sync_ann()
+            self._sync_ann(index)
+        return index
 
-    def _sync_ann(self) -> None:
+    def _sync_ann(self, index: VectorIndex) -> None:
         """After a catch-up: heal a loaded index that misses rows, or build one when the
         store has grown enough; either way it now covers ``_index_rev``."""
         if self._vector_search == "exact":
             return
         opening, self._ann_opened = not self._ann_opened, True
         if self._ann is None:
-            if len(self._index) < (0 if self._vector_search == "ann" else ANN_MIN_ROWS):
+            if len(index) < (0 if self._vector_search == "ann" else ANN_MIN_ROWS):
                 self._ann_opened = False  # look again (and build) once it has grown
                 return
+            from strata_recall.stores.ann import AnnIndex
+
             self._ann = AnnIndex(self.dim)
-            for keys, vectors in self._index.keyed_chunks():
+            for keys, vectors in index.keyed_chunks():
                 self._ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
             self._ann.rev = self._index_rev
             self._save_ann()
         elif opening:
-            missing = self._ann.missing(self._index.keys())
-            self._ann.upsert(missing, self._index.vectors_of(missing))
+            missing = self._ann.missing(index.keys())
+            self._ann.upsert(missing, index.vectors_of(missing))
         self._ann.rev = self._index_rev
 
     def _save_ann(self) -> None:
@@ -378,6 +394,8 @@ class SQLiteStore(SQLStore):
         ann = self._ann
         if ann is None or not ann.dirty:
             return
+        from strata_recall.stores.ann import AnnMeta
+
         with suppress(OSError, RuntimeError):
             ann.save(self.ann_path, AnnMeta(rev=ann.rev, dim=self.dim,
                                             embedder=self.embedder_name))
@@ -425,7 +443,7 @@ class SQLiteStore(SQLStore):
             version = migrations.current_version(conn)
         details: dict[str, Any] = {"path": str(self.path), "embedder": self.embedder_name}
         if team is None:  # the vector index is the store's: not a team's count
-            details["indexed_vectors"] = len(self._index)
+            details["indexed_vectors"] = 0 if self._vectors is None else len(self._vectors)
         return StoreStats(
             events=events, memories=count[0], live_memories=count[1] or 0,
             deleted_memories=count[2] or 0, history_rows=history, schema_version=version,
