@@ -145,6 +145,10 @@ class SQLStore(SQLJobQueue):
     retention: ClassVar[RetentionSQL]
     #: ``get_many``'s statement (ids bound as one list), followed by the visibility fragment.
     get_many_sql: ClassVar[str]
+    #: ``candidates``' statement (ids bound as one list), followed by visibility and filters.
+    #: It must look rows up by id: a planner that walks an index on the filters' columns
+    #: instead reads every row of the team (on SQLite it did, from migration 0012 on).
+    candidates_sql: ClassVar[str]
     #: ``export``'s statement for memories: ``M_COLUMNS``, search text, model, vector.
     export_memories_sql: ClassVar[str]
     #: Statements run before ``record_access``'s update, in its transaction.
@@ -348,11 +352,10 @@ class SQLStore(SQLJobQueue):
             return []
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
-        statement = (f"SELECT {CANDIDATE_COLUMNS} FROM memories m "
-                     f"WHERE {self.dialect.in_ids('m.id')} AND {where}{extra}")
         with self._conn() as conn:
-            rows = conn.execute(statement, (self.dialect.ids(list(memory_ids)), *params,
-                                            *extra_params)).fetchall()
+            rows = conn.execute(self.candidates_sql + where + extra,
+                                (self.dialect.ids(list(memory_ids)), *params,
+                                 *extra_params)).fetchall()
         found = {c.id: c for c in (candidate_from_row(self.dialect, r) for r in rows)}
         return [found[i] for i in memory_ids if i in found]
 

@@ -16,6 +16,7 @@ from psycopg.types.json import Jsonb
 
 from strata_recall.stores import sql
 from strata_recall.stores.sql_store import (
+    CANDIDATE_COLUMNS,
     EVENT_COLUMNS,
     HISTORY_COLUMNS,
     M_COLUMNS,
@@ -105,6 +106,10 @@ SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND m.lifecycle != 'dele
 #: This transaction's commit does not wait for its WAL to reach disk: a server crash may lose
 #: the last few hundred ms of such commits, never corrupt anything. Used for access counts.
 ASYNC_COMMIT = "SET LOCAL synchronous_commit = off"
+CANDIDATES = f"""
+SELECT {CANDIDATE_COLUMNS} FROM memories m WHERE m.id = ANY(%s) AND
+"""
+
 EXPORT_MEMORIES = f"""
 SELECT {M_COLUMNS}, m.search_text, m.embedding_model, m.embedding FROM memories m
 ORDER BY m.rowid

@@ -127,6 +127,7 @@ class PostgresStore(SQLStore):
     ))
     retention = RetentionSQL(q.DIALECT, MEMORY_COLUMNS)
     get_many_sql = q.GET_MANY
+    candidates_sql = q.CANDIDATES
     export_memories_sql = q.EXPORT_MEMORIES
     put_idempotency_sql = q.PUT_IDEMPOTENCY
     access_prelude = (q.ASYNC_COMMIT,)  # a statistic: not worth a WAL flush per recall

@@ -15,7 +15,7 @@ from typing import Any
 
 from strata_recall.stores import sql
 from strata_recall.stores.sql import NOT_LIVE_SQL
-from strata_recall.stores.sql_store import M_COLUMNS, MEMORY_COLUMNS
+from strata_recall.stores.sql_store import CANDIDATE_COLUMNS, M_COLUMNS, MEMORY_COLUMNS
 
 INSERT_MEMORY = f"""
 INSERT INTO memories ({MEMORY_COLUMNS}, scope_key, rev, search_text)
@@ -60,6 +60,13 @@ WHERE m.rev > ? ORDER BY m.rev
 GET_MANY = f"""
 SELECT {M_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m ON m.id = wanted.value
 WHERE m.lifecycle != 'deleted' AND
+"""
+
+#: Rows by id, the id list driving the join (the planner otherwise prefers the (team,
+#: lifecycle) index when a lifecycle filter is present and walks the whole team).
+CANDIDATES = f"""
+SELECT {CANDIDATE_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m
+ON m.id = wanted.value WHERE
 """
 
 EXPORT_MEMORIES = f"""

@@ -93,6 +93,7 @@ class SQLiteStore(SQLStore):
     ))
     retention = RetentionSQL(q.DIALECT, MEMORY_COLUMNS)
     get_many_sql = q.GET_MANY
+    candidates_sql = q.CANDIDATES
     export_memories_sql = q.EXPORT_MEMORIES
     put_idempotency_sql = q.PUT_IDEMPOTENCY
     unique_violation = sqlite3.IntegrityError
