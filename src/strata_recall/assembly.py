@@ -10,8 +10,10 @@ them. Nothing is written except recall's access counters.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +45,8 @@ from strata_recall.results import Recall
 #: Pinned memories read per context, at most.
 ALWAYS_LIMIT = 200
 META_LIMIT = 500
+#: Threads that read a context's layers beside its recall.
+READ_THREADS = 2
 #: The types one list per context reads (identity, policy, user profile and the meta kinds),
 #: newest first, at most ``SCOPE_LIMIT`` of them.
 SCOPE_TYPES = (MemoryType.IDENTITY, MemoryType.POLICY, MemoryType.USER_PROFILE, *META_TYPES)
@@ -81,6 +85,8 @@ class Assembler:
         self._store = store
         self._recall = recall
         self._layered = layered
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def context(
         self, query: str, *, scope: ScopeLike = None,
@@ -92,8 +98,11 @@ class Assembler:
         _check(budget_tokens, summary)
         viewer, where = Scope.parse(scope), Situation.parse(situation)
         budget = MetaBudget.parse(meta_budget)
-        rows = self._listed(viewer, SCOPE_TYPES, SCOPE_LIMIT)  # one read for every layer
-        always = self._always(viewer, rows)
+        # The layers' reads do not depend on the query: they run beside the recall.
+        layer_reads = self._reads_pool().submit(self._layer_rows, viewer)
+        recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens,
+                                filters=Filters(types_not=_gated_types(where)))
+        rows, always = layer_reads.result()
         seen = {m.id for m in always}
         profile = [m for m in rows if m.type is MemoryType.USER_PROFILE and m.id not in seen]
         seen.update(m.id for m in profile)
@@ -101,8 +110,6 @@ class Assembler:
                                budget) if self._layered else None
         if pack is not None:
             seen.update(i.id for i in pack.items)
-        recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens,
-                                filters=Filters(types_not=_gated_types(where)))
         layers = [
             Layer("identity", tuple(memory_line(m) for m in always)),
             Layer("user_profile", tuple(memory_line(m) for m in _by_weight(profile))),
@@ -116,6 +123,24 @@ class Assembler:
         timings = {"recall": recalled.timings_ms.get("total", 0.0),
                    "total": round((time.perf_counter() - started) * 1000.0, 3)}
         return ContextResult(assembled, where, pack, budget_tokens, timings, tuple(layers))
+
+    def close(self) -> None:
+        """Stop the layer-read threads (a context in flight finishes first)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def _reads_pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="strata-layers")
+            return self._pool
+
+    def _layer_rows(self, viewer: Scope) -> tuple[list[Memory], list[Memory]]:
+        """Every layer's candidates in one read per type, and the always-in memories."""
+        rows = self._listed(viewer, SCOPE_TYPES, SCOPE_LIMIT)
+        return rows, self._always(viewer, rows)
 
     def meta_items(self, viewer: Scope) -> list[MetaItem]:
         """The live meta items ``viewer`` may see, newest first."""

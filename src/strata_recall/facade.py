@@ -159,6 +159,8 @@ class Strata:
         self.stop_worker()
         self.writer.close()
         self.pipeline.close()
+        self._retriever.close()
+        self.assembler.close()
         self.store.close()
 
     def start_worker(self, concurrency: int | None = None) -> Worker:

@@ -5,8 +5,10 @@ Named presets describe retrieval as typed config; ``RecallConfig`` is what the p
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,6 +48,9 @@ from strata_recall.settings import MAX_QUERY_CHARS
 
 #: Identity memories, and pinned ones, that every recall includes at most (each).
 ALWAYS_LIMIT = 20
+#: Threads that run recalls' lexical searches beside their query embedding (concurrent
+#: recalls beyond this wait for one).
+LEXICAL_THREADS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,8 @@ class Retriever:
         self._embedder = embedder
         self._now = clock
         self._ladders = Ladders(store)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
@@ -138,25 +145,27 @@ class Retriever:
         check_query(query)
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        vector = self._embedder.embed([query])[0]
-        timings["embed"] = _ms_since(started)
         n = max(config.candidates, k)
         widened = through_superseded(filters)
         searched = widened or filters
+        # The lexical search needs no vector: it runs on another thread while this one embeds
+        # the query and searches by vector (the model and SQLite both release the GIL).
+        lexical = self._lexical_pool().submit(self._lexical, query, viewer, n, searched)
+        vector = self._embedder.embed([query])[0]
+        timings["embed"] = _ms_since(started)
         mark = time.perf_counter()
         vector_hits: dict[str, float] = dict(
             self._store.vector_search(viewer, vector, n, searched))
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
-        lexical_hits: dict[str, float] = dict(
-            self._store.text_search(viewer, search_text(query), n, searched)
-        )
-        timings["lexical"] = _ms_since(mark)
+        lexical_hits, timings["lexical"], fetched = lexical.result()
+        timings["lexical_wait"] = _ms_since(mark)
         mark = time.perf_counter()
-        fetched = None
+        fetched.update(self._fetch([i for i in vector_hits if i not in fetched], viewer,
+                                   searched))
         if widened is not None:
             vector_hits, lexical_hits, fetched = self._route_superseded(
-                vector_hits, lexical_hits, viewer, widened, filters)
+                vector_hits, lexical_hits, viewer, widened, filters, fetched)
         scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             scored = [h for h in scored if h.relevance >= min_score]
@@ -182,6 +191,29 @@ class Retriever:
             timings_ms={key: round(value, 3) for key, value in timings.items()},
             used_level=level_of_attempt(attempt),
         )
+
+    def _lexical(self, query: str, viewer: Scope, n: int, filters: Filters
+                 ) -> tuple[dict[str, float], float, dict[str, Candidate]]:
+        """The lexical hits, how long the search took (ms), and the hits' candidate rows
+        (read here too, while the caller is still embedding)."""
+        mark = time.perf_counter()
+        hits = dict(self._store.text_search(viewer, search_text(query), n, filters))
+        took = _ms_since(mark)
+        return hits, took, self._fetch(list(hits), viewer, filters)
+
+    def _lexical_pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(LEXICAL_THREADS,
+                                                thread_name_prefix="strata-lexical")
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the lexical search threads (a recall in flight finishes first)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
@@ -233,11 +265,12 @@ class Retriever:
 
     def _route_superseded(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
-        widened: Filters, filters: Filters,
+        widened: Filters, filters: Filters, found: dict[str, Candidate],
     ) -> tuple[dict[str, float], dict[str, float], dict[str, Candidate]]:
         """The searches' superseded hits handed to the live memories that replaced them
-        (``domain/succession.py``), and the live candidates read on the way."""
-        found = self._fetch(list(dict.fromkeys([*vector_hits, *lexical_hits])), viewer, widened)
+        (``domain/succession.py``), and the live candidates. ``found``: the hits' candidate
+        rows under ``widened``; their successors are read here."""
+        found = dict(found)
         for _ in range(MAX_HOPS):
             missing = {n for c in found.values() if (n := _successor(c)) and n not in found}
             if not missing:
