@@ -10,10 +10,8 @@ them. Nothing is written except recall's access counters.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +39,7 @@ from strata_recall.domain.visibility import recallable
 from strata_recall.errors import InvalidInput
 from strata_recall.ports import Store
 from strata_recall.results import Recall
+from strata_recall.threads import LazyPool
 
 #: Pinned memories read per context, at most.
 ALWAYS_LIMIT = 200
@@ -85,8 +84,7 @@ class Assembler:
         self._store = store
         self._recall = recall
         self._layered = layered
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        self._pool = LazyPool(READ_THREADS, "strata-layers")
 
     def context(
         self, query: str, *, scope: ScopeLike = None,
@@ -99,7 +97,7 @@ class Assembler:
         viewer, where = Scope.parse(scope), Situation.parse(situation)
         budget = MetaBudget.parse(meta_budget)
         # The layers' reads do not depend on the query: they run beside the recall.
-        layer_reads = self._reads_pool().submit(self._layer_rows, viewer)
+        layer_reads = self._pool.submit(self._layer_rows, viewer)
         recalled = self._recall(query, scope=viewer, k=k, budget_tokens=budget_tokens,
                                 filters=Filters(types_not=_gated_types(where)))
         rows, always = layer_reads.result()
@@ -126,16 +124,7 @@ class Assembler:
 
     def close(self) -> None:
         """Stop the layer-read threads (a context in flight finishes first)."""
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
-
-    def _reads_pool(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="strata-layers")
-            return self._pool
+        self._pool.close()
 
     def _layer_rows(self, viewer: Scope) -> tuple[list[Memory], list[Memory]]:
         """Every layer's candidates in one read per type, and the always-in memories."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -39,6 +39,7 @@ from strata_recall.ports import (
 )
 from strata_recall.providers.base import ExtractedFact, Extraction
 from strata_recall.providers.chain import ExtractionOutcome, ProviderChain
+from strata_recall.threads import LazyPool
 from strata_recall.worker import JobOutput
 
 if TYPE_CHECKING:
@@ -117,15 +118,13 @@ class WritePipeline:
         self.pause = pause
         self._prepared: OrderedDict[str, Future[_Prepared]] = OrderedDict()
         self._prepared_lock = threading.Lock()
-        self._prepare_pool: ThreadPoolExecutor | None = None
+        self._prepare_pool = LazyPool(PREPARE_THREADS, "strata-prepare")
 
     def close(self) -> None:
         """Stop preparing: turns not started yet are left to their jobs."""
         with self._prepared_lock:
-            pool, self._prepare_pool = self._prepare_pool, None
             self._prepared.clear()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        self._prepare_pool.close(cancel_pending=True)
 
     def handlers(self) -> dict[JobKind, Any]:
         chosen: dict[JobKind, Any] = {JobKind.EXTRACT: self.extract}
@@ -143,7 +142,7 @@ class WritePipeline:
         and store give the same outcome either way, only sooner."""
         for event in (masked(e) for e in events):
             if _extractable(event) and len(event.text) <= CHUNK_CHARS:
-                self._remember_prepared(event.text, self._pool().submit(
+                self._remember_prepared(event.text, self._prepare_pool.submit(
                     self._prepare_one, event.scope, event.text))
 
     def _prepare_one(self, scope: Scope, text: str) -> _Prepared:
@@ -176,13 +175,6 @@ class WritePipeline:
             return future.result()
         except StrataError:
             return None
-
-    def _pool(self) -> ThreadPoolExecutor:
-        with self._prepared_lock:
-            if self._prepare_pool is None:
-                self._prepare_pool = ThreadPoolExecutor(PREPARE_THREADS,
-                                                        thread_name_prefix="strata-prepare")
-            return self._prepare_pool
 
     # -- extract ----------------------------------------------------------------------------
 

@@ -5,10 +5,8 @@ Named presets describe retrieval as typed config; ``RecallConfig`` is what the p
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,6 +43,7 @@ from strata_recall.ingest import EPISODE_TAG
 from strata_recall.ports import Candidate, Embedder, Store
 from strata_recall.results import Hit, Recall
 from strata_recall.settings import MAX_QUERY_CHARS
+from strata_recall.threads import LazyPool
 
 #: Identity memories, and pinned ones, that every recall includes at most (each).
 ALWAYS_LIMIT = 20
@@ -130,8 +129,7 @@ class Retriever:
         self._embedder = embedder
         self._now = clock
         self._ladders = Ladders(store)
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        self._pool = LazyPool(LEXICAL_THREADS, "strata-lexical")
 
     def recall(
         self, query: str, viewer: Scope, k: int, budget_tokens: int, filters: Filters,
@@ -150,7 +148,7 @@ class Retriever:
         searched = widened or filters
         # The lexical search needs no vector: it runs on another thread while this one embeds
         # the query and searches by vector (the model and SQLite both release the GIL).
-        lexical = self._lexical_pool().submit(self._lexical, query, viewer, n, searched)
+        lexical = self._pool.submit(self._lexical, query, viewer, n, searched)
         vector = self._embedder.embed([query])[0]
         timings["embed"] = _ms_since(started)
         mark = time.perf_counter()
@@ -201,19 +199,9 @@ class Retriever:
         took = _ms_since(mark)
         return hits, took, self._fetch(list(hits), viewer, filters)
 
-    def _lexical_pool(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(LEXICAL_THREADS,
-                                                thread_name_prefix="strata-lexical")
-            return self._pool
-
     def close(self) -> None:
         """Stop the lexical search threads (a recall in flight finishes first)."""
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        self._pool.close()
 
     def _rank(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,

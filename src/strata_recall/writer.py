@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
 from typing import Any
@@ -50,6 +49,7 @@ from strata_recall.ports import (
 )
 from strata_recall.results import RememberResult, RememberStatus
 from strata_recall.settings import Settings
+from strata_recall.threads import LazyPool
 from strata_recall.worker import Runner
 
 REMEMBER_MODES = ("sync", "async", "auto", "raw")
@@ -81,15 +81,11 @@ class Writer:
         self.index_graph = index_graph
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.prepare = prepare
-        self._inline: ThreadPoolExecutor | None = None
-        self._inline_lock = threading.Lock()
+        self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
 
     def close(self) -> None:
         """Wait for the inline pipeline threads to finish their jobs."""
-        with self._inline_lock:
-            if self._inline is not None:
-                self._inline.shutdown(wait=True)
-                self._inline = None
+        self._inline.close()
 
     def remember(
         self,
@@ -242,7 +238,7 @@ class Writer:
         """Claim this job and run it on a pipeline thread; wait at most ``timeout_s``. If a
         worker claimed it first, wait for that worker instead."""
         deadline = time.monotonic() + timeout_s
-        future = self._inline_pool().submit(self._claim_and_run, job_id)
+        future = self._inline.submit(self._claim_and_run, job_id)
         try:
             job = future.result(timeout=timeout_s)
         except FutureTimeout:
@@ -260,13 +256,6 @@ class Writer:
         if not claimed:
             return self.store.get_job(job_id)
         return self.runner.run(claimed[0])
-
-    def _inline_pool(self) -> ThreadPoolExecutor:
-        with self._inline_lock:
-            if self._inline is None:
-                self._inline = ThreadPoolExecutor(PIPELINE_THREADS,
-                                                  thread_name_prefix="strata-pipeline")
-            return self._inline
 
     def _index_new(self, memories: Sequence[Memory], stored: Sequence[StoredMemory],
                    replayed: bool) -> None:
