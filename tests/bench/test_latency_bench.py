@@ -102,3 +102,17 @@ def test_cli_prints_one_json_object(tmp_path: Path, monkeypatch: Any) -> None:
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert data["config"]["memories"] == 120
     assert len(data["targets"]) == 4
+
+
+@pytest.mark.slow
+def test_a_postgres_store_is_measured_again_with_reuse(tmp_path: Path) -> None:
+    """``--reuse`` with ``--url``: the store lives in the database, not in ``--home``."""
+    from tests.conftest import postgres_url
+
+    url = postgres_url()
+    first = LatencyConfig(memories=120, queries=5, remembers=5, embedder="hashing", url=url,
+                          home=tmp_path / "first", cache_dir=tmp_path / "cache")
+    assert run_latency(first).serving.memories_at_open == 120
+    again = run_latency(replace(first, home=tmp_path / "scratch", reuse=True))
+    assert again.corpus == {"reused": True, "memories": 125}
+    assert again.serving.memories_at_open == 125

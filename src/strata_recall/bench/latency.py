@@ -885,7 +885,7 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
     queries = generate_queries(config.queries + 1, config.seed)
     with _bench_home(config.home, config.reuse) as home:
         embedder = _embedder(config.embedder, cache_dir, 0)
-        reused = config.reuse and (home / "strata.db").exists()
+        reused = config.reuse and (config.url is not None or (home / "strata.db").exists())
         if reused:
             texts: Sequence[str] = ()
             corpus, ingest = _reused_store(home, config, embedder)

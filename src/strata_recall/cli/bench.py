@@ -93,8 +93,9 @@ def latency(
     home: Annotated[Path | None, typer.Option(
         help="Directory for the fresh store (default: a temporary one, removed after).")] = None,
     reuse: Annotated[bool, typer.Option(
-        "--reuse", help="Measure the store a previous run filled in --home again (no corpus, "
-                        "no ingest; each run's timed remembers add to it).")] = False,
+        "--reuse", help="Measure the store a previous run filled in --home (or at --url) "
+                        "again (no corpus, no ingest; each run's timed remembers add to it).")
+    ] = False,
     url: Annotated[str | None, typer.Option(
         help="Database URL of an empty store, e.g. postgresql://... (default: "
              "STRATA_DATABASE_URL, else a fresh SQLite file).")] = None,
