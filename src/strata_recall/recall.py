@@ -154,13 +154,14 @@ class Retriever:
         mark = time.perf_counter()
         vector_hits: dict[str, float] = dict(
             self._store.vector_search(viewer, vector, n, searched))
+        # The vector hits' rows are read while the lexical search may still be running.
+        fetched = self._fetch(list(vector_hits), viewer, searched)
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
-        lexical_hits, timings["lexical"], fetched = lexical.result()
+        lexical_hits, timings["lexical"], lexical_rows = lexical.result()
         timings["lexical_wait"] = _ms_since(mark)
         mark = time.perf_counter()
-        fetched.update(self._fetch([i for i in vector_hits if i not in fetched], viewer,
-                                   searched))
+        fetched.update(lexical_rows)
         if widened is not None:
             vector_hits, lexical_hits, fetched = self._route_superseded(
                 vector_hits, lexical_hits, viewer, widened, filters, fetched)
