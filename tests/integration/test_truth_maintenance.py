@@ -160,20 +160,20 @@ def test_what_someone_else_changes_leaves_the_users_own_claims_alone(
 
 
 @pytest.mark.parametrize(("other", "before", "after", "question", "answer"), [
-    ("I have a peanut allergy.", "I have a cat named Tofu.", "Tofu passed away last month.",
+    ("I am allergic to peanuts.", "I have a cat named Tofu.", "Tofu passed away last month.",
      "Do I have a cat?", "User no longer has Tofu"),
-    ("I still live with two roommates.", "I drive a Honda Civic.",
-     "I traded in the Civic for a Mazda 3.", "Do I still drive a Honda?",
-     "User no longer has Civic"),
+    ("I live with two roommates.", "I drive a Honda Civic.",
+     "I traded in the Civic for a Mazda 3.", "Do I drive a Honda?", "User no longer has Civic"),
 ])
 def test_a_question_in_the_old_words_finds_what_replaced_them(
     store: Store, clock: FakeClock, other: str, before: str, after: str, question: str,
     answer: str
 ) -> None:
     """The old wording often matches best ("cat" is only in the superseded turn): recall
-    hands its score to the memory that superseded it, and never shows the stale one."""
+    hands (a share of) its score to the memory that superseded it, and never shows the stale
+    one. ``other`` is more important but unrelated: it wins if nothing is passed on."""
     strata = facade(store, clock)
-    strata.remember(other, scope=A, mode="sync")
+    strata.remember(other, scope=A, mode="sync", importance=0.9)
     strata.remember(before, scope=A, mode="sync")
     clock.advance(seconds=1)
     strata.remember(after, scope=A, mode="sync")

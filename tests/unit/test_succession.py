@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from strata_recall.domain.succession import MAX_HOPS, live_successors, routed
+from strata_recall.domain.succession import MAX_HOPS, ROUTED_SHARE, live_successors, routed
 
 
 def test_a_chain_ends_at_its_first_live_memory() -> None:
@@ -21,8 +21,16 @@ def test_broken_looping_and_overlong_chains_lead_nowhere() -> None:
 
 def test_a_successor_keeps_the_better_score_and_the_old_id_is_dropped() -> None:
     scores = {"old": 0.9, "new": 0.2, "other": 0.5}
-    assert routed(scores, {"old"}, {"old": "new"}) == {"new": 0.9, "other": 0.5}
-    assert routed({"old": 0.1, "new": 0.7}, {"old"}, {"old": "new"}) == {"new": 0.7}
+    assert routed(scores, {"old"}, {"old": "new"}, share=1.0) == {"new": 0.9, "other": 0.5}
+    assert routed({"old": 0.1, "new": 0.7}, {"old"}, {"old": "new"}, share=1.0) == {"new": 0.7}
+
+
+def test_only_a_share_of_the_old_score_is_passed_on() -> None:
+    """A match of the old wording is indirect: a memory that matches the question itself
+    by at least that share still ranks above the successor."""
+    assert routed({"old": 1.0, "new": 0.1}, {"old"}, {"old": "new"}) == {"new": ROUTED_SHARE}
+    out = routed({"old": 1.0, "new": 0.1, "direct": 0.75}, {"old"}, {"old": "new"}, share=0.7)
+    assert out["new"] == 0.7 and out["new"] < out["direct"]
 
 
 def test_a_superseded_memory_without_a_live_successor_just_disappears() -> None:

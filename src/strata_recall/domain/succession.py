@@ -15,6 +15,11 @@ from collections.abc import Collection, Mapping
 
 #: Longest ``superseded_by`` chain followed (a fact corrected this many times in a row).
 MAX_HOPS = 4
+#: The share of a superseded memory's score its successor receives: a match of the old
+#: wording is indirect evidence, so a memory that matches the question itself still wins
+#: ("What car do I drive?" after "I drive a Honda Civic." / "I traded in the Civic for a
+#: Mazda 3." ranks the new turn above the retraction the old turn routes to).
+ROUTED_SHARE = 0.7
 
 
 def live_successors(successor_of: Mapping[str, str], live: Collection[str],
@@ -36,12 +41,12 @@ def live_successors(successor_of: Mapping[str, str], live: Collection[str],
 
 
 def routed(scores: Mapping[str, float], superseded: Collection[str],
-           ends: Mapping[str, str]) -> dict[str, float]:
-    """``scores`` without the superseded ids, each one's score passed to its live successor
-    (which keeps the better of its own and the passed score)."""
+           ends: Mapping[str, str], share: float = ROUTED_SHARE) -> dict[str, float]:
+    """``scores`` without the superseded ids, ``share`` of each one's score passed to its live
+    successor (which keeps the better of its own and the passed score)."""
     out = {i: s for i, s in scores.items() if i not in superseded}
     for old, score in scores.items():
         successor = ends.get(old) if old in superseded else None
-        if successor is not None and score > out.get(successor, float("-inf")):
-            out[successor] = score
+        if successor is not None and score * share > out.get(successor, float("-inf")):
+            out[successor] = score * share
     return out
