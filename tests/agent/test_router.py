@@ -125,15 +125,21 @@ def test_concurrent_charges_are_all_counted(strata: Strata) -> None:
     guard = CostGuard(Records(strata, Scope(team="t", agent="bot")), router)
     tier = router.tier("powerful")  # 0.009 USD for 100 + 100 tokens
 
+    failures: list[BaseException] = []
+
     def spend(worker: int) -> None:
-        for i in range(5):
-            guard.charge("ana", "t", tier, 100, 100, NOW, f"w{worker}-{i}")
+        try:
+            for i in range(5):
+                guard.charge("ana", "t", tier, 100, 100, NOW, f"w{worker}-{i}")
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            failures.append(exc)
 
     threads = [threading.Thread(target=spend, args=(w,)) for w in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert failures == []
     assert guard.remaining("ana", "t", NOW) == pytest.approx(5.0 - 20 * 0.009)
 
 

@@ -10,6 +10,8 @@ each), which decision 0027 accepts.
 
 from __future__ import annotations
 
+import random
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,7 +21,11 @@ from strata_recall.errors import VersionConflict
 
 __all__ = ["BudgetCheck", "CostGuard"]
 
-CAS_ATTEMPTS = 8
+#: Compare-and-set rounds before a charge gives up (``VersionConflict``), with a jittered
+#: pause that grows each round: with several workers charging one counter on a busy machine,
+#: 8 rounds without a pause lost charges (a thread lost every round and raised).
+CAS_ATTEMPTS = 40
+CAS_PAUSE_S = 0.002
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +86,7 @@ class CostGuard:
 
     def _increment(self, counter: str, usd: float, request_id: str) -> None:
         """Compare-and-set on the counter's version; a request id is counted once."""
-        for _ in range(CAS_ATTEMPTS):
+        for attempt in range(CAS_ATTEMPTS):
             record = self.records.named("budget", counter) or self.records.add(
                 "budget", counter, {"usd": 0.0, "last_request": None},
                 idempotency_key=f"budget:{counter}")  # racing creators get one record
@@ -92,5 +98,5 @@ class CostGuard:
                                     reason=f"charge {usd:.6f} USD")
                 return
             except VersionConflict:
-                continue
+                time.sleep(random.uniform(0, CAS_PAUSE_S * (attempt + 1)))
         raise VersionConflict(f"budget counter {counter}: too many concurrent charges")
