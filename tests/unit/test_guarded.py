@@ -175,6 +175,12 @@ def test_a_forget_preview_token_can_be_used_again_until_it_expires(strata: Strat
                               else A).is_deleted
 
 
+def altered(token: str) -> str:
+    """``token`` with its last character changed (replacing it with "00" was a no-op for one
+    token in 256: the MAC is hex)."""
+    return token[:-1] + ("1" if token.endswith("0") else "0")
+
+
 def test_execute_refuses_ids_tokens_and_callers_not_from_the_preview(strata: Strata) -> None:
     chosen = strata.remember("tea", scope=A).memory_ids[0]
     other = strata.remember("coffee beans", scope=A).memory_ids[0]
@@ -184,7 +190,7 @@ def test_execute_refuses_ids_tokens_and_callers_not_from_the_preview(strata: Str
     for ids, kwargs in (
         ([other], {}),  # not a candidate
         ([chosen], {"scope": Scope(team="a", user="u")}),  # another scope
-        ([chosen], {"preview_token": token[:-2] + "00"}),  # tampered
+        ([chosen], {"preview_token": altered(token)}),  # tampered
         ([], {}),
         ([chosen], {"reason": " "}),
     ):
