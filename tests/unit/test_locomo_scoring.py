@@ -90,6 +90,13 @@ def test_summarize_averages_and_counts() -> None:
     assert summarize([])["n"] == 0 and summarize([])["mrr"] == 0.0
 
 
+def test_a_summary_shown_to_three_decimals_is_not_rounded_twice() -> None:
+    found = question_metrics(["a"], ["a"])
+    missed = question_metrics(["b"], ["a"])
+    summary = summarize([found] * 616 + [missed] * 144)  # 616 / 760 = 0.810526...
+    assert f"{summary['recall_any@5']:.3f}" == "0.811"
+
+
 KNOWN = ["D1:1", "D1:2", "D8:6", "D9:17", "D11:26"]
 
 
