@@ -35,6 +35,17 @@ def test_exact_and_near_duplicates_are_none() -> None:
     assert decide(fact("User lives in Berlin"), [opposite], NOW).action is not Action.NONE
 
 
+def test_a_look_alike_turn_without_the_new_value_is_not_a_duplicate() -> None:
+    """"Tom's phone number is 555-9876" embeds close to the old turn "... 555-1234." (0.98):
+    a turn with no slot is a near duplicate only if it says the fact's value."""
+    old_turn = Candidate("t1", "Tom's phone number is 555-1234.", 0.98)
+    new = fact("Tom's phone number is 555-9876", subject="person:tom.phone",
+               value="555-9876", explicit_change=True)
+    assert decide(new, [old_turn], NOW).action is not Action.NONE
+    same_turn = Candidate("t2", "Tom's phone number is 555-9876.", 0.99)
+    assert decide(new, [same_turn], NOW).action is Action.NONE
+
+
 def test_same_subject_new_value_updates() -> None:
     d = decide(fact("User lives in Munich", subject="user.location", value="Munich"),
                [BERLIN], NOW)

@@ -183,6 +183,43 @@ def test_named_people_are_holders_of_their_own_slots(text: str, row: Row) -> Non
     assert facts(text) == [row]
 
 
+# "Ana's X is Y" reads like "my X is Y", with Ana as the holder.
+OWNED: list[tuple[str, Row]] = [
+    ("Ana's manager is Ben.", ("person:ana.manager", "Ben", False, False,
+                               "Ana's manager is Ben")),
+    ("Tom's new phone number is 555-9876", ("person:tom.phone", "555-9876", False, True,
+                                            "Tom's phone number is 555-9876")),
+    ("Zoe's rent was raised to 1000 euros", ("person:zoe.rent", "1000 euros", False, True,
+                                             "Zoe's rent is 1000 euros")),
+    ("Actually, Sara's favorite color is green", ("person:sara.favourite_colour", "green",
+                                                  False, True,
+                                                  "Sara's favourite colour is green")),
+    ("Mary Jane's birthday is May 14", ("person:mary_jane.birthday", "May 14", False, False,
+                                        "Mary Jane's birthday is May 14")),
+    ("Kenji's email changed to k@new.org", ("person:kenji.email", "k@new.org", False, True,
+                                            "Kenji's email address is k@new.org")),
+    ("The launch deadline moved to Friday", ("project.deadline_of_launch", "Friday", False,
+                                             True, "The launch deadline is Friday")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), OWNED, ids=[t for t, _ in OWNED])
+def test_a_named_persons_attribute_is_their_slot(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+@pytest.mark.parametrize("text", ["Ana's sister is a nurse", "Ana's daughter Mia is 7",
+                                  "Ana's dog is sick", "My dog is sick"])
+def test_what_a_relative_or_pet_is_like_takes_no_attribute_slot(text: str) -> None:
+    assert all(not (f.subject or "").endswith((".sister", ".daughter", ".has_pet"))
+               for f in extract_facts(text)), extract_facts(text)
+
+
+def test_a_named_person_who_quit_no_longer_does_it() -> None:
+    assert facts("Clara quit smoking last year") == [
+        ("person:clara.does.smoke", "smoke", True, True, "Clara no longer smokes")]
+
+
 # -- tense --------------------------------------------------------------------------------
 PAST: list[tuple[str, Row]] = [
     ("I lived in Lisbon", ("user.lived_in.lisbon", "Lisbon", False, False,

@@ -5,7 +5,8 @@ The rules, in order (the first that applies wins):
 
 1. An exact duplicate (same normalised content) of a live memory → NONE.
 2. A near duplicate (cosine > 0.95) with the same polarity → NONE, unless both name the same
-   slot with different values (then the rules below decide).
+   slot with different values, or the memory has no slot and does not say the fact's value
+   (then the rules below decide).
 3. A memory about the same claim (same subject, or the same words) that the fact conflicts with:
    - the memory is pinned or under a manual override lock → ADD, both flagged as contradicting
      (a decision never deletes or overwrites such a memory);
@@ -169,7 +170,7 @@ def _duplicate(fact: FactView, live: Sequence[Candidate]) -> Decision | None:
             return Decision(Action.NONE, candidate.id, "exact duplicate", confidence=1.0)
     for candidate in live:
         if candidate.similarity > NEAR_DUPLICATE and candidate.negated == fact.negated \
-                and not _other_value(fact, candidate):
+                and not _other_value(fact, candidate) and not _value_unsaid(fact, candidate):
             return Decision(Action.NONE, candidate.id,
                             f"near duplicate (cosine {candidate.similarity:.3f})", confidence=0.95)
     return None
@@ -181,6 +182,16 @@ def _other_value(fact: FactView, candidate: Candidate) -> bool:
     return (fact.subject is not None and fact.subject == candidate.subject
             and fact.value is not None and candidate.value is not None
             and not _same_value(fact.value, candidate.value))
+
+
+def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:
+    """A memory with no slot (a verbatim turn) whose words lack the fact's value: "Tom's
+    phone number is 555-9876" is not a near duplicate of "Tom's phone number is 555-1234."
+    however alike the two sentences embed."""
+    if fact.value is None or candidate.subject is not None:
+        return False
+    value = _value_words(fact.value)
+    return bool(value) and not value <= _value_words(candidate.content)
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:

@@ -731,13 +731,14 @@ def _be_claim(rest: str) -> _Claim | None:
 
 # -- sentence patterns that name an attribute ------------------------------------------------
 _MY_ATTRIBUTE = re.compile(
-    r"^(?P<det>my|our|the) (?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
+    rf"^(?:(?P<det>my|our|the)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))'s) "
+    r"(?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
     r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
     r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
     r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
-    r"shrunk) to|"
+    r"shrunk) to|(?:has |have )?(?:moved|changed|shifted|slipped|switched)(?: back| over)? to|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?P<det>my|our) "
                     r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
@@ -815,6 +816,9 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if match is None:
         return None
     noun = match["noun"].strip()
+    owner = match.groupdict().get("owner")
+    if owner is not None:
+        return _owned_attribute(match, owner, noun, manner, role)
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
     if kin is not None and match["det"].casefold() == "my" and role == "user" \
             and kin[2] in ("name", "first name"):
@@ -834,12 +838,40 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     holder = _det_holder(match["det"], noun, role)
     if holder is None:
         return []
+    return _set_attribute(match, holder, noun, clause, manner)
+
+
+def _owned_attribute(match: re.Match[str], owner: str, noun: str, manner: _Manner,
+                     role: str) -> list[Statement] | None:
+    """"Ana's manager is Ben", "Zoe's rent was raised to 1000 euros": an attribute of the
+    person named, read like the speaker's own ("my manager is Ben")."""
+    value = match["v"]
+    if _not_a_name(owner) or "'s " in noun:
+        return None  # "Today's meeting is ...", "Ana's sister's name ...": other readers
+    if noun in _RELATIVES and (_ARTICLE.match(value) or not value[:1].isupper()):
+        return None  # "Ana's sister is a nurse": a statement about the sister
+    if _RELATIVE_NAMED.match(noun):
+        return None  # "Ana's daughter Mia is 7": a statement about Mia
+    if owner.casefold() == "user":  # a third-person restatement of the speaker's own
+        holder = _Holder(USER, "User") if role == "user" else None
+        if holder is None:
+            return []
+        return _set_attribute(match, holder, noun, match.string, manner)
+    holder = _Holder(f"person:{owner.casefold().replace(' ', '_')}", owner)
+    return _set_attribute(match, holder, noun, match.string, manner)
+
+
+def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str,
+                   manner: _Manner) -> list[Statement] | None:
+    """The statement of a noun sentence's attribute, a change when its words say so."""
     of = match.groupdict().get("of")
     attribute = noun_attribute(noun, of)
+    if attribute == "has_pet" and not match["v"][:1].isupper():
+        return None  # "my dog is sick": how the pet is, not which pet
     moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
                       r"bumped|lowered|cut|reduced|updated|postponed|delayed|now|went|gone|"
                       r"rose|risen|dropped|fell|fallen|decreased|jumped|climbed|grew|"
-                      r"grown|doubled|shrank|shrunk)\b",
+                      r"grown|doubled|shrank|shrunk|shifted|slipped|switched)\b",
                       clause, _I)
     if holder.key.startswith("topic:") and re.search(r"\bhanded|given|reassigned\b", clause):
         attribute = "owner"
@@ -1139,7 +1171,8 @@ def read_clause(clause: str, manner: _Manner, role: str,
             _mention(clause, manner, role) if holder.key == USER else [])
     if match.group("name") and verb.lemma in _DYING and role == "user":
         return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
-    if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be":
+    if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be" \
+            and verb.lemma not in _STOPPING:  # "Clara quit smoking": no longer smokes
         return _mention(clause, manner, role)
     return _verb_statements(holder, verb, role)
 
