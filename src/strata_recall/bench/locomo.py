@@ -489,6 +489,10 @@ class StrataTurns:
                              clock=clock)
         self._memory = memory
         self._dia_ids = ingest_dialog(memory, dialog, SCOPE, mode=self._mode)
+        # What the pipeline left queued (a long session over its inline budget) is done before
+        # any question, as a running worker would have done it: the run does not depend on
+        # how busy the machine was.
+        memory.work()
         if self._compress:  # the compression hammer over every memory, before any question
             memory.compress_run(scope=SCOPE, everything=True)
         memory.warm_up()
