@@ -200,6 +200,12 @@ OWNED: list[tuple[str, Row]] = [
                                             "Kenji's email address is k@new.org")),
     ("The launch deadline moved to Friday", ("project.deadline_of_launch", "Friday", False,
                                              True, "The launch deadline is Friday")),
+    ("Helen is Sam's doctor", ("person:sam.doctor", "Helen", False, False,
+                               "Sam's doctor is Helen")),
+    ("The deadline is next week", ("project.deadline", "next week", False, False,
+                                   "The deadline is next week")),
+    ("My brother moved to York", ("person:user_brother.lives_in", "York", False, True,
+                                  "User's brother lives in York")),
 ]
 
 
@@ -213,6 +219,10 @@ def test_a_named_persons_attribute_is_their_slot(text: str, row: Row) -> None:
 def test_what_a_relative_or_pet_is_like_takes_no_attribute_slot(text: str) -> None:
     assert all(not (f.subject or "").endswith((".sister", ".daughter", ".has_pet"))
                for f in extract_facts(text)), extract_facts(text)
+
+
+def test_a_thing_that_moved_to_a_place_is_not_set_to_that_place() -> None:
+    assert all(f.subject != "project.office" for f in extract_facts("The office moved to Berlin"))
 
 
 def test_a_named_person_who_quit_no_longer_does_it() -> None:

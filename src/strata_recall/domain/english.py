@@ -476,15 +476,22 @@ def _article(value: str) -> str:
     return ("an " if value[:1] in "aeiou" else "a ") + value
 
 
-def clean_value(text: str) -> str:
+def _untimed(text: str, *, time_is_value: bool = False) -> str:
+    """``text`` without its time phrases; with ``time_is_value``, a time that is all it says
+    stays ("the deadline is next week"), while "I work out every morning" has no object."""
+    text = _TRAIL.sub("", text.strip())
+    untimed = _TIME_HEAD.sub("", _TIME_TAIL.sub("", text)).strip()
+    return untimed or (text if time_is_value else "")
+
+
+def clean_value(text: str, *, time_is_value: bool = False) -> str:
     """The value without time phrases, trailing punctuation or a leading article."""
-    text = _TIME_HEAD.sub("", _TIME_TAIL.sub("", _TRAIL.sub("", text.strip())))
-    return _ARTICLE.sub("", _TRAIL.sub("", text)).strip()
+    return _ARTICLE.sub("", _TRAIL.sub("", _untimed(text, time_is_value=time_is_value))).strip()
 
 
-def _phrase(text: str) -> str:
+def _phrase(text: str, *, time_is_value: bool = False) -> str:
     """The complement as it reads in a sentence: time phrases gone, articles kept."""
-    return _TIME_HEAD.sub("", _TIME_TAIL.sub("", _TRAIL.sub("", text.strip()))).strip()
+    return _untimed(text, time_is_value=time_is_value)
 
 
 def render(holder: str, attribute: str, phrase: str, *, negated: bool = False,
@@ -738,10 +745,17 @@ _MY_ATTRIBUTE = re.compile(
     r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
     r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
     r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
-    r"shrunk) to|(?:has |have )?(?:moved|changed|shifted|slipped|switched)(?: back| over)? to|"
+    r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
+    r"(?: back| over)? to)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
-_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?P<det>my|our) "
+_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?:(?P<det>my|our)|"
+                    rf"(?P<owner>{_NAME}(?: {_NAME})?)'s) "
                     r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
+#: A date or time: what "the deadline moved to ..." (no "was") may move to.
+_WHEN = re.compile(r"^(?:on |at |until )?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+                   r"next\b|tomorrow|today|tonight|noon|midnight|the (?:\d|end|start|"
+                   r"beginning|middle|first|last|next|following)\b)", _I)
 _ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: over)? "
                          r"(?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
@@ -786,7 +800,7 @@ def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
 
 def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _Manner,
                          noun: str | None = None) -> Statement:
-    phrase = _phrase(value)
+    phrase = _phrase(value, time_is_value=True)
     if holder.key.startswith("topic:") and attribute != "owner":
         content = render(holder.name, attribute, phrase, negated=manner.negated,
                          change=manner.change)
@@ -796,7 +810,8 @@ def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _M
     else:
         content = render(holder.name, attribute, phrase, negated=manner.negated,
                          change=manner.change, past=manner.past)
-    return replace(_statement(holder, attribute, phrase, content, manner, verb=None),
+    return replace(_statement(holder, attribute, phrase, content, manner, verb=None,
+                              time_is_value=True),
                    single=not attribute.startswith("former_"))
 
 
@@ -816,6 +831,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if match is None:
         return None
     noun = match["noun"].strip()
+    if match.groupdict().get("bare") and _WHEN.match(match["v"]) is None:
+        return None  # "my brother moved to York", "the office moved to Berlin": a move
     owner = match.groupdict().get("owner")
     if owner is not None:
         return _owned_attribute(match, owner, noun, manner, role)
@@ -938,8 +955,8 @@ def past_attribute(attribute: str, verb: str | None) -> str:
 
 
 def _statement(holder: _Holder, attribute: str, phrase: str, content: str, manner: _Manner,
-               verb: str | None) -> Statement:
-    value = clean_value(phrase)
+               verb: str | None, *, time_is_value: bool = False) -> Statement:
+    value = clean_value(phrase, time_is_value=time_is_value)
     tense = "past" if manner.past else ("future" if manner.future else "present")
     confidence = min(holder.confidence, 0.5 if manner.hedged else 0.9)
     named = value if value[:1].isupper() else ""  # entities are names, not common nouns
