@@ -8,6 +8,7 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Doing well, thanks for asking!", "assistant")
     assert is_chatter("Aww, congrats! Noted.", "assistant")
     assert is_chatter("good point") and is_chatter("Great job!") and is_chatter("nice one")
+    assert is_chatter("Anytime!", "assistant") and is_chatter("My pleasure.", "assistant")
 
 
 def test_turns_with_content_are_not_chatter() -> None:

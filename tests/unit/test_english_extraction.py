@@ -427,6 +427,9 @@ def test_corrections_are_explicit_changes_of_the_corrected_slot(text: str,
 
 # -- several facts in one sentence ---------------------------------------------------------
 SEVERAL: list[tuple[str, list[Row]]] = [
+    ("Dana left the company, Eli is my team lead now", [
+        ("person:dana.left.company", "company", False, False, "Dana left the company"),
+        ("user.team_lead", "Eli", False, True, "User's team lead is Eli")]),
     ("I live in Porto and work at Acme as a nurse", [
         ("user.lives_in", "Porto", False, False, "User lives in Porto"),
         ("user.works_at", "Acme", False, False, "User works at Acme"),

@@ -32,7 +32,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     guess know mean really seriously honestly literally hope hopefully glad happy sorry please
     interesting fair enough ready go going hear hearing says said tell talk chat catch
     congrats congratulations bless luck much lot lots thing things day weekend one job point
-    shot aw aww doing asking ask""".split()
+    shot aw aww doing asking ask anytime pleasure""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "

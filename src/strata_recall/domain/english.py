@@ -289,6 +289,7 @@ _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
                       r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
 
