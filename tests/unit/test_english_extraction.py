@@ -206,6 +206,8 @@ OWNED: list[tuple[str, Row]] = [
                                    "The deadline is next week")),
     ("My brother moved to York", ("person:user_brother.lives_in", "York", False, True,
                                   "User's brother lives in York")),
+    ("Maya got married in June", ("person:maya.relationship_status", "married", False, True,
+                                  "Maya's relationship status is married")),
 ]
 
 

@@ -719,7 +719,7 @@ def _be_claim(rest: str) -> _Claim | None:
     if years:
         return _Claim("age", years.group(1))
     state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
-                   lowered)
+                   _TIME_TAIL.sub("", lowered))  # "married in June": a state since June
     for family, states in _STATE_FAMILIES.items():
         if state in states:
             return _Claim(family, state)
