@@ -18,7 +18,6 @@ import math
 import operator
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -198,6 +197,8 @@ class SettingsBase:
         path = cls.config_file()
         if path is None or not path.expanduser().is_file():
             return {}
+        import tomllib  # only when there is a file: most runs have none
+
         try:
             with path.expanduser().open("rb") as file:
                 return {key.lower(): value for key, value in tomllib.load(file).items()}
