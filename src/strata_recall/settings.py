@@ -2,7 +2,8 @@
 
 Precedence, highest first: keyword arguments to ``Strata.open`` / ``Settings(...)``, the
 environment, ``$STRATA_HOME/strata.toml`` (or the file named by ``STRATA_CONFIG``), defaults.
-Nothing is read or created at import time.
+Nothing is read or created at import time. Parsing and validation: ``settings_fields`` (no
+pydantic, so that every command does not pay for it: decision 0040).
 """
 
 from __future__ import annotations
