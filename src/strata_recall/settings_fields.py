@@ -20,7 +20,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
@@ -59,16 +59,20 @@ class Secret:
         return hash(self._value)
 
 
-class Refused(Exception):
-    """One value refused: the entry pydantic would report (``loc`` added by the caller)."""
+class _Refused(Exception):
+    """A value refused: the entries pydantic would report, each with its ``loc`` below the
+    field (``()``, or a list item's index); never leaves this module."""
 
-    def __init__(self, kind: str, msg: str, value: Any, ctx: dict[str, Any] | None = None,
-                 at: tuple[int, ...] = ()) -> None:
-        super().__init__(msg)
-        self.entry: dict[str, Any] = {"type": kind, "msg": msg, "input": value}
-        if ctx is not None:
-            self.entry["ctx"] = ctx
-        self.at = at
+    def __init__(self, entries: Sequence[tuple[tuple[int, ...], dict[str, Any]]]) -> None:
+        super().__init__(f"{len(entries)} refused")
+        self.entries = entries
+
+
+def _refusal(kind: str, msg: str, value: Any, ctx: dict[str, Any] | None = None) -> _Refused:
+    entry: dict[str, Any] = {"type": kind, "msg": msg, "input": value}
+    if ctx is not None:
+        entry["ctx"] = ctx
+    return _Refused([((), entry)])
 
 
 @dataclass(slots=True)
@@ -96,7 +100,7 @@ class Setting:
             self.default_factory() if self.default_factory is not None else self.default)
 
     def validate(self, value: Any) -> Any:
-        """The value, converted and within bounds; ``Refused`` otherwise."""
+        """The value, converted and within bounds; ``_Refused`` otherwise."""
         if value is None and self.nullable:
             return None
         converted = self.convert(value)
@@ -112,8 +116,8 @@ class Setting:
         for bound, kind, words, key, holds in checks:
             if bound is not None and not holds(number, bound):
                 shown = type(number)(bound)
-                raise Refused(kind, f"Input should be {words} {_number_text(shown)}", value,
-                              {key: shown})
+                raise _refusal(kind, f"Input should be {words} {_number_text(shown)}", value,
+                               {key: shown})
 
 
 def setting(default: Any = None, *, default_factory: Callable[[], Any] | None = None,
@@ -165,14 +169,12 @@ class SettingsBase:
         values = _validated(self.fields, changes)
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__, **values)
-        copy.__dict__["_explicit"] = self.explicit | values.keys()
+        copy.__dict__["_explicit"] = self.explicit | frozenset(values)
         return copy
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> bool:  # (and so unhashable, as pydantic's models)
         return type(other) is type(self) and all(
             getattr(self, name) == getattr(other, name) for name in self.fields)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as pydantic's models
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.fields)
@@ -215,26 +217,15 @@ def _validated(fields: Mapping[str, Setting], given: Mapping[str, Any]) -> dict[
             continue
         try:
             values[name] = spec.validate(given[name])
-        except Refused as refused:
-            errors.append(_located(refused, name))
-        except _Refusals as many:
-            errors.extend(_located(refused, name) for refused in many.refusals)
+        except _Refused as refused:
+            errors += [{"type": entry["type"], "loc": (name, *at),
+                        **{k: v for k, v in entry.items() if k != "type"}}
+                       for at, entry in refused.entries]
     errors += [{"type": "extra_forbidden", "loc": (name,), "msg": "Extra inputs are not "
                 "permitted", "input": value} for name, value in given.items() if name not in fields]
     if errors:
         raise InvalidInput(f"invalid settings: {errors}")
     return values
-
-
-def _located(refused: Refused, name: str) -> dict[str, Any]:
-    entry = dict(refused.entry)
-    return {"type": entry.pop("type"), "loc": (name, *refused.at), **entry}
-
-
-class _Refusals(Exception):
-    def __init__(self, refusals: list[Refused]) -> None:
-        super().__init__(f"{len(refusals)} refused")
-        self.refusals = refusals
 
 
 def _json_or_refusal(name: str, raw: str) -> Any:
@@ -289,17 +280,17 @@ def _to_int(value: Any) -> int:
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise Refused("finite_number", "Input should be a finite number", value)
+            raise _refusal("finite_number", "Input should be a finite number", value)
         if not value.is_integer():
-            raise Refused("int_from_float", "Input should be a valid integer, got a number "
-                          "with a fractional part", value)
+            raise _refusal("int_from_float", "Input should be a valid integer, got a number "
+                           "with a fractional part", value)
         return int(value)
     if isinstance(value, str):
         if not _INT_TEXT.fullmatch(value):
-            raise Refused("int_parsing", "Input should be a valid integer, unable to parse "
-                          "string as an integer", value)
+            raise _refusal("int_parsing", "Input should be a valid integer, unable to parse "
+                           "string as an integer", value)
         return int(value.strip().split(".")[0])
-    raise Refused("int_type", "Input should be a valid integer", value)
+    raise _refusal("int_type", "Input should be a valid integer", value)
 
 
 def _to_float(value: Any) -> float:
@@ -311,9 +302,9 @@ def _to_float(value: Any) -> float:
                 raise ValueError(value)
             return float(value)
         except ValueError:
-            raise Refused("float_parsing", "Input should be a valid number, unable to parse "
-                          "string as a number", value) from None
-    raise Refused("float_type", "Input should be a valid number", value)
+            raise _refusal("float_parsing", "Input should be a valid number, unable to parse "
+                           "string as a number", value) from None
+    raise _refusal("float_type", "Input should be a valid number", value)
 
 
 def _to_bool(value: Any) -> bool:
@@ -324,21 +315,21 @@ def _to_bool(value: Any) -> bool:
     if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
         return value.lower() in _TRUE
     if isinstance(value, int | float | str):
-        raise Refused("bool_parsing", "Input should be a valid boolean, unable to interpret "
-                      "input", value)
-    raise Refused("bool_type", "Input should be a valid boolean", value)
+        raise _refusal("bool_parsing", "Input should be a valid boolean, unable to interpret "
+                       "input", value)
+    raise _refusal("bool_type", "Input should be a valid boolean", value)
 
 
 def _to_str(value: Any) -> str:
     if not isinstance(value, str):
-        raise Refused("string_type", "Input should be a valid string", value)
+        raise _refusal("string_type", "Input should be a valid string", value)
     return value
 
 
 def _to_path(value: Any) -> Path:
     if not isinstance(value, str | os.PathLike):
-        raise Refused("path_type", "Input is not a valid path for <class 'pathlib.Path'>",
-                      value)
+        raise _refusal("path_type", "Input is not a valid path for <class 'pathlib.Path'>",
+                       value)
     return Path(value)
 
 
@@ -352,17 +343,13 @@ def _to_secret(value: Any) -> Secret:
 
 def _string_list(value: Any) -> list[str]:
     if not isinstance(value, list | tuple | set | frozenset):
-        raise Refused("list_type", "Input should be a valid list", value)
-    items, refusals = [], []
-    for index, item in enumerate(value):
-        if isinstance(item, str):
-            items.append(item)
-        else:
-            refusals.append(Refused("string_type", "Input should be a valid string", item,
-                                    at=(index,)))
-    if refusals:
-        raise _Refusals(refusals)
-    return items
+        raise _refusal("list_type", "Input should be a valid list", value)
+    refused = [((index,), {"type": "string_type", "msg": "Input should be a valid string",
+                           "input": item})
+               for index, item in enumerate(value) if not isinstance(item, str)]
+    if refused:
+        raise _Refused(refused)
+    return list(value)
 
 
 def _expected(choices: Iterable[str]) -> str:
@@ -376,7 +363,7 @@ def _choice(choices: tuple[str, ...], kind: str) -> Callable[[Any], Any]:
     def convert(value: Any) -> Any:
         if isinstance(value, str) and value in choices:
             return str(value)
-        raise Refused(kind, f"Input should be {expected}", value, {"expected": expected})
+        raise _refusal(kind, f"Input should be {expected}", value, {"expected": expected})
 
     return convert
 
