@@ -59,6 +59,6 @@ def with_install_defaults(settings: Settings, policy: Mapping[str, Any]) -> Sett
     default, false, unless the settings say otherwise."""
     from strata_recall.retention import NEW_INSTALL
 
-    if "local_only" in settings.model_fields_set or policy.get(NEW_INSTALL, True):
+    if "local_only" in settings.explicit or policy.get(NEW_INSTALL, True):
         return settings
-    return settings.model_copy(update={"local_only": False})
+    return settings.replace(local_only=False)

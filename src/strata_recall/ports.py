@@ -16,14 +16,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from strata_recall.domain import models
-from strata_recall.domain.compression.representations import MemoryVersion
-from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
-from strata_recall.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 
-if TYPE_CHECKING:  # numpy loads where vectors are computed, not with the ports
+if TYPE_CHECKING:  # numpy loads where vectors are computed, not with the ports; the
+    # versions, graph and job types are only named here (a reader of rows needs none)
     import numpy as np
     import numpy.typing as npt
+
+    from strata_recall.domain.compression.representations import MemoryVersion
+    from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
+    from strata_recall.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 
     Vector = npt.NDArray[np.float32]
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from strata_recall.domain.models import Memory, Scope
 from strata_recall.domain.visibility import can_see
 from strata_recall.errors import InvalidInput, NotFound, ScopeDenied
-from strata_recall.policy import narrow_to
-from strata_recall.ports import Store
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Store
 
 __all__ = ["find_live", "hint_not_found", "owner_scope", "resolve_prefix"]
 
@@ -67,6 +69,8 @@ def resolve_prefix(store: Store, prefix: str, *, min_length: int = 4) -> str:
 def readable_scope(store: Store, memory_id: str, own: Scope | None) -> Scope | None:
     """The memory's scope if a caller limited to ``own`` (None: unrestricted) could read it
     by naming that scope; None otherwise."""
+    from strata_recall.policy import narrow_to  # only on a miss: `strata get` skips policy
+
     memory = find_live(store, memory_id)
     if memory is None:
         return None

@@ -2,7 +2,8 @@
 
 Precedence, highest first: keyword arguments to ``Strata.open`` / ``Settings(...)``, the
 environment, ``$STRATA_HOME/strata.toml`` (or the file named by ``STRATA_CONFIG``), defaults.
-Nothing is read or created at import time.
+Nothing is read or created at import time. Parsing and validation: ``settings_fields`` (no
+pydantic, so that every command does not pay for it: decision 0040).
 """
 
 from __future__ import annotations
@@ -11,16 +12,8 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
-
 from strata_recall.domain.review_mode import ReviewMode
-from strata_recall.errors import InvalidInput
+from strata_recall.settings_fields import Secret, SettingsBase, setting
 
 EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
@@ -44,233 +37,225 @@ def default_model_cache() -> Path:
     return Path.home() / ".cache" / "strata" / "models"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="STRATA_", extra="forbid")
+class Settings(SettingsBase, env_prefix="STRATA_"):
+    """Every setting, with its kind, default, bounds and help (``Settings.fields``)."""
 
-    home: Path = Field(default_factory=default_home, description="Data directory.")
-    database_path: Path | None = Field(
+    home: Path = setting(default_factory=default_home, description="Data directory.")
+    database_path: Path | None = setting(
         default=None, description="SQLite file; default <home>/strata.db."
     )
-    database_url: str | None = Field(
+    database_url: str | None = setting(
         default=None,
         description="postgresql://... selects Postgres + pgvector; sqlite:///path or unset: "
         "the embedded SQLite file.",
     )
-    pool_size: int = Field(default=10, ge=1, description="Most Postgres connections per process.")
-    embedder: EmbedderKind = Field(
+    pool_size: int = setting(default=10, ge=1, description="Most Postgres connections per process.")
+    embedder: EmbedderKind = setting(
         default="onnx", description="onnx (int8 MiniLM), torch (MiniLM), hashing (tests only)."
     )
-    model_cache: Path = Field(
+    model_cache: Path = setting(
         default_factory=default_model_cache, description="Where the ONNX export is cached."
     )
-    embed_cache_size: int = Field(default=10_000, ge=0, description="LRU entries of vectors.")
-    host: str = Field(default="127.0.0.1", description="Address `strata serve` binds.")
-    port: int = Field(default=8420, ge=1, le=65535, description="Port `strata serve` binds.")
-    sqlite_synchronous: Literal["NORMAL", "FULL"] = Field(
+    embed_cache_size: int = setting(default=10_000, ge=0, description="LRU entries of vectors.")
+    host: str = setting(default="127.0.0.1", description="Address `strata serve` binds.")
+    port: int = setting(default=8420, ge=1, le=65535, description="Port `strata serve` binds.")
+    sqlite_synchronous: Literal["NORMAL", "FULL"] = setting(
         default="NORMAL",
         description="NORMAL survives process crashes; FULL also survives power loss.",
     )
-    busy_timeout_ms: int = Field(default=10_000, ge=0, description="SQLite busy timeout.")
-    vector_search: Literal["auto", "ann", "exact"] = Field(
+    busy_timeout_ms: int = setting(default=10_000, ge=0, description="SQLite busy timeout.")
+    vector_search: Literal["auto", "ann", "exact"] = setting(
         default="auto",
         description="SQLite vector search: exact scans every visible vector (the reference); "
         "ann uses the approximate HNSW index (usearch, saved as <db>.usearch); auto uses it "
         "from 20,000 vectors on.",
     )
-    max_text_chars: int = Field(default=100_000, ge=1, description="Longest accepted text.")
-    max_messages: int = Field(default=1_000, ge=1, description="Most messages per remember.")
-    max_k: int = Field(default=100, ge=1, description="Largest k a recall may ask for.")
-    default_budget_tokens: int = Field(default=2_000, ge=1, description="Context budget.")
-    fusion: FusionMethod = Field(default="zscore", description="How recall signals combine.")
-    candidates: int = Field(default=100, ge=1, description="Candidates per recall signal.")
-    blas_threads: int | None = Field(
+    max_text_chars: int = setting(default=100_000, ge=1, description="Longest accepted text.")
+    max_messages: int = setting(default=1_000, ge=1, description="Most messages per remember.")
+    max_k: int = setting(default=100, ge=1, description="Largest k a recall may ask for.")
+    default_budget_tokens: int = setting(default=2_000, ge=1, description="Context budget.")
+    fusion: FusionMethod = setting(default="zscore", description="How recall signals combine.")
+    candidates: int = setting(default=100, ge=1, description="Candidates per recall signal.")
+    blas_threads: int | None = setting(
         default=1, ge=1,
         description="BLAS threads for vector search; 1 keeps idle BLAS workers from spinning "
         "on the core SQLite and the model need. None leaves the library default.",
     )
-    track_access: bool = Field(default=True, description="Count recalls per memory.")
-    episodes: bool = Field(
+    track_access: bool = setting(default=True, description="Count recalls per memory.")
+    episodes: bool = setting(
         default=True,
         description="Also store each multi-message remember as one episodic memory (recall "
         "scores the exchange as a unit and passes the score on to its turns).",
     )
-    graph: bool = Field(
+    graph: bool = setting(
         default=True,
         description="Index the entities and relations of each new memory (rule-based) in the "
         "knowledge graph after remember; recall uses them as a signal.",
     )
-    meta_layered: bool = Field(
+    meta_layered: bool = setting(
         default=True,
         description="Layered meta retrieval in context(): backbone, focus band and mode blend "
         "([000] chunks 13-15). On because the chunk-18 gates pass (strata bench meta).",
     )
     # -- extraction / decision providers ([003] §9-10) --
-    provider: ProviderKind = Field(
+    provider: ProviderKind = setting(
         default="rules", description="Extraction/decision provider: rules (built-in, local), "
         "ollama, openai (any OpenAI-compatible server), anthropic.")
-    fallback_provider: ProviderKind | None = Field(
+    fallback_provider: ProviderKind | None = setting(
         default=None, description="Tried when the preferred provider fails.")
-    local_only: bool = Field(
+    local_only: bool = setting(
         default=True, description="Refuse any provider that sends text off this machine "
         "(on by default, [003] §27.3: set it to false to use a remote provider).")
-    ollama_url: str = Field(default="http://127.0.0.1:11434", description="Ollama base URL.")
-    ollama_model: str = Field(default="llama3.1:8b", description="Ollama model.")
-    openai_url: str = Field(default="https://api.openai.com",
+    ollama_url: str = setting(default="http://127.0.0.1:11434", description="Ollama base URL.")
+    ollama_model: str = setting(default="llama3.1:8b", description="Ollama model.")
+    openai_url: str = setting(default="https://api.openai.com",
                             description="OpenAI-compatible base URL (without /v1).")
-    openai_model: str = Field(default="gpt-4o-mini", description="OpenAI-compatible model.")
-    openai_api_key: SecretStr | None = Field(default=None, description="Bearer API key.")
-    anthropic_url: str = Field(default="https://api.anthropic.com",
+    openai_model: str = setting(default="gpt-4o-mini", description="OpenAI-compatible model.")
+    openai_api_key: Secret | None = setting(default=None, description="Bearer API key.")
+    anthropic_url: str = setting(default="https://api.anthropic.com",
                                description="Anthropic base URL.")
-    anthropic_model: str = Field(default="claude-3-5-haiku-latest",
+    anthropic_model: str = setting(default="claude-3-5-haiku-latest",
                                  description="Anthropic model.")
-    anthropic_api_key: SecretStr | None = Field(default=None, description="x-api-key value.")
-    provider_timeout_s: float = Field(default=30.0, gt=0, description="Per-request timeout.")
-    provider_max_retries: int = Field(
+    anthropic_api_key: Secret | None = setting(default=None, description="x-api-key value.")
+    provider_timeout_s: float = setting(default=30.0, gt=0, description="Per-request timeout.")
+    provider_max_retries: int = setting(
         default=1, ge=0, le=5, description="Retries after a 429/503 with a short Retry-After.")
-    redact_terms: list[str] = Field(
+    redact_terms: list[str] = setting(
         default_factory=list,
         description="Extra sensitive terms redacted before a remote call (with the built-in "
         "secret patterns).")
     # -- the write pipeline and its job queue ([003] §5, §6.3) --
-    review_mode: ReviewMode = Field(
+    review_mode: ReviewMode = setting(
         default=ReviewMode.CAPTURE_ONLY,
         description="off: derived memories are active at once; capture_only: memories the "
         "pipeline infers are candidates (not recalled) until approved, explicit remembers "
         "stay active; all: every new memory waits for approval.")
-    pipeline_timeout_ms: int = Field(
+    pipeline_timeout_ms: int = setting(
         default=2_000, ge=1,
         description="How long a remember in mode auto waits for extraction and decisions "
         "before answering queued (the job carries on in the background).")
-    embedded_worker: bool = Field(
+    embedded_worker: bool = setting(
         default=True, description="Strata.open starts a worker thread that runs queued jobs "
         "(turn off when `strata worker` processes do it).")
-    worker_concurrency: int = Field(default=1, ge=1, le=64,
+    worker_concurrency: int = setting(default=1, ge=1, le=64,
                                     description="Threads of the embedded worker.")
-    job_lease_s: float = Field(
+    job_lease_s: float = setting(
         default=60.0, gt=0, description="How long a claimed job is leased to its worker; "
         "after that the reaper hands it to another.")
-    job_max_attempts: int = Field(default=5, ge=1, le=100,
+    job_max_attempts: int = setting(default=5, ge=1, le=100,
                                   description="Attempts before a job goes to the dead letter.")
-    job_backoff_base_s: float = Field(
+    job_backoff_base_s: float = setting(
         default=1.0, gt=0, description="Retry n waits a random time up to base × 2^(n-1).")
-    job_backoff_cap_s: float = Field(default=300.0, gt=0, description="Longest retry wait.")
-    job_poll_s: float = Field(default=0.5, gt=0, description="Idle worker poll interval.")
-    manual_override_s: float = Field(
+    job_backoff_cap_s: float = setting(default=300.0, gt=0, description="Longest retry wait.")
+    job_poll_s: float = setting(default=0.5, gt=0, description="Idle worker poll interval.")
+    manual_override_s: float = setting(
         default=7 * 86_400, ge=0,
         description="After an explicit modify, inferred decisions may not change the memory "
         "for this long (0: no lock).")
-    auth_mode: AuthMode = Field(
+    auth_mode: AuthMode = setting(
         default="local",
         description="local: loopback only, no token; token: every request needs a bearer token.",
     )
-    mutation_rate_per_s: float = Field(
+    mutation_rate_per_s: float = setting(
         default=5.0, gt=0, description="Per-token refill rate of forget/modify calls (per process)."
     )
-    mutation_burst: int = Field(
+    mutation_burst: int = setting(
         default=60, ge=1, description="Per-token burst of forget/modify calls (per process)."
     )
-    write_budget_requests: int = Field(
+    write_budget_requests: int = setting(
         default=600, ge=1, description="Per-token writes (remember, shield) per "
         "write_budget_window_s (per process); over it: 429 with Retry-After.")
-    write_budget_chars: int = Field(
+    write_budget_chars: int = setting(
         default=1_000_000, ge=1, description="Per-token characters written (text and message "
         "contents) per write_budget_window_s (per process); over it: 429 with Retry-After, "
         "and one write larger than it: 413.")
-    write_budget_window_s: float = Field(
+    write_budget_window_s: float = setting(
         default=60.0, gt=0, description="The window of the write budget; each budget refills "
         "evenly over it.")
-    forget_confirm_threshold: int = Field(
+    forget_confirm_threshold: int = setting(
         default=10, ge=1,
         description="Bulk forgets of more ids than this need the preview's confirm token.",
     )
-    forget_min_similarity: float = Field(
+    forget_min_similarity: float = setting(
         default=0.5, ge=0.0, le=1.0,
         description="A forget-by-query candidate needs a lexical match or this cosine.",
     )
-    forget_max_ids: int = Field(default=100, ge=1, description="Most ids one bulk forget takes.")
-    forget_preview_ttl_s: int = Field(
+    forget_max_ids: int = setting(default=100, ge=1, description="Most ids one bulk forget takes.")
+    forget_preview_ttl_s: int = setting(
         default=600, ge=1, description="How long a forget preview token stays valid."
     )
-    confirm_secret: SecretStr | None = Field(
+    confirm_secret: Secret | None = setting(
         default=None,
         description="Key that signs forget preview tokens; set it when several processes "
         "serve one store (default: random per process).",
     )
-    max_batch_items: int = Field(default=100, ge=1, description="Most items of a batch modify.")
-    max_pipeline_timeout_ms: int = Field(
+    max_batch_items: int = setting(default=100, ge=1, description="Most items of a batch modify.")
+    max_pipeline_timeout_ms: int = setting(
         default=60_000, ge=1, description="Largest pipeline_timeout_ms a remember may ask for."
     )
-    max_body_bytes: int = Field(default=1 << 20, ge=1, description="Largest HTTP request body.")
-    import_max_bytes: int = Field(
+    max_body_bytes: int = setting(default=1 << 20, ge=1, description="Largest HTTP request body.")
+    import_max_bytes: int = setting(
         default=256 << 20, ge=1, description="Largest HTTP import body (streamed to disk)."
     )
     # -- compression hammer --
-    hammer_floor_level: int = Field(
+    hammer_floor_level: int = setting(
         default=3, ge=1, le=5, description="Lowest level the hammer makes active: 3 (R3, the "
         "default injection level; R1 is for routing, not injection).")
-    hammer_cold_days: float = Field(
+    hammer_cold_days: float = setting(
         default=30.0, ge=0, description="A memory not accessed this long is a candidate.")
-    hammer_overlong_tokens: int = Field(
+    hammer_overlong_tokens: int = setting(
         default=200, ge=1, description="A memory injecting more tokens is a candidate.")
-    hammer_noisy_similarity: float = Field(
+    hammer_noisy_similarity: float = setting(
         default=0.92, gt=0, le=1, description="Cosine at which two memories of a scope are "
         "near-duplicates (two or more make a memory a candidate).")
-    hammer_size_weight: float = Field(
+    hammer_size_weight: float = setting(
         default=0.5, ge=0, description="Size penalty of the hammer's score (per content size).")
     # -- tiers, decay and retention --
-    archive_after_days: float = Field(
+    archive_after_days: float = setting(
         default=90.0, gt=0, description="Idle (not accessed) this long: the decay job archives."
     )
-    retention_tombstone_days: float | None = Field(
+    retention_tombstone_days: float | None = setting(
         default=None, gt=0, description="Soft-deleted memories are purged this long after "
         "(unset: kept forever). Recorded in the store's retention policy at open."
     )
-    retention_history_days: float | None = Field(
+    retention_history_days: float | None = setting(
         default=None, gt=0, description="History rows older than this are purged (unset: "
         "kept forever). Recorded in the store's retention policy at open."
     )
-    retention_done_job_days: float = Field(
+    retention_done_job_days: float = setting(
         default=14.0, gt=0, description="Done jobs are purged this long after finishing."
     )
-    retention_dead_job_days: float = Field(
+    retention_dead_job_days: float = setting(
         default=30.0, gt=0, description="Dead-letter jobs are purged this long after dying."
     )
-    retention_batch: int = Field(
+    retention_batch: int = setting(
         default=500, ge=1, le=10_000, description="Rows per retention purge transaction."
     )
-    maintenance_every_s: float = Field(
+    maintenance_every_s: float = setting(
         default=3600.0, ge=0, description="A running worker (`strata worker`, the one embedded "
         "in `serve` and `mcp`) enqueues the tiers, decay and retention jobs this often (one "
         "active job per kind across processes); 0: never (run them by hand).")
-    mcp_profile: str = Field(
+    mcp_profile: str = setting(
         default="default", description="MCP tools served, comma-separated profiles: default "
         "(6 tools, always), hooks, moderation, evidence, documents, all.")
-    hot_cache_size: int = Field(
+    hot_cache_size: int = setting(
         default=0, ge=0,
         description="Hot-tier and identity memories cached in process (0: off; see docs).",
     )
-    hot_cache_ttl_s: float = Field(
+    hot_cache_ttl_s: float = setting(
         default=5.0, gt=0, description="Longest a hot-cache entry lives (other processes' writes)."
     )
 
     # -- levels and escalation ([001] B) --
-    escalation_mode: Literal["auto", "ask"] = Field(
+    escalation_mode: Literal["auto", "ask"] = setting(
         default="auto",
         description="What a recall with need_more_context does unless it says: auto (mode "
         "A: re-run one level higher, answer escalated) or ask (mode B: answer 409 "
         "need_more_context with the recommended next level).")
 
     @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = Path(os.environ.get("STRATA_CONFIG", default_home() / "strata.toml"))
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file))
+    def config_file(cls) -> Path:
+        return Path(os.environ.get("STRATA_CONFIG", default_home() / "strata.toml"))
 
     @property
     def sqlite_path(self) -> Path:
@@ -278,8 +263,6 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings with ``overrides`` on top; invalid values raise ``InvalidInput``."""
-    try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
-    except ValidationError as exc:
-        raise InvalidInput(f"invalid settings: {exc.errors(include_url=False)}") from exc
+    """Settings with ``overrides`` (those not None) on top; invalid values raise
+    ``InvalidInput``."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

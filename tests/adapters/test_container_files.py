@@ -40,7 +40,7 @@ def env_of(args: str) -> dict[str, str]:
 
 def _known(name: str) -> bool:
     field = name.removeprefix("STRATA_").lower()
-    return name in OTHER_VARIABLES or field in Settings.model_fields
+    return name in OTHER_VARIABLES or field in Settings.fields
 
 
 def test_the_dockerfile_builds_on_a_pinned_slim_python_and_exports_the_model() -> None:

@@ -16,10 +16,15 @@ from strata_recall.embedders import HashingEmbedder, make_embedder
 from strata_recall.facade import Strata
 
 #: Modules a read-only command must not import: the model runtimes, numpy (and the BLAS cap),
-#: the HTTP stack, MCP, the vector indexes and the facade's object graph.
+#: the HTTP stack, MCP, pydantic (the settings have their own parser, decision 0040), rich
+#: (the probe asks for --json: no table), the vector indexes, the facade's object graph and
+#: the domain types reading rows never builds.
 HEAVY = ("onnxruntime", "tokenizers", "torch", "numpy", "threadpoolctl", "fastapi", "uvicorn",
-         "mcp", "usearch", "strata_recall.stores.vector_index", "strata_recall.stores.ann",
-         "strata_recall.facade", "strata_recall.pipeline")
+         "mcp", "pydantic", "pydantic_core", "pydantic_settings", "rich", "usearch",
+         "strata_recall.stores.vector_index", "strata_recall.stores.ann",
+         "strata_recall.facade", "strata_recall.pipeline", "strata_recall.policy",
+         "strata_recall.domain.jobs", "strata_recall.domain.graph_rules",
+         "strata_recall.domain.compression.representations")
 
 PROBE = """
 import json, sys

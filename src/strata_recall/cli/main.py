@@ -502,11 +502,14 @@ def history(
 ) -> None:
     """Every change to a memory, oldest first, with who and why; or, with --at and no id,
     the state of every memory at that time (rebuilt from the history)."""
-    from strata_recall.cli import timetravel
+    when = None
+    if at is not None:  # timetravel loads rich: only with --at
+        from strata_recall.cli import timetravel
 
-    with errors_reported(as_json=as_json):
-        when = timetravel.parse_at(at) if at is not None else None
-        if memory_id is None and when is None:
+        with errors_reported(as_json=as_json):
+            when = timetravel.parse_at(at)
+    if memory_id is None and when is None:
+        with errors_reported(as_json=as_json):
             raise InvalidInput("give a memory id, --at TIME, or both")
     if memory_id is None and when is not None:
         with open_strata(_options(ctx), as_json=as_json) as strata:

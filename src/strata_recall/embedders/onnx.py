@@ -21,13 +21,10 @@ new folder.
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import hashlib
-import logging
 import os
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -49,6 +46,8 @@ from strata_recall.embedders._common import (
 from strata_recall.errors import EmbedderError, InvalidInput
 
 if TYPE_CHECKING:  # numpy loads with the model, not with the embedder (see _common)
+    import logging
+
     import numpy as np
     import numpy.typing as npt
 
@@ -206,6 +205,8 @@ def _folder_lock(folder: Path) -> Iterator[None]:
 
 def _atomic_write(target: Path, produce: Callable[[Path], None]) -> None:
     """Let ``produce`` write a temporary file next to ``target``, then rename it into place."""
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(name)
@@ -234,12 +235,10 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
         raise EmbedderError(f"the ONNX export {out} gives unusable output; not cached")
 
 
-class _NoPreprocessingAdvice(logging.Filter):
-    """Drops quantize_dynamic's advice to pre-process the model: measured, it changes
-    nothing for this model (same vectors, same recall)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Please consider to run pre-processing")
+def _no_preprocessing_advice(record: logging.LogRecord) -> bool:
+    """A log filter that drops quantize_dynamic's advice to pre-process the model: measured,
+    it changes nothing for this model (same vectors, same recall)."""
+    return not record.getMessage().startswith("Please consider to run pre-processing")
 
 
 def _quantize(fp32: Path, out: Path) -> None:
@@ -249,7 +248,9 @@ def _quantize(fp32: Path, out: Path) -> None:
     mean cosine 0.953 to fp32 and LoCoMo recall@5 drops 1.3 points; per channel, 0.991 and
     no measurable drop (scripts/compare_embedders.py).
     """
-    root, advice = logging.getLogger(), _NoPreprocessingAdvice()
+    import logging  # here, not at import: a reader of rows never quantizes
+
+    root, advice = logging.getLogger(), _no_preprocessing_advice
     root.addFilter(advice)
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -460,6 +461,8 @@ def _default_cache_dir() -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Export the ONNX model(s) ahead of time: ``python -m strata_recall.embedders.onnx``."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="python -m strata_recall.embedders.onnx",
         description="Export the ONNX embedding model."

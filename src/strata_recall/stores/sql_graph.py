@@ -13,20 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from strata_recall.domain.graph_rules import (
-    Edge,
-    Entity,
-    EntityRef,
-    GraphFacts,
-    RelationRef,
-    facts_from_dict,
-    facts_to_dict,
-)
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.models import Scope
 from strata_recall.stores import sql
+
+if TYPE_CHECKING:  # loaded by the methods that build them: a reader of rows needs none
+    from strata_recall.domain.graph_rules import Edge, Entity, EntityRef, GraphFacts, RelationRef
 
 LIVE_MEMORY = f"m.lifecycle NOT IN {sql.NOT_LIVE_SQL}"
 
@@ -197,6 +191,8 @@ class GraphSQL:
     def all_facts(self, rows: Callable[[str], Iterable[Any]]) -> dict[str, GraphFacts]:
         """Every memory's links as ``index_graph`` took them (for export), by memory id, read
         through ``rows`` (the export's snapshot: the same point as its memory rows)."""
+        from strata_recall.domain.graph_rules import EntityRef, GraphFacts, RelationRef
+
         entities: dict[str, list[EntityRef]] = {}
         for memory_id, text, canonical, kind in rows(self.statements["export_mentions"]):
             entities.setdefault(memory_id, []).append(EntityRef(text, canonical, kind))
@@ -211,6 +207,8 @@ class GraphSQL:
     def records(self, rows: Callable[[str], Iterable[Any]], memory_ids: Sequence[str]
                 ) -> Iterator[dict[str, Any]]:
         """The export records of the memories' links, in the order of ``memory_ids``."""
+        from strata_recall.domain.graph_rules import facts_to_dict
+
         facts = self.all_facts(rows)
         for memory_id in memory_ids:
             if memory_id in facts:
@@ -219,6 +217,8 @@ class GraphSQL:
     def restore_links(self, conn: Connection, data: dict[str, Any]) -> int:
         """An exported record of a memory's links: 1 if written, 0 if the memory is not
         there or already has links (a restore run again)."""
+        from strata_recall.domain.graph_rules import facts_from_dict
+
         memory_id = data["memory_id"]
         row = conn.execute(self.statements["memory_team"], (memory_id,)).fetchone()
         if row is None or conn.execute(self.statements["has_links"],
@@ -247,6 +247,8 @@ class GraphSQL:
             self.statements["shown_entities"].format(where=where, extra=extra) + tail,
             (viewer.team, *visible, *params),
         ).fetchall()
+        from strata_recall.domain.graph_rules import Entity
+
         return [Entity(id=row[0], name=row[1], canonical_name=row[2], type=row[3],
                        mentions=int(row[5]), created_at=self.d.read_time(row[4]))
                 for row in rows]
@@ -256,6 +258,8 @@ class GraphSQL:
         wanted = self.d.ids(entity_ids)
         rows = conn.execute(self.statements["shown_edges"].format(where=where),
                             (viewer.team, wanted, wanted, *visible)).fetchall()
+        from strata_recall.domain.graph_rules import Edge
+
         return [Edge(row[0], row[1], row[2], row[3], int(row[5]), float(row[4])) for row in rows]
 
     def entity_links(self, conn: Connection, viewer: Scope, entity_ids: Sequence[str],

@@ -17,25 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from functools import cached_property
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from strata_recall.domain.jobs import (
-    ACTIVE,
-    FINISHED,
-    Job,
-    JobFailure,
-    JobKind,
-    JobStatus,
-    LeaseRef,
-    NewJob,
-    check_retryable,
-    reaped_failure,
-    status_after_failure,
-)
 from strata_recall.errors import InvalidInput, LeaseLost, NotFound
 from strata_recall.stores.sql import Dialect
 from strata_recall.stores.sql_graph import Connection
 from strata_recall.stores.sql_rows import job_from_row
+
+if TYPE_CHECKING:  # the job types load with the first job call: a reader of rows needs none
+    from strata_recall.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
 
 T = TypeVar("T")
 
@@ -125,6 +115,8 @@ class JobSQL:
 
     def enqueue_one(self, conn: Connection, new: NewJob, now: datetime) -> str:
         """Insert one pending job, or return the active job that holds its dedup key."""
+        from strata_recall.domain.jobs import JobKind, JobStatus
+
         s, d = self.statements, self.d
         at = d.time(new.created_at or now)
         scope = new.scope
@@ -184,6 +176,8 @@ class SQLJobQueue:
         return sorted(map(js.job, rows), key=lambda j: (j.next_attempt_at, j.id))
 
     def fail(self: _Transactional, lease: LeaseRef, failure: JobFailure, now: datetime) -> Job:
+        from strata_recall.domain.jobs import status_after_failure
+
         js, at = self.jobs_sql, self.jobs_sql.d.time(now)
         status = status_after_failure(failure)
         row = self._in_transaction(lambda conn: conn.execute(js.statements["fail"], (
@@ -204,6 +198,8 @@ class SQLJobQueue:
         return row is not None
 
     def reap(self: _Transactional, now: datetime) -> int:
+        from strata_recall.domain.jobs import reaped_failure, status_after_failure
+
         js, at = self.jobs_sql, self.jobs_sql.d.time(now)
 
         def work(conn: Any) -> int:
@@ -227,6 +223,8 @@ class SQLJobQueue:
         self: _Transactional, *, statuses: Sequence[JobStatus] = (),
         kinds: Sequence[JobKind] = (), limit: int = 100,
     ) -> builtins.list[Job]:
+        from strata_recall.domain.jobs import JobKind, JobStatus
+
         js = self.jobs_sql
         s = js.statements
         sql, params = s["list"], []
@@ -241,6 +239,8 @@ class SQLJobQueue:
         return [js.job(r) for r in rows]
 
     def retry_job(self: _Transactional, job_id: str, now: datetime) -> Job:
+        from strata_recall.domain.jobs import ACTIVE, check_retryable
+
         js = self.jobs_sql
 
         def work(conn: Any) -> Job:
@@ -264,6 +264,8 @@ class SQLJobQueue:
 
     def purge_jobs(self: _Transactional, statuses: Sequence[JobStatus], before: datetime
                    ) -> int:
+        from strata_recall.domain.jobs import FINISHED
+
         js = self.jobs_sql
         chosen = sorted(s.value for s in (frozenset(statuses) or FINISHED))
         if not set(chosen) <= {s.value for s in FINISHED}:
@@ -273,6 +275,8 @@ class SQLJobQueue:
             lambda conn: conn.execute(js.statements["purge"], params).rowcount))
 
     def job_counts(self: _Transactional) -> dict[str, int]:
+        from strata_recall.domain.jobs import JobStatus
+
         counts = {s.value: 0 for s in JobStatus}
         with self._conn() as conn:
             rows = conn.execute(self.jobs_sql.statements["counts"]).fetchall()
@@ -282,6 +286,8 @@ class SQLJobQueue:
 
 def _claim_filter(js: JobSQL, kinds: Sequence[JobKind], job_id: str | None
                   ) -> tuple[str, list[Any]]:
+    from strata_recall.domain.jobs import JobKind
+
     parts: list[str] = []
     params: list[Any] = []
     if kinds:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from strata_recall.domain.compression.representations import MemoryVersion
-from strata_recall.domain.jobs import Job, JobKind, JobStatus
 from strata_recall.domain.models import (
     Event,
     HistoryEvent,
@@ -26,6 +24,10 @@ from strata_recall.domain.models import (
 )
 from strata_recall.ports import Candidate, TokenRecord, WriteOutcome
 from strata_recall.stores.sql import Dialect
+
+if TYPE_CHECKING:  # loaded by the functions that build them: a reader of rows needs none
+    from strata_recall.domain.compression.representations import MemoryVersion
+    from strata_recall.domain.jobs import Job
 
 Row = Sequence[Any]
 
@@ -140,6 +142,8 @@ def version_row(d: Dialect, v: MemoryVersion) -> tuple[Any, ...]:
 
 
 def version_from_row(d: Dialect, row: Row) -> MemoryVersion:
+    from strata_recall.domain.compression.representations import MemoryVersion
+
     return MemoryVersion.from_columns(
         id=row[0], memory_id=row[1], level=row[2], kind=row[3], content=row[4],
         derived_from=row[5], created_at=d.read_time(row[6]), tokens=row[7], quality=row[8],
@@ -172,6 +176,8 @@ def outcome_json(d: Dialect, outcome: WriteOutcome) -> Any:
 
 
 def job_from_row(d: Dialect, row: Row) -> Job:
+    from strata_recall.domain.jobs import Job, JobKind, JobStatus
+
     return Job(
         id=row[0], kind=JobKind(row[1]), status=JobStatus(row[2]), payload=d.read_json(row[3]),
         scope=Scope(row[4], row[5], row[6], row[7]), dedup_key=row[8], attempts=row[9],

@@ -18,10 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from functools import cached_property
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from strata_recall.domain.compression.representations import MemoryVersion
-from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
 from strata_recall.domain.models import LIVE, Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.errors import DuplicateContent, IdempotencyMismatch, NotFound, VersionConflict
 from strata_recall.ports import (
@@ -52,6 +50,10 @@ from strata_recall.stores.sql_rows import (
     version_from_row,
     version_row,
 )
+
+if TYPE_CHECKING:  # loaded by the methods that build them: a reader of rows needs none
+    from strata_recall.domain.compression.representations import MemoryVersion
+    from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
 
 T = TypeVar("T")
 
@@ -311,6 +313,8 @@ class SQLStore(SQLJobQueue):
         after = change.after
         self._insert_history(conn, change.history)
         changed = old_hash != after.content_hash
+        from strata_recall.domain.graph_rules import GraphFacts
+
         self.graph.relink(conn, after.id, after.scope.team, GraphFacts() if changed else None,
                           after.updated_at)
         return after
@@ -518,6 +522,8 @@ class SQLStore(SQLJobQueue):
 
     def purge_tombstones(self, before: datetime, limit: int, *, dry_run: bool = False,
                          team: str | None = None) -> builtins.list[str]:
+        from strata_recall.domain.graph_rules import GraphFacts
+
         def purge(conn: Any) -> builtins.list[str]:
             due = self.retention.due_tombstones(conn, before, limit, team)
             if dry_run:

@@ -25,7 +25,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from strata_recall.domain.compression.representations import MemoryVersion
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.errors import DuplicateContent, InvalidInput, NotFound, StoreError
 from strata_recall.ports import (
@@ -483,6 +482,8 @@ class SQLiteStore(SQLStore):
                 self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev,
                                         record.data.get("search_text"))
             elif record.kind == "version":
+                from strata_recall.domain.compression.representations import MemoryVersion
+
                 version = MemoryVersion.from_dict(record.data)
                 conn.execute(self._sql["insert_version"], version_row(self.dialect, version))
             else:
