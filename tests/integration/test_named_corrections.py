@@ -30,6 +30,9 @@ EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELE
     ("The launch date is April 2.", "The launch date was pushed to April 20.",
      "When is the launch date?", "April 20"),
     ("Clara smokes.", "Clara quit smoking last year.", "Does Clara smoke?", "no longer"),
+    ("Lena's boss is Victor.", "Lena has a new boss, Ruth.", "Who is Lena's boss?", "Ruth"),
+    ("I'm allergic to penicillin.", "It turns out I'm not allergic to penicillin after all.",
+     "Am I allergic to penicillin?", "allergic to penicillin"),
 ])
 def test_a_correction_about_a_named_person_wins_and_keeps_the_old_in_history(
     tmp_path: Path, before: str, after: str, question: str, answer: str

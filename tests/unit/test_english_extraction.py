@@ -208,6 +208,13 @@ OWNED: list[tuple[str, Row]] = [
                                   "User's brother lives in York")),
     ("Maya got married in June", ("person:maya.relationship_status", "married", False, True,
                                   "Maya's relationship status is married")),
+    ("Lena has a new boss, Ruth", ("person:lena.manager", "Ruth", False, True,
+                                   "Lena's manager is Ruth")),
+    ("I have a new dentist: Dr. Wu", ("user.dentist", "Dr. Wu", False, True,
+                                      "User's dentist is Dr. Wu")),
+    ("It turns out I'm not allergic to penicillin after all", (
+        "user.allergy.penicillin", "penicillin", True, True,
+        "User is no longer allergic to penicillin")),
 ]
 
 

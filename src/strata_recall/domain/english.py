@@ -73,7 +73,9 @@ _CORRECTION = re.compile(
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
-    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year)))\b"
+    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year))|"
+    r"(?:it\s+|as it\s+)?turns out|i (?:just )?(?:found out|realized|realised|learned|"
+    r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
     r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
     _I)
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
@@ -204,7 +206,7 @@ _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective)\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
                          r"like i said|you know|just so you know|for what it's worth|"
-                         r"if you remember|in case you forgot)\b[\s.!,]*)+$", _I)
+                         r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$", _I)
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
@@ -764,6 +766,10 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
+#: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
+_HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:have|has|got|"
+                      r"have got|'ve got|just got) (?:a )?new (?P<noun>[a-z][\w -]{1,30}?)"
+                      r"(?:\s*[,:]|\s+-|\s+called|\s+named)\s+(?P<v>[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 _PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
 #: "I got a new phone number: 555-0199": the label after the lead-in.
@@ -828,6 +834,10 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         said = replace(manner, change=manner.change or bool(labelled["new"]))
         return [_attribute_statement(_Holder(USER, "User"),
                                      noun_attribute(labelled["noun"]), labelled["v"], said)]
+    has_new = _HAS_NEW.match(clause)
+    if has_new is not None and (has_new["v"][:1].isupper() or has_new["v"][:1].isdigit()) \
+            and noun_attribute(has_new["noun"]) != "has_pet":  # a new pet joins the others
+        return _new_value(has_new, manner, role)
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
     if match is None:
         return None
@@ -857,6 +867,22 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if holder is None:
         return []
     return _set_attribute(match, holder, noun, clause, manner)
+
+
+def _new_value(match: re.Match[str], manner: _Manner, role: str) -> list[Statement]:
+    """"I have a new boss, Ruth": Ruth is the boss now (a change of the slot)."""
+    if match["i"]:
+        if role != "user":
+            return []
+        holder = _Holder(USER, "User")
+    elif _not_a_name(match["owner"]):
+        return []
+    else:
+        holder = _Holder(f"person:{match['owner'].casefold().replace(' ', '_')}",
+                         match["owner"])
+    noun = match["noun"].strip()
+    return [_attribute_statement(holder, noun_attribute(noun), match["v"],
+                                 replace(manner, change=True), noun)]
 
 
 def _owned_attribute(match: re.Match[str], owner: str, noun: str, manner: _Manner,
