@@ -45,3 +45,27 @@ def test_a_superseded_row_never_comes_back_from_the_full_product() -> None:
     hidden = vectors[1]  # row 1 is superseded: the query equals it exactly
     found = index.search(hidden, 400, Scope(team="t"), [Lifecycle.ACTIVE])
     assert "m1" not in {i for i, _ in found} and len(found) == 200
+
+
+def test_bulk_rows_new_repeated_and_updated_land_on_one_row_each() -> None:
+    """The columnar load: a first load of new ids, a batch that repeats an id (the last row
+    wins) and a batch that updates known ids, with keys, scopes and lifecycles."""
+    eye = np.eye(DIM, dtype=np.float32)
+    index = VectorIndex(DIM, initial_capacity=2)
+    index.reserve(3)
+    rows = [(f"m{i}", "t", "ana" if i else None, None, None, "semantic", "active")
+            for i in range(3)]
+    index.upsert_rows(rows, eye[:3], keys=[10, 11, 12])
+    index.upsert_rows([("m3", "t", None, None, None, "semantic", "active"),
+                       ("m3", "t", None, None, None, "semantic", "active")], eye[3:5],
+                      keys=[13, 13])
+    index.upsert_rows([("m0", "t", None, None, None, "semantic", "superseded")], eye[5:6],
+                      keys=[10])
+    assert len(index) == 4
+    everyone = Scope(team="t")
+    assert index.search(eye[4], 1, everyone, [Lifecycle.ACTIVE])[0][0] == "m3"
+    assert "m0" not in {i for i, _ in index.search(eye[5], 4, everyone, [Lifecycle.ACTIVE])}
+    assert index.search(eye[5], 1, everyone, [Lifecycle.SUPERSEDED])[0][0] == "m0"
+    ana = {i for i, _ in index.search(eye[1], 4, Scope(team="t", user="ana"),
+                                      [Lifecycle.ACTIVE])}
+    assert {"m1", "m2"} <= ana

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 _LIFECYCLE_CODES = {lc: i for i, lc in enumerate(Lifecycle)}
+#: The same codes by the stored strings (a bulk load reads strings; no enum per row).
+_TYPE_CODES_BY_VALUE = {t.value: i for t, i in _TYPE_CODES.items()}
+_LIFECYCLE_CODES_BY_VALUE = {lc.value: i for lc, i in _LIFECYCLE_CODES.items()}
 _SHARED = _TYPE_CODES[MemoryType.SHARED]
 _USER_PROFILE = _TYPE_CODES[MemoryType.USER_PROFILE]
 #: Visible rows at or below which the exact scan is used even with an approximate index.
@@ -124,27 +127,52 @@ class VectorIndex:
         if vectors.shape != (len(rows), self.dim):
             expected = (len(rows), self.dim)
             raise ValueError(f"vectors have shape {vectors.shape}, expected {expected}")
+        if not rows:
+            return
+        ids, teams, users, agents, runs, types, lifecycles = zip(*rows, strict=True)
         with self._lock:
             self._reserve(self._size + len(rows))
-            positions = np.empty(len(rows), dtype=np.int64)
-            for i, (memory_id, team, user, agent, run, type_, lifecycle) in enumerate(rows):
-                row = self._rows.get(memory_id)
-                if row is None:
-                    row = self._size
-                    self._size += 1
-                    self._rows[memory_id] = row
-                    self._ids.append(memory_id)
-                positions[i] = row
-                if keys is not None:
-                    self._keys[row] = keys[i]
-                    self._by_key[int(keys[i])] = row
-                for name, value in (("team", team), ("user", user), ("agent", agent),
-                                    ("run", run)):
-                    self._cols[name][row] = self._interned[name].code(value)
-                self._cols["type"][row] = _TYPE_CODES[MemoryType(type_)]
-                self._cols["lifecycle"][row] = _LIFECYCLE_CODES[Lifecycle(lifecycle)]
+            positions = self._positions(ids)
+            if keys is not None:
+                self._keys[positions] = keys
+                self._by_key.update(zip((int(k) for k in keys), positions.tolist(),
+                                        strict=True))
+            for name, values in (("team", teams), ("user", users), ("agent", agents),
+                                 ("run", runs)):
+                code = self._interned[name].code
+                codes = {value: code(value) for value in set(values)}  # few distinct values
+                self._cols[name][positions] = list(map(codes.__getitem__, values))
+            self._cols["type"][positions] = [_TYPE_CODES_BY_VALUE[t] for t in types]
+            self._cols["lifecycle"][positions] = [_LIFECYCLE_CODES_BY_VALUE[lc]
+                                                  for lc in lifecycles]
             self._matrix[positions] = vectors
             self._changed()
+
+    def _positions(self, ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The rows of ``ids``: new ones appended at the end. Ids all new and distinct (a
+        store's first load) take rows in one step, without a Python call per row."""
+        if self._rows.keys().isdisjoint(ids) and len(set(ids)) == len(ids):
+            start = self._size
+            self._size += len(ids)
+            self._rows.update(zip(ids, range(start, self._size), strict=True))
+            self._ids.extend(ids)
+            return np.arange(start, self._size, dtype=np.int64)
+        return np.fromiter((self._row_of(i) for i in ids), dtype=np.int64, count=len(ids))
+
+    def _row_of(self, memory_id: str) -> int:
+        """The row of ``memory_id``, a new one at the end when it has none yet."""
+        row = self._rows.get(memory_id)
+        if row is None:
+            row = self._rows[memory_id] = self._size
+            self._size += 1
+            self._ids.append(memory_id)
+        return row
+
+    def reserve(self, rows: int) -> None:
+        """Make room for ``rows`` rows at once (a store loading its memories says how many
+        are coming, so the matrix is not copied each time it doubles)."""
+        with self._lock:
+            self._reserve(rows)
 
     def _changed(self) -> None:
         self._masks.clear()

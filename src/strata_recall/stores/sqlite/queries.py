@@ -48,6 +48,8 @@ VALUES (?, ?, ?, COALESCE(?, ''))
 
 MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"
 
+#: How many rows the vector index will hold at most on its first load.
+MEMORY_COUNT = "SELECT count(*) FROM memories"
 INDEX_DELTA = """
 SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev, e.vector,
        m.rowid

@@ -348,6 +348,7 @@ class SQLiteStore(SQLStore):
                 from strata_recall.stores.vector_index import VectorIndex
 
                 self._vectors = VectorIndex(self.dim)
+                self._vectors.reserve(self._reader().execute(q.MEMORY_COUNT).fetchone()[0])
             index = self._vectors
             if not self._ann_opened:
                 self._ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name,
