@@ -230,6 +230,12 @@ def test_what_a_relative_or_pet_is_like_takes_no_attribute_slot(text: str) -> No
                for f in extract_facts(text)), extract_facts(text)
 
 
+@pytest.mark.parametrize("text", ["This is my car", "It is my birthday", "This is Ana's car",
+                                  "Here is my new number", "That is my sister"])
+def test_a_pronoun_is_never_the_value_of_an_attribute(text: str) -> None:
+    assert all(f.value not in ("This", "It", "Here", "That") for f in extract_facts(text))
+
+
 def test_a_thing_that_moved_to_a_place_is_not_set_to_that_place() -> None:
     assert all(f.subject != "project.office" for f in extract_facts("The office moved to Berlin"))
 

@@ -839,8 +839,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
             and noun_attribute(has_new["noun"]) != "has_pet":  # a new pet joins the others
         return _new_value(has_new, manner, role)
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
-    if match is None:
-        return None
+    if match is None or (match.re is _IS_MY and _not_a_name(match["v"])):
+        return None  # "This is my car", "It is my birthday": no value named
     noun = match["noun"].strip()
     if match.groupdict().get("bare") and _WHEN.match(match["v"]) is None:
         return None  # "my brother moved to York", "the office moved to Berlin": a move
