@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from strata_recall.domain.chatter import is_chatter
+from strata_recall.domain.chatter import is_chatter, is_echo
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata_recall.domain.models import Event, Memory, MemoryType, Provenance, Scope
@@ -98,8 +98,14 @@ class TurnExtractor(VerbatimExtractor):
     raw log (and in the episode's text) but are no memory of their own."""
 
     def extract(self, events: Sequence[Event]) -> list[Draft]:
-        return [d for d in super().extract(events)
-                if not is_chatter(events[d.event_index].text, events[d.event_index].role)]
+        return [d for d in super().extract(events) if not _says_nothing(events, d.event_index)]
+
+
+def _says_nothing(events: Sequence[Event], index: int) -> bool:
+    """Chit-chat, or an acknowledgement that only repeats the turn before it."""
+    event = events[index]
+    previous = events[index - 1].text if index else None
+    return is_chatter(event.text, event.role) or is_echo(event.text, previous, event.role)
 
 
 def parse_request(

@@ -1,4 +1,4 @@
-from strata_recall.domain.chatter import is_chatter
+from strata_recall.domain.chatter import is_chatter, is_echo
 from strata_recall.domain.decisions import displaced_values
 
 
@@ -38,3 +38,12 @@ def test_a_slotless_claim_is_kept_as_its_turn_only_when_it_restates_it() -> None
     assert not _kept_as_turn(fact("Support desk review noted: passport renewal due in May "
                                   "before the Lisbon trip"), add, turn)
     assert not _kept_as_turn(fact("User's passport expires in May"), add, None)
+
+
+def test_an_assistant_that_only_repeats_the_user_echoes() -> None:
+    assert is_echo("Got it, you work at Deloitte.", "I work at Deloitte.", "assistant")
+    assert is_echo("Noted: you live in Lisbon.", "I live in Lisbon.", "assistant")
+    assert not is_echo("Got it. Is Ben your manager there?", "I work at Deloitte.", "assistant")
+    assert not is_echo("Sure, Lisbon has great food.", "I live in Lisbon.", "assistant")
+    assert not is_echo("I work at Deloitte.", "I work at Deloitte.", "user")
+

@@ -47,6 +47,11 @@ MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing.
 ACK_CONTENT_ALLOWANCE = 1
 
+#: What an assistant wishes the user on the way out ("Noted, safe travels!", "Enjoy the
+#: trip!"): no content in an acknowledgement, though content in a user's own turn.
+WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck care rest "
+                        "meal stay time".split())
+
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 
 
@@ -61,7 +66,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     if not content:
         return True
     if (role or "").lower() in ASSISTANT_ROLES:
-        return _acknowledges(tokens) and len(content) <= ACK_CONTENT_ALLOWANCE
+        said = [w for w in content if w not in WELL_WISHES]
+        return _acknowledges(tokens) and len(said) <= ACK_CONTENT_ALLOWANCE
     return False
 
 
@@ -81,3 +87,24 @@ def content_words(tokens: list[str]) -> list[str]:
 def _acknowledges(tokens: list[str]) -> bool:
     """An assistant turn that opens with an act word or speaks of remembering."""
     return tokens[0] in DIALOGUE_ACT_WORDS or any(t in MEMORY_VERBS for t in tokens)
+
+
+def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
+    """An assistant's acknowledgement that only repeats the turn before it ("Got it, you work
+    at Deloitte." after "I work at Deloitte."): the user's turn holds the fact, and a copy
+    would stay live when the user later corrects it."""
+    if previous is None or (role or "").lower() not in ASSISTANT_ROLES:
+        return False
+    tokens = words(text)
+    if not tokens or len(tokens) > MAX_CHATTER_WORDS or not _acknowledges(tokens):
+        return False
+    said = {_stem(w) for w in content_words(tokens)} - {"you", "your", "yours"}
+    return said <= {_stem(w) for w in content_words(words(previous))}
+
+
+def _stem(word: str) -> str:
+    """Enough to match "works"/"work", "moved"/"move" between two turns."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)]
+    return word

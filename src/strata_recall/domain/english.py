@@ -771,6 +771,9 @@ _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:
                       r"have got|'ve got|just got) (?:a )?new (?P<noun>[a-z][\w -]{1,30}?)"
                       r"(?:\s*[,:]|\s+-|\s+called|\s+named)\s+(?P<v>[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
+#: "I started a new job at KPMG", "Ana got a job with Siemens": where they work now.
+_NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+)?"
+                      r"(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+", _I)
 _PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
 #: "I got a new phone number: 555-0199": the label after the lead-in.
 _GOT_NEW = re.compile(r"^i(?:'ve)?\s+(?:got|have|get)\s+(?:a\s+|my\s+)?(?=(?:new|updated)\s)", _I)
@@ -1184,6 +1187,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
     clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
     clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
+    clause = _NEW_JOB.sub("started working at ", clause)
     if is_chatter(clause):
         return []
     not_tail = _NOT_TAIL.search(clause)
