@@ -47,7 +47,8 @@ def test_remember_messages(client: TestClient) -> None:
     response = client.post("/v1/remember", json={
         "messages": [
             {"role": "user", "content": "I moved to Lisbon", "ts": "2025-01-02T10:00:00Z"},
-            {"role": "assistant", "content": "Noted, Lisbon it is", "author": "bot",
+            {"role": "assistant", "content": "Noted. Do you need a checklist for the move?",
+             "author": "bot",
              "meta": {"turn": 2}},
         ],
         "scope": {"team": "a", "user": "u1"}, "conversation_id": "move",
