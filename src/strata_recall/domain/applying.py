@@ -53,8 +53,11 @@ MENTIONS_KEY = "mentions"
 DECISION_KEY = "decision"
 #: Tag of such a fact: ``list --tag decision:applied`` is the "applied, undo?" queue.
 APPLIED_TAG = "decision:applied"
-#: Lifecycles a repetition can fold into.
+#: Lifecycles a repetition can fold into (counted as one more mention).
 RECALLABLE_NOW = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED, Lifecycle.CANDIDATE})
+#: Lifecycles a repeated turn may be superseded by: what recall serves. Folded into a pending
+#: candidate, the turn stays live (the candidate only counts the mention).
+RECALLED = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +273,8 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
 def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_turn: str,
               decision: Decision, fact: FactInput, now: datetime) -> None:
     """A repetition or paraphrase: the new turn folds into the memory that already says it
-    (one more mention, the new event as extra evidence); the new turn is superseded by it."""
+    (one more mention, the new event as extra evidence); the new turn is superseded by it
+    when recall serves that memory."""
     target = _latest(touched, current, decision.target_id or "")
     if target is None or target.lifecycle not in RECALLABLE_NOW:
         return
@@ -280,9 +284,10 @@ def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_tur
     if home is None or turn is None or home.id == turn.id or not _live(turn, now) or \
             home.lifecycle not in RECALLABLE_NOW:
         return
-    reason = f"repetition of {home.id} ({decision.reason})"
-    touched[turn.id] = _Touch(superseded(turn, home.id, now), HistoryKind.UPDATE, reason,
-                              decision)
+    if home.lifecycle in RECALLED:  # a turn never hides behind what recall does not serve
+        reason = f"repetition of {home.id} ({decision.reason})"
+        touched[turn.id] = _Touch(superseded(turn, home.id, now), HistoryKind.UPDATE, reason,
+                                  decision)
     for memory in {home.id: home, target.id: target}.values():
         touched[memory.id] = _Touch(mentioned(memory, fact.event_id, now), HistoryKind.UPDATE,
                                     f"mentioned again ({decision.reason})", decision)
