@@ -208,6 +208,10 @@ OWNED: list[tuple[str, Row]] = [
                                   "User's brother lives in York")),
     ("Maya got married in June", ("person:maya.relationship_status", "married", False, True,
                                   "Maya's relationship status is married")),
+    ("Ana's brother moved to York", ("person:ana_brother.lives_in", "York", False, True,
+                                     "Ana's brother lives in York")),
+    ("Ana's sister is a nurse", ("person:ana_sister.job_title", "nurse", False, False,
+                                 "Ana's sister works as a nurse")),
     ("Lena has a new boss, Ruth", ("person:lena.manager", "Ruth", False, True,
                                    "Lena's manager is Ruth")),
     ("I have a new dentist: Dr. Wu", ("user.dentist", "Dr. Wu", False, True,
@@ -223,8 +227,8 @@ def test_a_named_persons_attribute_is_their_slot(text: str, row: Row) -> None:
     assert facts(text) == [row]
 
 
-@pytest.mark.parametrize("text", ["Ana's sister is a nurse", "Ana's daughter Mia is 7",
-                                  "Ana's dog is sick", "My dog is sick"])
+@pytest.mark.parametrize("text", ["Ana's daughter Mia is 7", "Ana's dog is sick",
+                                  "My dog is sick"])
 def test_what_a_relative_or_pet_is_like_takes_no_attribute_slot(text: str) -> None:
     assert all(not (f.subject or "").endswith((".sister", ".daughter", ".has_pet"))
                for f in extract_facts(text)), extract_facts(text)

@@ -128,6 +128,8 @@ _HOLDER = re.compile(
     rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
     rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
     rf"(?:,?\s+(?P<relname>{_NAME}),?)?(?=\s)|"
+    rf"(?P<owner>{_NAME})'s (?P<orel>{'|'.join(_RELATIVES)})"
+    rf"(?:,?\s+(?P<orelname>{_NAME}),?)?(?=\s)|"
     rf"(?P<name>{_NAME}(?:\s+{_NAME})?)(?=\s|'s\s))")
 _PRONOUN_LIKE = frozenset("""the a an this that these those it he she they there here what
     which who my our your his her their its if when while because after before then also so
@@ -465,6 +467,13 @@ def _holder(match: re.Match[str], role: str) -> _Holder | None:
         if name:
             return _Holder(f"person:{name.casefold()}", f"User's {rel} {name}")
         return _Holder(f"person:user_{rel.replace(' ', '_')}", f"User's {rel}")
+    if match.group("orel"):  # "Ana's brother lives in York": the brother, as Ana's
+        owner, rel, name = match.group("owner"), match.group("orel"), match.group("orelname")
+        if _not_a_name(owner):
+            return None
+        if name:
+            return _Holder(f"person:{name.casefold()}", f"{owner}'s {rel} {name}")
+        return _Holder(f"person:{owner.casefold()}_{rel.replace(' ', '_')}", f"{owner}'s {rel}")
     name = match.group("name")
     if _not_a_name(name):
         return None
