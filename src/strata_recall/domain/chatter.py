@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from strata_recall.domain.text import STOPWORDS, words
+from strata_recall.domain.text import STOPWORDS, stem, words
 
 #: The vocabulary of dialogue acts: greeting, thanking, agreeing, evaluating, laughing,
 #: taking leave, holding the floor. A turn made only of these (and stop words) says nothing.
@@ -98,13 +98,5 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
     tokens = words(text)
     if not tokens or len(tokens) > MAX_CHATTER_WORDS or not _acknowledges(tokens):
         return False
-    said = {_stem(w) for w in content_words(tokens)} - {"you", "your", "yours"}
-    return said <= {_stem(w) for w in content_words(words(previous))}
-
-
-def _stem(word: str) -> str:
-    """Enough to match "works"/"work", "moved"/"move" between two turns."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            return word[: -len(suffix)]
-    return word
+    said = {stem(w) for w in content_words(tokens)} - {"you", "your", "yours"}
+    return said <= {stem(w) for w in content_words(words(previous))}
