@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
-DATA = Path("/work/shared/bench/locomo")
+#: LoCoMo conversations: $STRATA_LOCOMO_DIR, else the team's shared data beside the clone.
+DATA = Path(os.environ.get("STRATA_LOCOMO_DIR")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "locomo")
 CONFIGS: list[tuple[str, int, int]] = [  # runtime, threads, batch size
     ("onnx-int8", 1, 1),
     ("onnx-int8", 2, 1),

@@ -6,6 +6,7 @@ argument, each a full ``run_locomo`` with the default preset so changed.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import replace
@@ -14,7 +15,9 @@ from pathlib import Path
 import strata_recall.recall as recall
 from strata_recall.bench.locomo import LocomoConfig, run_locomo
 
-DATA = Path("/work/shared/bench/locomo")
+#: LoCoMo conversations: $STRATA_LOCOMO_DIR, else the team's shared data beside the clone.
+DATA = Path(os.environ.get("STRATA_LOCOMO_DIR")
+            or Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "locomo")
 METRICS = ("recall_any@5", "recall_any@10", "ndcg@10", "mrr")
 
 

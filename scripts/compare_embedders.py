@@ -6,7 +6,7 @@ turns by cosine. Reports recall_any@5 / @10 per runtime and how far each runtime
 drift from torch's over all question x turn pairs.
 
     .venv/bin/python scripts/compare_embedders.py \
-        [--data-dir /work/shared/bench/locomo] [--cache-dir ~/.cache/strata/models] \
+        [--data-dir ../shared/bench/locomo] [--cache-dir ~/.cache/strata/models] \
         [--runtimes torch onnx-int8 onnx-fp32]
 """
 
@@ -104,7 +104,9 @@ def recall_hits(sims: npt.NDArray[np.float32], conv: Conversation, k: int) -> li
 def main() -> int:
     default_cache = os.environ.get("STRATA_MODEL_CACHE", "~/.cache/strata/models")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("/work/shared/bench/locomo"))
+    parser.add_argument("--data-dir", type=Path, default=Path(
+        os.environ.get("STRATA_LOCOMO_DIR")
+        or Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "locomo"))
     parser.add_argument("--cache-dir", type=Path, default=Path(default_cache).expanduser())
     parser.add_argument("--runtimes", nargs="+", default=["torch", "onnx-int8", "onnx-fp32"])
     parser.add_argument("--no-captions", action="store_true", help="leave image captions out")

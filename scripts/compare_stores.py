@@ -7,7 +7,7 @@ both stores, with access tracking off so neither store changes. Overlap of one q
 top-k lists are identical (same ids, same order).
 
     PYTHONPATH=src .venv/bin/python scripts/compare_stores.py \
-        --a sqlite:////tmp/bench/strata.db --b postgresql://.../copy \
+        --a sqlite:///bench-home/strata.db --b postgresql://.../copy \
         [--queries 300] [--k 10] [--presets hybrid lexical vector] [--json]
 """
 

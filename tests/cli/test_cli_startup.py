@@ -96,3 +96,28 @@ def test_get_with_a_level_still_uses_the_facade(tmp_path: Path) -> None:
     plain = runner.invoke(app, [*home, "get", memory_id, "--have", "R1", "--json"])
     assert plain.exit_code == 2
     assert "have goes with level=more" in plain.output
+
+
+def test_the_human_list_is_drawn_without_rich(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with Strata.open(home, embedder="hashing", embedded_worker=False) as s:
+        memory_id = s.remember("Alice drinks green tea", scope={"user": "alice"},
+                               mode="raw").memory_ids[0]
+    probe = (
+        "import sys\n"
+        "from strata_recall.cli.main import app\n"
+        "try:\n"
+        f"    app(['--home', {str(home)!r}, '--embedder', 'hashing', '--wide', 'list',\n"
+        "         '--user', 'alice'])\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print('rich loaded' if 'rich' in sys.modules else 'rich not loaded')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120)
+    lines = out.stdout.splitlines()
+    assert lines[-1] == "rich not loaded"
+    assert lines[1].split("┃")[1:-1] == [
+        " id                                   ", " type     ", " lifecycle ", " v ",
+        " created          ", " content                ", ]
+    assert memory_id in lines[3] and "Alice drinks green tea" in lines[3]

@@ -5,6 +5,7 @@ witnesses cite, whose dia_ids hold the question's evidence label."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from strata_recall.embedders.hashing import HashingEmbedder
 from strata_recall.facade import Strata
 from strata_recall.testing import FakeClock
 
-DATA = Path("/work/shared/bench/locomo")
+#: LoCoMo conversations: $STRATA_LOCOMO_DIR, else the team's shared data beside the clone.
+DATA = Path(os.environ.get("STRATA_LOCOMO_DIR")
+            or Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "locomo")
 
 
 @pytest.fixture(scope="module")

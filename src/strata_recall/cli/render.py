@@ -1,7 +1,8 @@
-"""Human output: rich tables of what the facade returned. ``--json`` bypasses all of this.
+"""Human output: tables of what the facade returned. ``--json`` bypasses all of this.
 
-User text goes into ``Text`` objects, never into markup, so a memory that reads "[red]"
-prints as written. rich loads with the first table (~40 ms): ``--json`` never loads it.
+The read commands draw with ``cli.table`` (no rich: it cost ~120 ms of start-up, decision
+0042). Elsewhere user text goes into rich ``Text`` objects, never into markup, so a memory
+that reads "[red]" prints as written; rich loads with the first such output.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import typer
+
+from strata_recall.cli.table import Table, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,35 +54,28 @@ def _scope_text(scope: dict[str, str | None]) -> str:
 
 
 def show_remembered(result: RememberResult) -> None:
-    from rich.text import Text
-
-    console = stdout()
     if result.replayed:
-        console.print("Replayed: this idempotency key was seen before; the first answer:")
+        _line("Replayed: this idempotency key was seen before; the first answer:")
     for memory_id, deduplicated in zip(result.memory_ids, result.deduplicated, strict=False):
         note = " (already known: collapsed onto the existing memory)" if deduplicated else ""
-        console.print(Text(f"Remembered {memory_id}{note}"))
+        _line(f"Remembered {memory_id}{note}")
     for derived_id in result.derived_ids:
-        console.print(Text(f"Derived {derived_id}"))
+        _line(f"Derived {derived_id}")
     if result.job_id is not None and result.status == "queued":
-        console.print(Text(f"Queued job {result.job_id} (strata jobs list)"))
+        _line(f"Queued job {result.job_id} (strata jobs list)")
     for warning in result.warnings:
-        console.print(Text(f"warning: {warning}"))
+        _line(f"warning: {warning}")
 
 
 def show_recall(result: Recall) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table("#", "score", "id", "type", "content", title=Text(f"Recall: {result.query}"))
+    table = Table(("#", "score", "id", "type", "content"), title=f"Recall: {result.query}")
     for rank, hit in enumerate(result.hits, start=1):
         memory = hit.memory
         table.add_row(str(rank), f"{hit.score:.3f}", memory.id, memory.type.value,
-                      Text(preview(memory.content)))
-    console = stdout()
-    console.print(table)
-    console.print(f"context: {result.context_tokens} tokens from "
-                  f"{len(result.context_memory_ids)} memories")
+                      preview(memory.content))
+    _print(table)
+    _line(f"context: {result.context_tokens} tokens from "
+          f"{len(result.context_memory_ids)} memories")
 
 
 def memory_result(memory: Memory, *, as_json: bool) -> None:
@@ -91,10 +87,7 @@ def memory_result(memory: Memory, *, as_json: bool) -> None:
 
 
 def show_memory(memory: Memory) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table("field", "value", show_header=False)
+    table = Table(("field", "value"), show_header=False)
     data = memory.to_dict()
     rows: list[tuple[str, str]] = [
         ("id", memory.id),
@@ -118,8 +111,8 @@ def show_memory(memory: Memory) -> None:
     if isinstance(review, dict):
         rows.append(("review", " ".join(f"{k}={v}" for k, v in review.items() if v)))
     for name, value in rows:
-        table.add_row(name, Text(value))
-    stdout().print(table)
+        table.add_row(name, value)
+    _print(table)
 
 
 def _provenance_text(provenance: dict[str, Any]) -> str:
@@ -130,41 +123,39 @@ def _provenance_text(provenance: dict[str, Any]) -> str:
 
 
 def show_page(page: Page) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table("id", "type", "lifecycle", "v", "created", "content")
+    table = Table(("id", "type", "lifecycle", "v", "created", "content"))
     for memory in page.items:
         table.add_row(memory.id, memory.type.value, memory.lifecycle.value, str(memory.version),
-                      memory.created_at.strftime("%Y-%m-%d %H:%M"), Text(preview(memory.content)))
-    console = stdout()
-    console.print(table)
+                      memory.created_at.strftime("%Y-%m-%d %H:%M"), preview(memory.content))
+    _print(table)
     if page.next_cursor:
-        console.print(Text(f"more: --cursor {page.next_cursor}"))
+        _line(f"more: --cursor {page.next_cursor}")
 
 
 def show_history(rows: list[HistoryEvent]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table("when", "kind", "actor", "version", "reason")
+    table = Table(("when", "kind", "actor", "version", "reason"))
     for row in rows:
         version = str(row.after.get("version", "")) if row.after else ""
-        table.add_row(row.ts.isoformat(timespec="seconds"), row.kind.value, Text(row.actor),
-                      version, Text(row.reason))
-    stdout().print(table)
+        table.add_row(row.ts.isoformat(timespec="seconds"), row.kind.value, row.actor,
+                      version, row.reason)
+    _print(table)
 
 
 def show_stats(stats: StoreStats) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table("", "count", title=f"{stats.backend} store, schema v{stats.schema_version}")
+    table = Table(("", "count"), title=f"{stats.backend} store, schema v{stats.schema_version}")
     for name in ("events", "memories", "live_memories", "deleted_memories", "history_rows"):
         table.add_row(name.replace("_", " "), str(getattr(stats, name)))
     for name, value in stats.details.items():
-        table.add_row(name.replace("_", " "), Text(str(value)))
-    stdout().print(table)
+        table.add_row(name.replace("_", " "), str(value))
+    _print(table)
+
+
+def _print(table: Table) -> None:
+    table.print(wide=_WIDE["on"], wide_columns=_WIDE_COLUMNS)
+
+
+def _line(text: str) -> None:
+    typer.echo(printable(text))
 
 
 def show_import(report: ImportReport) -> None:
