@@ -33,6 +33,12 @@ EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELE
     ("Lena's boss is Victor.", "Lena has a new boss, Ruth.", "Who is Lena's boss?", "Ruth"),
     ("I'm allergic to penicillin.", "It turns out I'm not allergic to penicillin after all.",
      "Am I allergic to penicillin?", "allergic to penicillin"),
+    ("Project Atlas is owned by Ravi.", "Project Atlas was handed over to Maya.",
+     "Who owns Project Atlas?", "Maya"),
+    ("Marta is the project lead.", "The project lead role was handed over from Marta to Ivo.",
+     "Who is the project lead?", "Ivo"),
+    ("My daughter goes to Hillview School.", "My daughter now goes to Oakwood Academy.",
+     "Which school does my daughter go to?", "Oakwood"),
 ])
 def test_a_correction_about_a_named_person_wins_and_keeps_the_old_in_history(
     tmp_path: Path, before: str, after: str, question: str, answer: str

@@ -227,6 +227,52 @@ def test_a_named_persons_attribute_is_their_slot(text: str, row: Row) -> None:
     assert facts(text) == [row]
 
 
+# Who holds a thing or a role: "X is owned by Y", "X was handed over (from A) to B",
+# "Y is the <role>"; handing over is a change of the same slot.
+HELD: list[tuple[str, Row]] = [
+    ("Project Atlas is owned by Ravi.", ("topic:project_atlas.owner", "Ravi", False, False,
+                                         "Project Atlas's owner is Ravi")),
+    ("Project Atlas was handed over to Maya.", ("topic:project_atlas.owner", "Maya", False,
+                                                True, "Project Atlas's owner is Maya")),
+    ("The billing service is maintained by the platform team", (
+        "topic:billing_service.owner", "platform team", False, False,
+        "The billing service's owner is the platform team")),
+    ("Marta is the project lead.", ("project.project_lead", "Marta", False, False,
+                                    "The project lead is Marta")),
+    ("The project lead role was handed over from Marta to Ivo.", (
+        "project.project_lead", "Ivo", False, True, "The project lead is Ivo")),
+    ("Ravi is the new CTO", ("project.cto", "Ravi", False, True, "The CTO is Ravi")),
+    ("My daughter now goes to Oakwood Academy", (
+        "person:user_daughter.school", "Oakwood Academy", False, True,
+        "User's daughter's school is Oakwood Academy")),
+    ("Ana attends the University of Porto", (
+        "person:ana.school", "University of Porto", False, False,
+        "Ana's school is the University of Porto")),
+]
+
+
+@pytest.mark.parametrize(("text", "row"), HELD, ids=[t for t, _ in HELD])
+def test_who_holds_a_thing_or_a_role_is_its_slot(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+@pytest.mark.parametrize("text", ["It was passed to me", "I was given to understand it works",
+                                  "Marta is the best"])
+def test_holding_needs_a_thing_and_a_holder_named(text: str) -> None:
+    assert all(not (f.subject or "").endswith(".owner") and f.subject != "project.best"
+               for f in extract_facts(text)), extract_facts(text)
+
+
+@pytest.mark.parametrize(("text", "content"), [
+    ("Ana's kids love pizza", "Ana's kids love pizza"),
+    ("My parents don't live in Faro anymore", "User's parents no longer live in Faro"),
+    ("My kids don't like broccoli", "User's kids do not like broccoli"),
+    ("My sister loves pizza", "User's sister loves pizza"),
+])
+def test_a_plural_holder_takes_a_plural_verb(text: str, content: str) -> None:
+    assert [f.content for f in extract_facts(text)] == [content]
+
+
 @pytest.mark.parametrize("text", ["Ana's daughter Mia is 7", "Ana's dog is sick",
                                   "My dog is sick"])
 def test_what_a_relative_or_pet_is_like_takes_no_attribute_slot(text: str) -> None:

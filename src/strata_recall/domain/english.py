@@ -274,7 +274,7 @@ def _is_noun(word: str) -> bool:
 def inflect(lemma: str, tag: str) -> str:
     """``give`` + VBZ → gives, + VBD → gave; the lemma when the lexicon has no entry."""
     if lemma == "be":
-        return {"VBZ": "is", "VBD": "was"}.get(tag, "be")
+        return {"VBZ": "is", "VBD": "was", "VBP": "are", "VBD_PL": "were"}.get(tag, "be")
     if " " in lemma:  # a phrasal verb: "work out" → "works out"
         head, particle = lemma.split(" ", 1)
         return f"{inflect(head, tag)} {particle}"
@@ -529,16 +529,27 @@ def _sentence(holder: str, lemma: str, prep: str, phrase: str, negated: bool, ch
               past: bool) -> str:
     base, rest = lemma.split(" ", 1) if " " in lemma else (lemma, "")
     tail = " ".join(p for p in (rest, prep, phrase) if p)
+    present = "VBP" if _plural(holder) else "VBZ"  # "Ana's kids love pizza"
     if base == "be":
-        verb = inflect("be", "VBD" if past else "VBZ")
+        verb = inflect("be", ("VBD" if present == "VBZ" else "VBD_PL") if past else present)
         verb += (" no longer" if change else " not") if negated else ""
     elif negated:
-        verb = f"did not {base}" if past else ("no longer " + inflect(base, "VBZ") if change
-                                               else f"does not {base}")
+        does = "does" if present == "VBZ" else "do"
+        verb = f"did not {base}" if past else ("no longer " + inflect(base, present) if change
+                                               else f"{does} not {base}")
     else:
-        verb = inflect(base, "VBD" if past else "VBZ")
+        verb = inflect(base, "VBD" if past else present)
     text = f"{holder} {verb} {tail}".strip()
     return text[:1].upper() + text[1:]
+
+
+_PLURAL_HOLDERS = frozenset("""kids children parents friends sisters brothers colleagues
+    cousins neighbors neighbours roommates coworkers grandparents twins sons daughters""".split())
+
+
+def _plural(holder: str) -> bool:
+    """"User's kids", "Ana's parents": a subject that takes "love", not "loves"."""
+    return holder.rsplit(" ", 1)[-1].casefold() in _PLURAL_HOLDERS
 
 
 # -- reading a clause --------------------------------------------------------------------------
@@ -687,6 +698,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim("allergy", allergy["x"] or allergy["y"])
     if lemma == "have" and _PETS.intersection(content_words(rest)):
         return _Claim("has_pet", rest)
+    school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
+    if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
+        return _Claim("school", school["v"])
     split = _prep_split(rest, _VERB_CLASSES.get(lemma, {}))
     if split is not None:
         attribute, phrase = split
@@ -701,6 +715,11 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
+_SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer"})
+#: Where someone studies: "(to) Hillview School", "(at) the University of Porto".
+_SCHOOL = re.compile(r"^(?:to |at )?(?P<v>(?:the )?(?:[A-Z][\w.'-]*\s+){0,4}(?:School|Academy|"
+                     r"University|College|Kindergarten|Preschool|Institute|Gymnasium|Lyceum|"
+                     r"Polytechnic)(?:\s+of(?:\s+[A-Z][\w.'-]*){1,4})?)$")
 _HAVE_ALLERGY = re.compile(r"^(?:an?\s+|severe\s+|bad\s+)*(?:(?P<x>[\w -]+?)\s+allergy|"
                            r"allergy\s+to\s+(?P<y>.+))$", _I)
 #: "love going hiking", "like to go swimming": the activity itself.
@@ -760,9 +779,18 @@ _MY_ATTRIBUTE = re.compile(
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
     r"(?: back| over)? to)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
-_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?:(?P<det>my|our)|"
+_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?:(?P<det>my|our|the)|"
                     rf"(?P<owner>{_NAME}(?: {_NAME})?)'s) "
-                    r"(?:(?P<new>new) )?(?P<noun>[a-z][\w -]{1,30})$")
+                    r"(?:(?P<new>new) )?(?P<noun>[A-Za-z][\w -]{1,30}?)(?P<now> now)?$")
+#: "Project Atlas is owned by Ravi", "the lead role was handed over from Marta to Ivo": who
+#: holds a thing (or a role) now; handing it over is a change.
+_HELD_BY = re.compile(
+    r"^(?P<thing>[\w' -]{2,60}?) (?:is|are|was|were|has been|have been|got|gets|will be|"
+    r"is being)(?: now| just)? (?:(?:owned|led|run|managed|headed|handled|maintained|"
+    r"coordinated|chaired|taken over) by|(?P<handed>handed|passed|transferred|reassigned|"
+    r"given)(?: over| on)?(?: from (?P<old>.+?))? to)(?: now)? (?P<v>.+)$", _I)
+#: What a role's name may end with that is not part of the role ("the lead role").
+_ROLE_TAIL = re.compile(r"\s+(?:role|position|job|seat|duties|responsibilities)$", _I)
 #: A date or time: what "the deadline moved to ..." (no "was") may move to.
 _WHEN = re.compile(r"^(?:on |at |until )?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
@@ -812,9 +840,51 @@ def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     if det == "my":
         return _Holder(USER, "User") if role == "user" else None
     if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
-            or noun.casefold() in _ATTRIBUTE_NOUNS:  # "the budget": the team's budget
+            or noun.casefold() in _ATTRIBUTE_NOUNS \
+            or _is_role(noun):  # "the budget", "the project lead": the team's
         return _Holder(PROJECT, "The team")
     return _Holder(f"topic:{slug(noun)}", _phrase(f"the {noun}"))
+
+
+def _is_role(noun: str) -> bool:
+    """"project lead", "new CTO": a noun phrase naming a role one person holds."""
+    words = noun.casefold().split()
+    return bool(words) and words[-1] in _ROLE_NOUNS
+
+
+def _held_by(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
+    """"Project Atlas is owned by Ravi" → Project Atlas's owner is Ravi; "the project lead
+    role was handed over from Marta to Ivo" → the project lead is Ivo now (a change)."""
+    match = _HELD_BY.match(clause)
+    if match is None or _pronoun_value(match["v"]):
+        return None
+    thing = _ROLE_TAIL.sub("", match["thing"].strip())
+    det = re.match(r"^(the|our|my|this) ", thing, _I)
+    noun = thing[det.end():] if det else thing
+    if noun.split()[0].casefold() in _PRONOUN_LIKE | {"i", "you", "we", "he", "she"}:
+        return None  # "I was given to understand ...", "it was passed to me"
+    said = replace(manner, change=manner.change or bool(match["handed"]))
+    if _is_role(noun):
+        return _noun_sentence(f"the {noun} is {match['v']}", said, role)
+    key = f"topic:{slug(noun, limit=4)}"
+    if det is None:
+        holder = _Holder(key, noun[:1].upper() + noun[1:])
+    elif det[1].casefold() == "my":  # "my laptop was given to my brother"
+        if role != "user":
+            return []
+        holder = _Holder(f"topic:user_{slug(noun, limit=4)}", f"User's {noun}")
+    else:
+        holder = _Holder(key, _phrase(f"the {noun}"))
+    value = re.sub(r"\bmy\b", "User's", match["v"], flags=_I)  # "to my brother"
+    return [_attribute_statement(holder, "owner", value, said)]
+
+
+_OBJECT_PRONOUNS = frozenset("me us you him her them it myself someone somebody everyone".split())
+
+
+def _pronoun_value(value: str) -> bool:
+    """"... was handed over to me": who "me" is, a sentence cannot say."""
+    return value.split()[0].casefold() in _OBJECT_PRONOUNS
 
 
 def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _Manner,
@@ -850,9 +920,15 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if has_new is not None and (has_new["v"][:1].isupper() or has_new["v"][:1].isdigit()) \
             and noun_attribute(has_new["noun"]) != "has_pet":  # a new pet joins the others
         return _new_value(has_new, manner, role)
+    held = _held_by(clause, manner, role)
+    if held is not None:
+        return held
     match = _MY_ATTRIBUTE.match(clause) or _IS_MY.match(clause)
     if match is None or (match.re is _IS_MY and _not_a_name(match["v"])):
         return None  # "This is my car", "It is my birthday": no value named
+    if match.re is _IS_MY and match["det"] and match["det"].casefold() == "the" \
+            and not _is_role(match["noun"]):
+        return None  # "Marta is the best": no role named
     noun = match["noun"].strip()
     if match.groupdict().get("bare") and _WHEN.match(match["v"]) is None:
         return None  # "my brother moved to York", "the office moved to Berlin": a move
@@ -939,7 +1015,7 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
 
 # -- statements ----------------------------------------------------------------------------
 _CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "start", "marry",
-                           "turn", "change", "become", "get"})
+                           "turn", "change", "become", "get", "transfer"})
 _PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
 _CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
                           r"no longer)\b", _I)
@@ -1229,9 +1305,15 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if match.group("name") and verb.lemma in _DYING and role == "user":
         return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
     if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be" \
-            and verb.lemma not in _STOPPING:  # "Clara quit smoking": no longer smokes
+            and verb.lemma not in _STOPPING and not _names_school(verb):
+        # "Clara quit smoking" reads as "no longer smokes", "Ana attends X Academy" as her
+        # school; other verbs of a named person stay a mention
         return _mention(clause, manner, role)
     return _verb_statements(holder, verb, role)
+
+
+def _names_school(verb: _Verb) -> bool:
+    return verb.lemma in _SCHOOL_VERBS and _SCHOOL.match(_untimed(verb.rest)) is not None
 
 
 def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
