@@ -25,8 +25,9 @@ from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with
 from strata_recall.domain.jobs import Job, JobKind, NewJob
 from strata_recall.domain.models import Event, Filters, Memory, Scope
 from strata_recall.domain.secrets import masked
-from strata_recall.domain.text import content_hash, search_text
+from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
+from strata_recall.ingest import memory_embedding_text
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
     Clock,
@@ -43,6 +44,7 @@ from strata_recall.threads import LazyPool
 from strata_recall.worker import JobOutput
 
 if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
     from strata_recall.ports import Vector
 
 #: Roles whose turns are the user's (or a document's) own statements, worth extracting.
@@ -53,6 +55,8 @@ MAX_FACTS = 64
 PREPARED_MAX = 64
 #: Threads that prepare turns beside the caller's own embedding work.
 PREPARE_THREADS = 2
+#: What a fact may duplicate or change: memories whose lifecycle a decision may act on.
+_ACTIONABLE_ONLY = Filters(lifecycles=tuple(ACTIONABLE))
 
 
 @runtime_checkable
@@ -87,18 +91,22 @@ class _Prepared:
     outcome: ExtractionOutcome
     vectors: dict[str, Vector] = field(default_factory=dict)
     searched: dict[str, _Searched] = field(default_factory=dict)
+    lexical: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
 class _Ready:
-    """What the prepared turns of one job hand it: vectors and searches by fact content."""
+    """What the prepared turns of one job hand it: vectors and searches by fact content
+    (``lexical``: the search by words of facts whose vector is the turn's)."""
 
     vectors: dict[str, Vector] = field(default_factory=dict)
     searched: dict[str, _Searched] = field(default_factory=dict)
+    lexical: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, prepared: _Prepared) -> None:
         self.vectors.update(prepared.vectors)
         self.searched.update(prepared.searched)
+        self.lexical.update(prepared.lexical)
 
 
 class WritePipeline:
@@ -118,6 +126,8 @@ class WritePipeline:
         self.pause = pause
         self._prepared: OrderedDict[str, Future[_Prepared]] = OrderedDict()
         self._prepared_lock = threading.Lock()
+        #: Vectors of the turns just embedded, by their words (``embedded``).
+        self._turn_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._prepare_pool = LazyPool(PREPARE_THREADS, "strata-prepare")
 
     def close(self) -> None:
@@ -140,23 +150,43 @@ class WritePipeline:
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
         and store give the same outcome either way, only sooner."""
-        for event in (masked(e) for e in events):
+        shown = [masked(e) for e in events]
+        for index, event in enumerate(shown):
             if _extractable(event) and len(event.text) <= CHUNK_CHARS:
+                # Embedded as its bare text (no speaker, no turn before it), the turn's vector
+                # is its own-words facts' vector too (``embedded``).
+                alone = memory_embedding_text(event.text, event, shown[index - 1] if index
+                                              else None) == event.text
                 self._remember_prepared(event.text, self._prepare_pool.submit(
-                    self._prepare_one, event.scope, event.text))
+                    self._prepare_one, event.scope, event.text, alone))
 
-    def _prepare_one(self, scope: Scope, text: str) -> _Prepared:
+    def _prepare_one(self, scope: Scope, text: str, alone: bool = False) -> _Prepared:
         outcome = self.chain.extract(text)
         if outcome.extraction is None:
             return _Prepared(outcome)
-        verbatim = content_hash(text)
-        contents = list(dict.fromkeys(f.content for f in outcome.extraction.facts
-                                      if content_hash(f.content) != verbatim))
+        turn = words_key(text)
+        contents = list(dict.fromkeys(f.content for f in outcome.extraction.facts))
         if not contents:
             return _Prepared(outcome)
-        vectors = dict(zip(contents, self.embedder.embed(contents), strict=True))
+        # The search by words needs no vector: it runs while the caller's core embeds the
+        # turn, before this thread embeds the facts (it was 3-5 ms after them).
+        lexical = {c: self._lexical(scope, c) for c in contents}
+        own_words = {c for c in contents if alone and words_key(c) == turn}
+        embedded = [c for c in contents if c not in own_words]
+        vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True)) \
+            if embedded else {}
         return _Prepared(outcome, vectors,
-                         {c: self._search(scope, vectors[c], c) for c in contents})
+                         {c: self._search(scope, vectors[c], c, lexical[c]) for c in embedded},
+                         {c: lexical[c] for c in own_words})
+
+    def embedded(self, texts: Sequence[str], vectors: Matrix) -> None:
+        """The writer embedded these turn texts: a fact in the same words as one of them
+        takes its vector instead of a model run of its own (one of two on the write path)."""
+        with self._prepared_lock:
+            for text, vector in zip(texts, vectors, strict=True):
+                self._turn_vectors[words_key(text)] = vector
+            while len(self._turn_vectors) > PREPARED_MAX:
+                self._turn_vectors.popitem(last=False)
 
     def _remember_prepared(self, text: str, future: Future[_Prepared]) -> None:
         with self._prepared_lock:
@@ -189,7 +219,8 @@ class WritePipeline:
         own = frozenset(turns.values())
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
         pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
-                                  or self._search(job.scope, v, f.fact.content), own)
+                                  or self._search(job.scope, v, f.fact.content,
+                                                  prepared.lexical.get(f.fact.content)), own)
                  for f, v in zip(found, vectors, strict=True)]
         decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
@@ -225,11 +256,19 @@ class WritePipeline:
 
     def _vectors(self, contents: Sequence[str], prepared: Mapping[str, Vector]
                  ) -> list[Vector]:
-        """The facts' vectors: prepared ones as they are, the others embedded now."""
+        """The facts' vectors: prepared ones as they are, a fact in its turn's own words
+        the turn's, the others embedded now."""
+        prepared = {**prepared, **self._own_words_vectors(
+            [c for c in contents if c not in prepared])}
         missing = list(dict.fromkeys(c for c in contents if c not in prepared))
         computed = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing \
             else {}
         return [prepared[c] if c in prepared else computed[c] for c in contents]
+
+    def _own_words_vectors(self, contents: Sequence[str]) -> dict[str, Vector]:
+        with self._prepared_lock:
+            found = {c: self._turn_vectors.get(words_key(c)) for c in contents}
+        return {c: v for c, v in found.items() if v is not None}
 
     def _extract(self, events: Sequence[Event], prepared: _Ready
                  ) -> tuple[list[_Found], list[str]]:
@@ -241,15 +280,14 @@ class WritePipeline:
         for event in events:
             if not _extractable(event):
                 continue
-            # A fact that is the turn word for word is dropped (its verbatim memory holds it).
-            # The turn is hashed once: per fact, a 100k-character text cost 10 s.
-            verbatim = content_hash(event.text)
+            # Every fact goes to the decisions, one in the turn's own words too: a restatement
+            # is kept as its turn there, and a turn with a slot carries it (applying.plan).
             for piece in paced_chunks(event.text, self.pause):
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(piece, warnings, prepared)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
-                             for f in x.facts if content_hash(f.content) != verbatim)
+                             for f in x.facts)
         return found[:MAX_FACTS], warnings
 
     def _extract_piece(self, text: str, warnings: list[str], prepared: _Ready) -> Extraction:
@@ -263,13 +301,17 @@ class WritePipeline:
         warnings.extend(outcome.warnings)
         return outcome.extraction
 
-    def _search(self, scope: Scope, vector: Vector, text: str) -> _Searched:
-        """The ids of memories a fact may duplicate or change, by meaning and by words."""
-        filters = Filters(lifecycles=tuple(ACTIONABLE))
-        k = self.candidates_k
-        similarity = dict(self.store.vector_search(scope, vector, k, filters))
-        return _Searched(similarity,
-                         [i for i, _ in self.store.text_search(scope, text, k, filters)])
+    def _search(self, scope: Scope, vector: Vector, text: str,
+                lexical: list[str] | None = None) -> _Searched:
+        """The ids of memories a fact may duplicate or change, by meaning and by words
+        (``lexical``: the search by words, when it already ran)."""
+        similarity = dict(self.store.vector_search(scope, vector, self.candidates_k,
+                                                   _ACTIONABLE_ONLY))
+        return _Searched(similarity, self._lexical(scope, text) if lexical is None else lexical)
+
+    def _lexical(self, scope: Scope, text: str) -> list[str]:
+        return [i for i, _ in self.store.text_search(scope, text, self.candidates_k,
+                                                     _ACTIONABLE_ONLY)]
 
     def _candidates(self, scope: Scope, searched: _Searched, own: frozenset[str]
                     ) -> list[tuple[Candidate, Memory]]:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +52,9 @@ from strata_recall.settings import Settings
 from strata_recall.threads import LazyPool
 from strata_recall.worker import Runner
 
+if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
+
 REMEMBER_MODES = ("sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
@@ -61,6 +64,9 @@ ScopeLike = Scope | Mapping[str, Any] | str | None
 GraphIndexer = Callable[[Memory], None]
 #: Starts the pipeline's work on a remember's events early (``WritePipeline.prepare``).
 Preparer = Callable[[Sequence[Event]], None]
+#: Told the texts the turns were embedded as and their vectors (``WritePipeline.embedded``):
+#: a derived fact in the turn's own words reuses the turn's vector.
+Embedded = Callable[[Sequence[str], "Matrix"], None]
 
 
 class Writer:
@@ -70,7 +76,7 @@ class Writer:
         self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
         runner: Runner, *, extractor: Extractor | None = None,
         index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
-        prepare: Preparer | None = None,
+        prepare: Preparer | None = None, embedded: Embedded | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -81,6 +87,7 @@ class Writer:
         self.index_graph = index_graph
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.prepare = prepare
+        self.embedded = embedded
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
 
     def close(self) -> None:
@@ -278,10 +285,11 @@ class Writer:
         sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
                     events[d.event_index + 1] if d.event_index < last else None)
                    for d in drafts]
-        vectors = self.embedder.embed([
-            memory_embedding_text(masked(m).content, event, previous)
-            for m, (event, previous, _) in zip(memories, sources, strict=True)
-        ])
+        texts = [memory_embedding_text(masked(m).content, event, previous)
+                 for m, (event, previous, _) in zip(memories, sources, strict=True)]
+        vectors = self.embedder.embed(texts)
+        if self.embedded is not None:
+            self.embedded(texts, vectors)
         return [
             NewMemory(m, vectors[i], d.event_index, memory_search_text(
                 masked(m).content, *sources[i], analyse=self._analyse))

@@ -39,6 +39,11 @@ EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELE
      "Who is the project lead?", "Ivo"),
     ("My daughter goes to Hillview School.", "My daughter now goes to Oakwood Academy.",
      "Which school does my daughter go to?", "Oakwood"),
+    # typed without a full stop: the fact is the turn's words, and the turn carries its slot
+    ("The deadline is Friday", "The deadline moved to Monday", "When is the deadline?",
+     "Monday"),
+    ("Greg's favourite band is Muse", "Greg's favourite band these days is Blur",
+     "What is Greg's favourite band?", "Blur"),
 ])
 def test_a_correction_about_a_named_person_wins_and_keeps_the_old_in_history(
     tmp_path: Path, before: str, after: str, question: str, answer: str

@@ -180,9 +180,10 @@ def test_approving_a_candidate_activates_it_and_a_later_correction_can_be_rolled
     assert strata.get(munich.id, scope=U).lifecycle is Lifecycle.ACTIVE
 
 
-def test_a_long_text_is_hashed_once_not_once_per_fact(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_text_is_never_hashed_once_per_fact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14: each extracted fact re-hashed the whole turn to check it was not the turn
-    itself, so a 96k-character text cost ~1,400 normalisations of 96k characters (seconds)."""
+    itself, so a 96k-character text cost ~1,400 normalisations of 96k characters (seconds).
+    (A fact in its turn's words is now told by the stored turn's hash, in the planner.)"""
     import strata_recall.pipeline as pipeline
     from strata_recall.testing import memory_strata
 
@@ -198,4 +199,4 @@ def test_a_long_text_is_hashed_once_not_once_per_fact(monkeypatch: pytest.Monkey
     strata = memory_strata(review_mode="off")
     result = strata.remember(text, scope=U, mode="sync")
     assert result.status == "processed" and len(result.derived_ids) == pipeline.MAX_FACTS
-    assert hashed.count(len(text)) == 1
+    assert hashed.count(len(text)) <= 1

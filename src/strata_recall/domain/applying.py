@@ -181,7 +181,13 @@ def plan(
         applied = _applies(decision, origin.review)
         derived = _derived(fact, decision, index, origin, now, applied,
                            own_turn if sole else None)
-        result.added.append(derived)
+        carrier = _carrier(touched, current, own_turn, derived, now)
+        if carrier is None:
+            result.added.append(derived)
+        else:  # the fact is its turn word for word: the turn carries it (one memory)
+            touched[carrier.id] = _Touch(carrier, HistoryKind.UPDATE,
+                                         f"carries its fact ({decision.reason})", decision)
+            derived = replace(derived, memory=carrier)
         result.outcomes.append({**_outcome(decision, derived.memory.id), "applied": applied})
         if not applied:
             continue  # proposed only: the candidate carries what it would change
@@ -192,6 +198,22 @@ def plan(
         result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
                                before.version))
     return result
+
+
+def _carrier(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
+             own_turn: str | None, derived: Derived, now: datetime) -> Memory | None:
+    """The input's own turn holding ``derived``'s fact, when the fact is the turn's words
+    ("The deadline is Friday" typed without a full stop): a second memory of the same text
+    would be the turn again, and the fact's slot, which a later correction looks for, would
+    be lost. The turn keeps its lifecycle; a decided conflict marks it disputed."""
+    turn = _latest(touched, current, own_turn) if own_turn else None
+    fact = derived.memory
+    if turn is None or turn.content_hash != fact.content_hash or not _live(turn, now):
+        return None
+    carried = {k: v for k, v in fact.meta.items() if k != ASSERTED_BY_KEY}
+    lifecycle = Lifecycle.DISPUTED if fact.lifecycle is Lifecycle.DISPUTED else turn.lifecycle
+    return turn.evolve(subject=fact.subject, lifecycle=lifecycle, updated_at=now,
+                       version=turn.version + 1, meta={**turn.meta, **carried})
 
 
 def _targets(decision: Decision) -> list[str]:

@@ -930,6 +930,10 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
             and not _is_role(match["noun"]):
         return None  # "Marta is the best": no role named
     noun = match["noun"].strip()
+    untimed = _TIME_TAIL.sub("", noun).strip()
+    if untimed and untimed != noun:  # "Greg's favourite band these days is Blur"
+        manner = replace(manner, change=manner.change or _CHANGE_TAIL.search(noun) is not None)
+        noun = untimed
     if match.groupdict().get("bare") and _WHEN.match(match["v"]) is None:
         return None  # "my brother moved to York", "the office moved to Berlin": a move
     owner = match.groupdict().get("owner")

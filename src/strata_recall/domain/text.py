@@ -32,6 +32,15 @@ def normalize(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
+_EDGE_MARKS = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def words_key(text: str) -> str:
+    """``normalize`` without the marks around the words: "Ana's manager is Ben." and "ana's
+    manager is Ben" say the same words (a fact that repeats its turn)."""
+    return _EDGE_MARKS.sub("", normalize(text))
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
 

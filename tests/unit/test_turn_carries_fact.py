@@ -1,0 +1,105 @@
+"""A fact in its turn's own words ("The deadline is Friday", typed without a full stop) is
+carried by the turn: no second memory of the same text, and the slot a later correction
+looks for is kept on the turn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from strata_recall.domain import applying
+from strata_recall.domain.applying import ReviewMode
+from strata_recall.domain.decisions import Action, Decision
+from strata_recall.domain.models import Lifecycle, Memory, MemoryType, Scope
+from strata_recall.domain.text import content_hash, words_key
+from strata_recall.embedders.hashing import HashingEmbedder
+from strata_recall.facade import Strata
+
+if TYPE_CHECKING:
+    from strata_recall.embedders._common import Matrix
+
+NOW = datetime(2026, 11, 24, tzinfo=UTC)
+SCOPE = Scope("t", user="u")
+ORIGIN = applying.Origin(scope=SCOPE, conversation_id=None, tags=(), actor="test",
+                         extractor="rules", model=None, prompt_version=None,
+                         review=ReviewMode.CAPTURE_ONLY)
+
+
+def turn(memory_id: str, content: str, lifecycle: Lifecycle = Lifecycle.ACTIVE) -> Memory:
+    return Memory(id=memory_id, scope=SCOPE, type=MemoryType.EPISODIC, content=content,
+                  content_hash=content_hash(content), created_at=NOW, updated_at=NOW,
+                  lifecycle=lifecycle)
+
+
+def fact(content: str, value: str, event_id: str = "e1") -> applying.FactInput:
+    return applying.FactInput(content=content, type="semantic", subject="project.deadline",
+                              value=value, negated=False, importance=6, confidence=0.9,
+                              pinned=False, entities=(), event_id=event_id)
+
+
+def test_a_new_fact_in_its_turns_words_is_carried_by_the_turn() -> None:
+    said = turn("t1", "The deadline is Friday")
+    planned = applying.plan([fact("The deadline is Friday", "Friday")],
+                            [Decision(Action.ADD, None, "new information")],
+                            {said.id: said}, ORIGIN, NOW, {"e1": said.id})
+    assert planned.added == []
+    [(change, version)] = planned.changes
+    carried = change.after
+    assert (carried.id, version, carried.version) == ("t1", 1, 2)
+    assert carried.lifecycle is Lifecycle.ACTIVE  # a turn is not held for review
+    assert carried.subject == "project.deadline" and applying.is_derived(carried)
+    assert carried.meta[applying.FACT_KEY]["value"] == "Friday"
+    assert planned.outcomes[0]["memory_id"] == "t1"
+
+
+def test_a_correction_supersedes_the_turn_that_carries_the_old_value() -> None:
+    old = turn("t1", "The deadline is Friday").evolve(
+        subject="project.deadline", meta={applying.FACT_KEY: {"value": "Friday"}})
+    new = turn("t2", "The deadline moved to Monday")
+    planned = applying.plan([fact("The deadline is Monday", "Monday", "e2")],
+                            [Decision(Action.UPDATE, "t1", "same slot, new value")],
+                            {old.id: old, new.id: new}, ORIGIN, NOW, {"e2": new.id})
+    [added] = planned.added
+    assert added.memory.content == "The deadline is Monday"
+    changed = {change.after.id: change.after for change, _ in planned.changes}
+    assert changed["t1"].lifecycle is Lifecycle.SUPERSEDED
+    assert "t2" not in changed  # its words are not the fact's: it stays a plain turn
+
+
+def test_a_fact_with_words_of_its_own_is_a_memory_of_its_own() -> None:
+    said = turn("t1", "I live in Lisbon")
+    planned = applying.plan([fact("User lives in Lisbon", "Lisbon")],
+                            [Decision(Action.ADD, None, "new information")],
+                            {said.id: said}, ORIGIN, NOW, {"e1": said.id})
+    assert [d.memory.content for d in planned.added] == ["User lives in Lisbon"]
+    assert planned.changes == []
+
+
+def test_words_key_ignores_case_spacing_and_the_marks_around_the_words() -> None:
+    assert words_key("  The deadline is  Friday. ") == words_key("the deadline is friday")
+    assert words_key("Hi!") == "hi"
+    assert words_key("Ana's manager is Ben") != words_key("Ana's manager is Ben Jr")
+
+
+class _CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_fact_in_its_turns_words_takes_the_turns_vector(tmp_path: Path) -> None:
+    embedder = _CountingEmbedder()
+    with Strata.open(tmp_path, embedder=embedder, embedded_worker=False) as strata:
+        strata.remember("The deadline is Friday", scope="user:u1")  # one model run, not two
+        assert embedder.texts == ["The deadline is Friday"]
+        strata.remember("I live in Lisbon", scope="user:u1")  # "User lives in Lisbon": its own
+        assert sorted(embedder.texts[1:]) == ["I live in Lisbon", "User lives in Lisbon"]
+        [carrier] = [m for m in strata.list(scope="user:u1").items
+                     if m.content == "The deadline is Friday"]
+        assert carrier.subject == "project.deadline"
