@@ -168,16 +168,16 @@ class WritePipeline:
         contents = list(dict.fromkeys(f.content for f in outcome.extraction.facts))
         if not contents:
             return _Prepared(outcome)
-        # The search by words needs no vector: it runs while the caller's core embeds the
-        # turn, before this thread embeds the facts (it was 3-5 ms after them).
-        lexical = {c: self._lexical(scope, c) for c in contents}
-        own_words = {c for c in contents if alone and words_key(c) == turn}
+        own_words = [c for c in contents if alone and words_key(c) == turn]
         embedded = [c for c in contents if c not in own_words]
-        vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True)) \
-            if embedded else {}
+        # A fact in the turn's words waits for the turn's vector (the job searches by meaning
+        # with it); its search by words runs now, while the caller's core embeds the turn.
+        lexical = {c: self._lexical(scope, c) for c in own_words}
+        if not embedded:
+            return _Prepared(outcome, lexical=lexical)
+        vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True))
         return _Prepared(outcome, vectors,
-                         {c: self._search(scope, vectors[c], c, lexical[c]) for c in embedded},
-                         {c: lexical[c] for c in own_words})
+                         {c: self._search(scope, vectors[c], c) for c in embedded}, lexical)
 
     def embedded(self, texts: Sequence[str], vectors: Matrix) -> None:
         """The writer embedded these turn texts: a fact in the same words as one of them
