@@ -194,6 +194,8 @@ OWNED: list[tuple[str, Row]] = [
     ("Actually, Sara's favorite color is green", ("person:sara.favourite_colour", "green",
                                                   False, True,
                                                   "Sara's favourite colour is green")),
+    ("Omar's editor is Lena", ("person:omar.editor", "Lena", False, False,
+                               "Omar's editor is Lena")),
     ("Mary Jane's birthday is May 14", ("person:mary_jane.birthday", "May 14", False, False,
                                         "Mary Jane's birthday is May 14")),
     ("Kenji's email changed to k@new.org", ("person:kenji.email", "k@new.org", False, True,

@@ -1002,6 +1002,9 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
     """The statement of a noun sentence's attribute, a change when its words say so."""
     of = match.groupdict().get("of")
     attribute = noun_attribute(noun, of)
+    if attribute == f"uses_{noun.casefold()}" and noun.casefold() in _ROLE_NOUNS \
+            and _category(match["v"]) is None and match["v"][:1].isupper():
+        attribute = _ATTRIBUTE_NOUNS.get(noun.casefold(), slug(noun))  # "Omar's editor is Lena"
     if attribute == "has_pet" and not match["v"][:1].isupper():
         return None  # "my dog is sick": how the pet is, not which pet
     moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
