@@ -244,6 +244,10 @@ HELD: list[tuple[str, Row]] = [
     ("The project lead role was handed over from Marta to Ivo.", (
         "project.project_lead", "Ivo", False, True, "The project lead is Ivo")),
     ("Ravi is the new CTO", ("project.cto", "Ravi", False, True, "The CTO is Ravi")),
+    ("Sam took over the Atlas project from Ravi", (
+        "topic:atlas_project.owner", "Sam", False, True, "The Atlas project's owner is Sam")),
+    ("Our team lead changed from Dana to Eli", ("project.team_lead", "Eli", False, True,
+                                                "The team lead is Eli")),
     ("My daughter now goes to Oakwood Academy", (
         "person:user_daughter.school", "Oakwood Academy", False, True,
         "User's daughter's school is Oakwood Academy")),
@@ -263,6 +267,14 @@ def test_who_holds_a_thing_or_a_role_is_its_slot(text: str, row: Row) -> None:
 def test_holding_needs_a_thing_and_a_holder_named(text: str) -> None:
     assert all(not (f.subject or "").endswith(".owner") and f.subject != "project.best"
                for f in extract_facts(text)), extract_facts(text)
+
+
+def test_he_or_she_after_a_comma_is_the_person_named_before() -> None:
+    assert facts("Tom no longer works at Google, he joined Meta") == [
+        ("person:tom.works_at", "Google", True, True, "Tom no longer works at Google"),
+        ("person:tom.works_at", "Meta", False, True, "Tom works at Meta")]
+    assert next(f.content for f in extract_facts("I left Google, he said it was fine")) == \
+        "User no longer works at Google"
 
 
 @pytest.mark.parametrize(("text", "content"), [

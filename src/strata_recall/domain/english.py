@@ -294,8 +294,18 @@ _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
                       r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
+                      r",\s+(?=(?:he|she)\s+\w)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
+
+
+_HE_SHE = re.compile(r"^(?:he|she)\s+", _I)
+
+
+def _named(subject: str) -> bool:
+    """A subject a later "he"/"she" can stand for: a person's name, not "I", "we", "my X"."""
+    first = subject.split()[0]
+    return first[:1].isupper() and first.casefold() not in ("i", "we", "my", "our")
 
 
 def sentences(text: str) -> list[str]:
@@ -330,7 +340,11 @@ def clauses(sentence: str) -> list[str]:
         piece, when = f"{when} {piece}".strip(), ""
         bare = _TIME_HEAD.sub("", piece)
         holder = _HOLDER.match(bare)
-        if holder is not None and _starts_clause(bare):
+        pronoun = _HE_SHE.match(bare)
+        if pronoun is not None and result:  # "Tom left Google, he joined Meta": Tom joined
+            named = subject is not None and _named(subject)
+            result.append(f"{subject} {bare[pronoun.end():]}" if named else piece)
+        elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)):
@@ -774,6 +788,7 @@ _MY_ATTRIBUTE = re.compile(
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
     r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
+    r"(?:has |have )?(?:changed|switched|passed|gone|went) from (?P<old>.+?) to|"
     r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
     r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
@@ -789,6 +804,11 @@ _HELD_BY = re.compile(
     r"is being)(?: now| just)? (?:(?:owned|led|run|managed|headed|handled|maintained|"
     r"coordinated|chaired|taken over) by|(?P<handed>handed|passed|transferred|reassigned|"
     r"given)(?: over| on)?(?: from (?P<old>.+?))? to)(?: now)? (?P<v>.+)$", _I)
+#: "Sam took over the Atlas project from Ravi": Sam holds it now.
+_TOOK_OVER = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) (?:took over|has taken over|"
+                        r"is taking over|will take over|inherited|now owns|now leads|"
+                        r"now runs) (?P<thing>(?:the |our )?[\w' -]{2,60}?)"
+                        r"(?: from (?P<old>.+))?$")
 #: What a role's name may end with that is not part of the role ("the lead role").
 _ROLE_TAIL = re.compile(r"\s+(?:role|position|job|seat|duties|responsibilities)$", _I)
 #: A date or time: what "the deadline moved to ..." (no "was") may move to.
@@ -855,15 +875,17 @@ def _is_role(noun: str) -> bool:
 def _held_by(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
     """"Project Atlas is owned by Ravi" → Project Atlas's owner is Ravi; "the project lead
     role was handed over from Marta to Ivo" → the project lead is Ivo now (a change)."""
-    match = _HELD_BY.match(clause)
-    if match is None or _pronoun_value(match["v"]):
+    match = _HELD_BY.match(clause) or _TOOK_OVER.match(clause)
+    if match is None or _pronoun_value(match["v"]) or (
+            match.re is _TOOK_OVER and _not_a_name(match["v"])):
         return None
     thing = _ROLE_TAIL.sub("", match["thing"].strip())
     det = re.match(r"^(the|our|my|this) ", thing, _I)
     noun = thing[det.end():] if det else thing
     if noun.split()[0].casefold() in _PRONOUN_LIKE | {"i", "you", "we", "he", "she"}:
         return None  # "I was given to understand ...", "it was passed to me"
-    said = replace(manner, change=manner.change or bool(match["handed"]))
+    handed = match.re is _TOOK_OVER or bool(match["handed"])
+    said = replace(manner, change=manner.change or handed)
     if _is_role(noun):
         return _noun_sentence(f"the {noun} is {match['v']}", said, role)
     key = f"topic:{slug(noun, limit=4)}"
