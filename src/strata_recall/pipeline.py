@@ -15,7 +15,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future, InvalidStateError
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -128,6 +130,8 @@ class WritePipeline:
         self._prepared_lock = threading.Lock()
         #: Vectors of the turns just embedded, by their words (``embedded``).
         self._turn_vectors: OrderedDict[str, Vector] = OrderedDict()
+        #: Each prepared turn's extraction, as soon as it is read (``own_words_fact``).
+        self._extracted: OrderedDict[str, Future[ExtractionOutcome]] = OrderedDict()
         self._prepare_pool = LazyPool(PREPARE_THREADS, "strata-prepare")
 
     def close(self) -> None:
@@ -157,11 +161,41 @@ class WritePipeline:
                 # is its own-words facts' vector too (``embedded``).
                 alone = memory_embedding_text(event.text, event, shown[index - 1] if index
                                               else None) == event.text
+                extracted: Future[ExtractionOutcome] = Future()
+                with self._prepared_lock:
+                    self._extracted[event.text] = extracted
+                    while len(self._extracted) > PREPARED_MAX:
+                        self._extracted.popitem(last=False)[1].cancel()
                 self._remember_prepared(event.text, self._prepare_pool.submit(
-                    self._prepare_one, event.scope, event.text, alone))
+                    self._prepare_one, event.scope, event.text, alone, extracted))
 
-    def _prepare_one(self, scope: Scope, text: str, alone: bool = False) -> _Prepared:
-        outcome = self.chain.extract(text)
+    def own_words_fact(self, text: str, timeout_s: float = 1.0) -> ExtractedFact | None:
+        """The fact with a slot that is ``text`` word for word, as the preparation read it
+        (the writer writes the turn carrying it, decision 0043); ``None`` when there is none
+        or the reading is not ready within ``timeout_s`` (the job then carries it)."""
+        with self._prepared_lock:
+            future = self._extracted.pop(text, None)
+        if future is None:
+            return None
+        try:
+            outcome = future.result(timeout=timeout_s)
+        except (FutureTimeout, CancelledError, StrataError):
+            return None
+        if outcome.extraction is None:
+            return None
+        said = content_hash(text)
+        own = [f for f in outcome.extraction.facts
+               if f.subject is not None and content_hash(f.content) == said]
+        return own[0] if len(own) == 1 else None
+
+    def _prepare_one(self, scope: Scope, text: str, alone: bool = False,
+                     extracted: Future[ExtractionOutcome] | None = None) -> _Prepared:
+        try:
+            outcome = self.chain.extract(text)
+        except Exception as exc:
+            _settle(extracted, exc)
+            raise
+        _settle(extracted, outcome)
         if outcome.extraction is None:
             return _Prepared(outcome)
         turn = words_key(text)
@@ -362,6 +396,18 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
+
+
+def _settle(future: Future[ExtractionOutcome] | None,
+            result: ExtractionOutcome | Exception) -> None:
+    """Hand the reading to whoever waits for it (nobody, once the future was evicted)."""
+    if future is None:
+        return
+    with suppress(InvalidStateError):
+        if isinstance(result, Exception):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
 
 
 def _extractable(event: Event) -> bool:

@@ -11,17 +11,18 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from strata_recall.domain.applying import ReviewMode
+from strata_recall.domain.applying import ReviewMode, carrying
 from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
 from strata_recall.domain.lifecycle import Actor
 from strata_recall.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
 from strata_recall.domain.secrets import masked
-from strata_recall.domain.text import search_text
+from strata_recall.domain.text import content_hash, search_text
 from strata_recall.errors import InvalidInput
 from strata_recall.ingest import (
     Draft,
@@ -54,6 +55,7 @@ from strata_recall.worker import Runner
 
 if TYPE_CHECKING:
     from strata_recall.embedders._common import Matrix
+    from strata_recall.providers.base import ExtractedFact
 
 REMEMBER_MODES = ("sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
@@ -67,6 +69,8 @@ Preparer = Callable[[Sequence[Event]], None]
 #: Told the texts the turns were embedded as and their vectors (``WritePipeline.embedded``):
 #: a derived fact in the turn's own words reuses the turn's vector.
 Embedded = Callable[[Sequence[str], "Matrix"], None]
+#: The fact with a slot that a turn's text is word for word (``WritePipeline.own_words_fact``).
+OwnWordsFact = Callable[[str], "ExtractedFact | None"]
 
 
 class Writer:
@@ -77,6 +81,7 @@ class Writer:
         runner: Runner, *, extractor: Extractor | None = None,
         index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
         prepare: Preparer | None = None, embedded: Embedded | None = None,
+        own_words_fact: OwnWordsFact | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -88,6 +93,7 @@ class Writer:
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.prepare = prepare
         self.embedded = embedded
+        self.own_words_fact = own_words_fact
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
 
     def close(self) -> None:
@@ -132,6 +138,9 @@ class Writer:
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events)
+        if self.prepare is not None and not raw and mode != "async":
+            new_memories = self._carrying(new_memories, drafts, events)
+            memories = [n.memory for n in new_memories]
         if self.settings.episodes and len(events) > 1 and memories:
             new_memories.append(self._episode(request, events, new_memories, now))
         actor = actor or Actor()
@@ -296,6 +305,23 @@ class Writer:
             for i, (m, d) in enumerate(zip(with_neighbours(memories, drafts), drafts,
                                            strict=True))
         ]
+
+    def _carrying(self, new: list[NewMemory], drafts: Sequence[Draft],
+                  events: Sequence[Event]) -> list[NewMemory]:
+        """Turns written carrying the fact with a slot that is their own words (decision
+        0043): its extraction, started by ``prepare``, is read by now (the turns' embedding
+        took longer). Without this the job would give the turn a second version for it."""
+        if self.own_words_fact is None:
+            return new
+        carried = []
+        for item, draft in zip(new, drafts, strict=True):
+            fact = self.own_words_fact(masked(events[draft.event_index]).text)
+            memory = item.memory
+            if fact is not None and fact.subject and memory.content_hash == content_hash(
+                    fact.content):
+                memory = carrying(memory, fact.subject, fact.value, fact.negated, fact.entities)
+            carried.append(replace(item, memory=memory))
+        return carried
 
     def _analyse(self, text: str) -> str:
         return paced_search_text(text, self.pause)

@@ -185,8 +185,9 @@ def plan(
         if carrier is None:
             result.added.append(derived)
         else:  # the fact is its turn word for word: the turn carries it (one memory)
-            touched[carrier.id] = _Touch(carrier, HistoryKind.UPDATE,
-                                         f"carries its fact ({decision.reason})", decision)
+            if carrier is not _latest(touched, current, carrier.id):
+                touched[carrier.id] = _Touch(carrier, HistoryKind.UPDATE,
+                                             f"carries its fact ({decision.reason})", decision)
             derived = replace(derived, memory=carrier)
         result.outcomes.append({**_outcome(decision, derived.memory.id), "applied": applied})
         if not applied:
@@ -198,6 +199,14 @@ def plan(
         result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
                                before.version))
     return result
+
+
+def carrying(turn: Memory, subject: str, value: str | None, negated: bool,
+             entities: Sequence[str]) -> Memory:
+    """``turn`` holding the fact that is its own words, as it is written (version 1): its
+    slot in ``subject``, the fact in ``meta`` as a derived memory holds it."""
+    fact = {"value": value, "negated": negated, "entities": list(entities)}
+    return turn.evolve(subject=subject, meta={**turn.meta, FACT_KEY: fact})
 
 
 def _carrier(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
@@ -212,6 +221,9 @@ def _carrier(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
         return None
     carried = {k: v for k, v in fact.meta.items() if k != ASSERTED_BY_KEY}
     lifecycle = Lifecycle.DISPUTED if fact.lifecycle is Lifecycle.DISPUTED else turn.lifecycle
+    if turn.subject == fact.subject and lifecycle is turn.lifecycle and \
+            turn.meta.get(FACT_KEY) == carried[FACT_KEY]:
+        return turn  # written carrying it (``carrying``): nothing to change
     return turn.evolve(subject=fact.subject, lifecycle=lifecycle, updated_at=now,
                        version=turn.version + 1, meta={**turn.meta, **carried})
 
