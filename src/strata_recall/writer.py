@@ -70,7 +70,7 @@ Preparer = Callable[[Sequence[Event]], None]
 #: a derived fact in the turn's own words reuses the turn's vector.
 Embedded = Callable[[Sequence[str], "Matrix"], None]
 #: The fact with a slot that a turn's text is word for word (``WritePipeline.own_words_fact``).
-OwnWordsFact = Callable[[str], "ExtractedFact | None"]
+OwnWordsFact = Callable[[str, float], "ExtractedFact | None"]
 
 
 class Writer:
@@ -138,9 +138,12 @@ class Writer:
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events)
+        waited_ms = 0
         if self.prepare is not None and not raw and mode != "async":
-            new_memories = self._carrying(new_memories, drafts, events)
+            began = time.monotonic()
+            new_memories = self._carrying(new_memories, drafts, events, timeout_ms / 1000)
             memories = [n.memory for n in new_memories]
+            waited_ms = int((time.monotonic() - began) * 1000)
         if self.settings.episodes and len(events) > 1 and memories:
             new_memories.append(self._episode(request, events, new_memories, now))
         actor = actor or Actor()
@@ -152,7 +155,8 @@ class Writer:
         ))
         stored = outcome.memories[:len(memories)]
         job_id = outcome.jobs[0] if outcome.jobs else None
-        status, derived, warnings = self._pipeline_status(raw, job_id, mode, timeout_ms)
+        status, derived, warnings = self._pipeline_status(raw, job_id, mode,
+                                                          max(1, timeout_ms - waited_ms))
         self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
@@ -307,15 +311,19 @@ class Writer:
         ]
 
     def _carrying(self, new: list[NewMemory], drafts: Sequence[Draft],
-                  events: Sequence[Event]) -> list[NewMemory]:
+                  events: Sequence[Event], budget_s: float) -> list[NewMemory]:
         """Turns written carrying the fact with a slot that is their own words (decision
-        0043): its extraction, started by ``prepare``, is read by now (the turns' embedding
-        took longer). Without this the job would give the turn a second version for it."""
+        0043). Their reading, started by ``prepare``, is usually done by now (the turns'
+        embedding took longer); it is waited for within the pipeline budget, which the job
+        would need it within anyway, so a processed remember's turn is always at version 1.
+        Past the budget the job carries it later, as a second version."""
         if self.own_words_fact is None:
             return new
+        deadline = time.monotonic() + budget_s
         carried = []
         for item, draft in zip(new, drafts, strict=True):
-            fact = self.own_words_fact(masked(events[draft.event_index]).text)
+            fact = self.own_words_fact(masked(events[draft.event_index]).text,
+                                       max(0.0, deadline - time.monotonic()))
             memory = item.memory
             if fact is not None and fact.subject and memory.content_hash == content_hash(
                     fact.content):

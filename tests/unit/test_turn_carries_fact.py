@@ -115,3 +115,18 @@ def test_the_turn_is_written_carrying_its_fact_or_the_job_adds_it_later(tmp_path
         strata.work()  # the job reads it: the turn takes its fact as a second version
         queued = strata.get(later.memory_ids[0], scope="user:u1")
         assert (queued.version, queued.subject) == (2, "project.budget")
+
+
+def test_an_edit_that_drops_the_facts_value_drops_its_slot() -> None:
+    from strata_recall.domain.lifecycle import Actor, plan_modify
+
+    carrier = applying.carrying(turn("t1", "Alice is allergic to nuts"),
+                                "person:alice.allergy.nut", "nuts", False, ["Alice"])
+    edit = {"now": NOW, "actor": Actor(), "reason": "she said so", "max_chars": 1000}
+    kept = plan_modify(carrier, content="Alice is allergic to nuts and sesame", **edit).after
+    assert kept.subject == "person:alice.allergy.nut" and applying.is_derived(kept)
+    dropped = plan_modify(carrier, content="Alice prefers oolong", **edit).after
+    assert dropped.subject is None and not applying.is_derived(dropped)
+    named = plan_modify(carrier, content="Alice prefers oolong", subject="person:alice.drink",
+                        **edit).after
+    assert named.subject == "person:alice.drink"

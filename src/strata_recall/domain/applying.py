@@ -26,7 +26,7 @@ from typing import Any
 
 from strata_recall.domain.decisions import Action, Candidate, Decision, has_negation
 from strata_recall.domain.ids import new_id
-from strata_recall.domain.lifecycle import Planned
+from strata_recall.domain.lifecycle import FACT, Planned
 from strata_recall.domain.models import (
     AGENT_BOUND_TYPES,
     HistoryEvent,
@@ -43,7 +43,7 @@ from strata_recall.domain.text import content_hash, keywords
 #: ``meta`` key of a memory edited by hand: until then, inference may not change it.
 OVERRIDE_KEY = "manual_override_until"
 #: ``meta`` key holding what the decision rules need about a derived fact.
-FACT_KEY = "fact"
+FACT_KEY = FACT
 DERIVED_TAG = "derived"
 #: ``meta`` key: the verbatim turn(s) whose words asserted a derived fact.
 ASSERTED_BY_KEY = "asserted_by"

@@ -102,6 +102,19 @@ def check_version(current: Memory, if_version: int | None) -> None:
         )
 
 
+#: Where a memory keeps the fact its slot was read from (``domain.applying.FACT_KEY``).
+FACT = "fact"
+
+
+def _fact_unsaid(current: Memory, content: str) -> bool:
+    """Whether an edit drops the value of the fact ``current`` holds (its slot goes too)."""
+    fact = current.meta.get(FACT)
+    if not isinstance(fact, dict):
+        return False
+    value = fact.get("value")
+    return not isinstance(value, str) or value.casefold() not in content.casefold()
+
+
 def plan_modify(
     current: Memory,
     *,
@@ -127,6 +140,11 @@ def plan_modify(
             # memory is compressed again.
             changes.update(content=content, content_hash=content_hash(content),
                            active_version_id=None, meta=marked(current.meta, content))
+            if subject is None and _fact_unsaid(current, content):
+                # The slot came from the old words: kept, a later claim would be read as a
+                # repetition or a correction of something the memory no longer says.
+                changes["meta"] = {k: v for k, v in changes["meta"].items() if k != FACT}
+                changes["subject"] = None
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if pinned is not None:
