@@ -130,3 +130,42 @@ def test_an_edit_that_drops_the_facts_value_drops_its_slot() -> None:
     named = plan_modify(carrier, content="Alice prefers oolong", subject="person:alice.drink",
                         **edit).after
     assert named.subject == "person:alice.drink"
+
+
+def _said(content: str, subject: str, value: str, negated: bool = False,
+          event_id: str = "e2") -> applying.FactInput:
+    return applying.FactInput(content=content, type="semantic", subject=subject, value=value,
+                              negated=negated, importance=5, confidence=0.9, pinned=False,
+                              entities=(), event_id=event_id)
+
+
+def test_the_replacement_said_with_a_retraction_is_applied_with_it() -> None:
+    """Under capture_only a brand-new fact waits for review, but not the one that replaces
+    what the same turn retracts ("Nadia traded in her Golf for a Prius")."""
+    old = turn("f1", "Nadia's car is a red Golf").evolve(
+        subject="person:nadia.car", meta={applying.FACT_KEY: {"value": "red Golf"}})
+    gone = _said("Nadia no longer has Golf", "person:nadia.has.golf", "Golf", negated=True)
+    gained = _said("Nadia has a Prius", "person:nadia.has.prius", "Prius")
+    aside = _said("Omar likes jazz", "person:omar.likes.jazz", "jazz")  # someone else
+    planned = applying.plan(
+        [gone, gained, aside],
+        [Decision(Action.UPDATE, "f1", "explicit correction"),
+         Decision(Action.ADD, None, "new information"), Decision(Action.ADD, None, "new")],
+        {old.id: old}, ORIGIN, NOW, {})
+    states = {d.memory.content: d.memory.lifecycle for d in planned.added}
+    assert states == {"Nadia no longer has Golf": Lifecycle.ACTIVE,
+                      "Nadia has a Prius": Lifecycle.ACTIVE,
+                      "Omar likes jazz": Lifecycle.CANDIDATE}
+
+
+def test_an_update_does_not_apply_what_else_its_turn_says() -> None:
+    old = turn("f1", "Sam's dentist is Dr. Wu").evolve(
+        subject="person:sam.dentist", meta={applying.FACT_KEY: {"value": "Dr. Wu"}})
+    planned = applying.plan(
+        [_said("Sam's dentist is Dr. Patel", "person:sam.dentist", "Dr. Patel"),
+         _said("Sam switched dentists", "person:sam.switched.dentist", "dentist")],
+        [Decision(Action.UPDATE, "f1", "same slot"), Decision(Action.ADD, None, "new")],
+        {old.id: old}, ORIGIN, NOW, {})
+    assert {d.memory.content: d.memory.lifecycle for d in planned.added} == {
+        "Sam's dentist is Dr. Patel": Lifecycle.ACTIVE,
+        "Sam switched dentists": Lifecycle.CANDIDATE}

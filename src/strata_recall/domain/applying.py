@@ -164,6 +164,7 @@ def plan(
     ``turns`` maps each event of the input to its verbatim memory (in ``current``)."""
     turns = turns or {}
     per_turn = Counter(f.event_id for f in facts)
+    corrected = _corrected_holders(facts, decisions, origin.review)
     result = Plan()
     touched: dict[str, _Touch] = {}  # memories changed so far, by id (latest state)
     for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
@@ -178,7 +179,7 @@ def plan(
         if _kept_as_turn(fact, decision, turn_text):
             result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
             continue
-        applied = _applies(decision, origin.review)
+        applied = _applies(decision, origin.review) or _companion(fact, decision, corrected)
         derived = _derived(fact, decision, index, origin, now, applied,
                            own_turn if sole else None)
         carrier = _carrier(touched, current, own_turn, derived, now)
@@ -251,6 +252,29 @@ def _applies(decision: Decision, review: ReviewMode) -> bool:
     if review is ReviewMode.ALL:
         return False
     return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed
+
+
+def _holder(subject: str | None) -> str | None:
+    return subject.split(".", 1)[0] if subject and "." in subject else None
+
+
+def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision],
+                       review: ReviewMode) -> set[tuple[str, str]]:
+    """(event, holder) pairs whose input applied a retraction. (An update carries its new
+    value itself; what else its turn says waits for review as usual.)"""
+    return {(f.event_id, holder) for f, d in zip(facts, decisions, strict=True)
+            if f.negated and d.action in (Action.UPDATE, Action.DELETE) and _applies(d, review)
+            and (holder := _holder(f.subject)) is not None}
+
+
+def _companion(fact: FactInput, decision: Decision, corrected: set[tuple[str, str]]) -> bool:
+    """A new fact said in the same turn as a retraction about the same holder, the value that
+    replaces what was retracted ("Nadia traded in her Golf for a Prius", "Tom no longer works
+    at Google, he joined Meta"): applied with the correction instead of waiting for review
+    while the retraction already shows."""
+    holder = _holder(fact.subject)
+    return decision.action is Action.ADD and not decision.disputed and not fact.negated \
+        and holder is not None and (fact.event_id, holder) in corrected
 
 
 #: Share of a slot-less claim's content words found in its turn above which it only
