@@ -116,9 +116,7 @@ class Strata:
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
                              extractor=extractor, index_graph=index,
-                             pause=self.reads_first.pause, prepare=self.pipeline.prepare,
-                             embedded=self.pipeline.embedded,
-                             own_words_fact=self.pipeline.own_words_fact)
+                             pause=self.reads_first.pause, preparation=self.pipeline)
         self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)

@@ -162,11 +162,8 @@ class WritePipeline:
                 alone = memory_embedding_text(event.text, event, shown[index - 1] if index
                                               else None) == event.text
                 extracted: Future[ExtractionOutcome] = Future()
-                with self._prepared_lock:
-                    self._extracted[event.text] = extracted
-                    while len(self._extracted) > PREPARED_MAX:
-                        self._extracted.popitem(last=False)[1].cancel()
-                self._remember_prepared(event.text, self._prepare_pool.submit(
+                self._keep(self._extracted, event.text, extracted)
+                self._keep(self._prepared, event.text, self._prepare_pool.submit(
                     self._prepare_one, event.scope, event.text, alone, extracted))
 
     def own_words_fact(self, text: str, timeout_s: float = 1.0) -> ExtractedFact | None:
@@ -222,11 +219,14 @@ class WritePipeline:
             while len(self._turn_vectors) > PREPARED_MAX:
                 self._turn_vectors.popitem(last=False)
 
-    def _remember_prepared(self, text: str, future: Future[_Prepared]) -> None:
+    def _keep(self, table: OrderedDict[str, Future[Any]], text: str, future: Future[Any]
+              ) -> None:
+        """Remember ``future`` under ``text``; past ``PREPARED_MAX``, the oldest is dropped
+        (cancelled if it has not started: its job computes it itself)."""
         with self._prepared_lock:
-            self._prepared[text] = future
-            while len(self._prepared) > PREPARED_MAX:
-                self._prepared.popitem(last=False)[1].cancel()
+            table[text] = future
+            while len(table) > PREPARED_MAX:
+                table.popitem(last=False)[1].cancel()
 
     def _take_prepared(self, text: str) -> _Prepared | None:
         """The prepared result for ``text``: waited for if running, ``None`` if it never

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -64,13 +64,21 @@ PIPELINE_THREADS = 4
 ScopeLike = Scope | Mapping[str, Any] | str | None
 #: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
 GraphIndexer = Callable[[Memory], None]
-#: Starts the pipeline's work on a remember's events early (``WritePipeline.prepare``).
-Preparer = Callable[[Sequence[Event]], None]
-#: Told the texts the turns were embedded as and their vectors (``WritePipeline.embedded``):
-#: a derived fact in the turn's own words reuses the turn's vector.
-Embedded = Callable[[Sequence[str], "Matrix"], None]
-#: The fact with a slot that a turn's text is word for word (``WritePipeline.own_words_fact``).
-OwnWordsFact = Callable[[str, float], "ExtractedFact | None"]
+
+
+class Preparation(Protocol):
+    """The pipeline's side of a remember (``WritePipeline``): its work started early, the
+    turns' vectors handed over, and the turns' reading asked back before the write."""
+
+    def prepare(self, events: Sequence[Event]) -> None:
+        """Start reading these turns beside the caller's embedding of them."""
+
+    def embedded(self, texts: Sequence[str], vectors: Matrix) -> None:
+        """The texts the turns were embedded as, and their vectors: a derived fact in a
+        turn's own words reuses its turn's vector."""
+
+    def own_words_fact(self, text: str, timeout_s: float) -> ExtractedFact | None:
+        """The fact with a slot that ``text`` is word for word, if read within the time."""
 
 
 class Writer:
@@ -80,8 +88,7 @@ class Writer:
         self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
         runner: Runner, *, extractor: Extractor | None = None,
         index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
-        prepare: Preparer | None = None, embedded: Embedded | None = None,
-        own_words_fact: OwnWordsFact | None = None,
+        preparation: Preparation | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -91,9 +98,7 @@ class Writer:
         self.extractor = extractor or TurnExtractor()
         self.index_graph = index_graph
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
-        self.prepare = prepare
-        self.embedded = embedded
-        self.own_words_fact = own_words_fact
+        self.preparation = preparation
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
 
     def close(self) -> None:
@@ -130,18 +135,23 @@ class Writer:
         )
         now = self.clock.now()
         events = build_events(request, now)
-        if self.prepare is not None and not raw and mode != "async":
-            self.prepare(events)  # the inline pipeline's extraction, beside the turns' embedding
+        # The inline pipeline's reading starts beside the turns' embedding; what the job reads
+        # later (async) still reuses the turns' vectors.
+        preparing = self.preparation if not raw and mode != "async" else None
+        if preparing is not None:
+            preparing.prepare(events)
         # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
         # stay in the raw log and the episode's text only.
         extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
-        new_memories = self._with_index_keys(memories, drafts, events)
+        new_memories = self._with_index_keys(memories, drafts, events,
+                                             None if raw else self.preparation)
         waited_ms = 0
-        if self.prepare is not None and not raw and mode != "async":
+        if preparing is not None:
             began = time.monotonic()
-            new_memories = self._carrying(new_memories, drafts, events, timeout_ms / 1000)
+            new_memories = self._carrying(new_memories, drafts, events, preparing,
+                                          timeout_ms / 1000)
             memories = [n.memory for n in new_memories]
             waited_ms = int((time.monotonic() - began) * 1000)
         if self.settings.episodes and len(events) > 1 and memories:
@@ -288,7 +298,8 @@ class Writer:
                 self.index_graph(memory)
 
     def _with_index_keys(
-        self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event]
+        self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event],
+        preparation: Preparation | None = None,
     ) -> list[NewMemory]:
         """Vectors and search texts: each turn with its speaker, the turn it answers and the
         reply it got; and the ids of the turns around it. Secrets are masked in both: the
@@ -301,8 +312,8 @@ class Writer:
         texts = [memory_embedding_text(masked(m).content, event, previous)
                  for m, (event, previous, _) in zip(memories, sources, strict=True)]
         vectors = self.embedder.embed(texts)
-        if self.embedded is not None:
-            self.embedded(texts, vectors)
+        if preparation is not None:
+            preparation.embedded(texts, vectors)
         return [
             NewMemory(m, vectors[i], d.event_index, memory_search_text(
                 masked(m).content, *sources[i], analyse=self._analyse))
@@ -311,19 +322,18 @@ class Writer:
         ]
 
     def _carrying(self, new: list[NewMemory], drafts: Sequence[Draft],
-                  events: Sequence[Event], budget_s: float) -> list[NewMemory]:
+                  events: Sequence[Event], preparation: Preparation,
+                  budget_s: float) -> list[NewMemory]:
         """Turns written carrying the fact with a slot that is their own words (decision
         0043). Their reading, started by ``prepare``, is usually done by now (the turns'
         embedding took longer); it is waited for within the pipeline budget, which the job
         would need it within anyway, so a processed remember's turn is always at version 1.
         Past the budget the job carries it later, as a second version."""
-        if self.own_words_fact is None:
-            return new
         deadline = time.monotonic() + budget_s
         carried = []
         for item, draft in zip(new, drafts, strict=True):
-            fact = self.own_words_fact(masked(events[draft.event_index]).text,
-                                       max(0.0, deadline - time.monotonic()))
+            fact = preparation.own_words_fact(masked(events[draft.event_index]).text,
+                                              max(0.0, deadline - time.monotonic()))
             memory = item.memory
             if fact is not None and fact.subject and memory.content_hash == content_hash(
                     fact.content):

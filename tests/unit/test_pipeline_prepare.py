@@ -51,7 +51,7 @@ def facade(provider: RuleBasedProvider, *, prepare: bool = True, store: Store | 
                     settings=load_settings(home=Path("/nonexistent"), review_mode="off",
                                            graph=False))
     if not prepare:
-        strata.writer.prepare = None
+        strata.writer.preparation = None
     return strata
 
 
@@ -124,7 +124,7 @@ def test_a_failed_preparation_leaves_the_work_to_the_job() -> None:
     failed: Future[object] = Future()
     failed.set_running_or_notify_cancel()
     failed.set_exception(EmbedderError("the model is gone"))
-    pipeline._remember_prepared("I live in Lisbon.", failed)  # type: ignore[arg-type]
+    pipeline._keep(pipeline._prepared, "I live in Lisbon.", failed)
     assert pipeline._take_prepared("I live in Lisbon.") is None
     pipeline.close()
 

@@ -206,8 +206,13 @@ def carrying(turn: Memory, subject: str, value: str | None, negated: bool,
              entities: Sequence[str]) -> Memory:
     """``turn`` holding the fact that is its own words, as it is written (version 1): its
     slot in ``subject``, the fact in ``meta`` as a derived memory holds it."""
-    fact = {"value": value, "negated": negated, "entities": list(entities)}
-    return turn.evolve(subject=subject, meta={**turn.meta, FACT_KEY: fact})
+    return turn.evolve(subject=subject,
+                       meta={**turn.meta, FACT_KEY: fact_meta(value, negated, entities)})
+
+
+def fact_meta(value: str | None, negated: bool, entities: Sequence[str]) -> dict[str, Any]:
+    """What ``meta[FACT_KEY]`` holds of a fact: what the decision rules compare."""
+    return {"value": value, "negated": negated, "entities": list(entities)}
 
 
 def _carrier(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
@@ -369,8 +374,7 @@ def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,
              now: datetime, applied: bool, own_turn: str | None) -> Derived:
     lifecycle = (Lifecycle.CANDIDATE if not applied else
                  Lifecycle.DISPUTED if decision.disputed else Lifecycle.ACTIVE)
-    meta: dict[str, Any] = {FACT_KEY: {"value": fact.value, "negated": fact.negated,
-                                       "entities": list(fact.entities)}}
+    meta: dict[str, Any] = {FACT_KEY: fact_meta(fact.value, fact.negated, fact.entities)}
     if own_turn is not None:
         meta[ASSERTED_BY_KEY] = [own_turn]
     if applied and origin.review.holds_inferred():

@@ -796,7 +796,7 @@ _MY_ATTRIBUTE = re.compile(
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?:(?P<det>my|our|the)|"
                     rf"(?P<owner>{_NAME}(?: {_NAME})?)'s) "
-                    r"(?:(?P<new>new) )?(?P<noun>[A-Za-z][\w -]{1,30}?)(?P<now> now)?$")
+                    r"(?:(?P<new>new) )?(?P<noun>[A-Za-z][\w -]{1,30}?)(?: now)?$")
 #: "Project Atlas is owned by Ravi", "the lead role was handed over from Marta to Ivo": who
 #: holds a thing (or a role) now; handing it over is a change.
 _HELD_BY = re.compile(
