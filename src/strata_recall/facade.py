@@ -191,9 +191,16 @@ class Strata:
         return self.make_worker().run_until_idle(max_jobs)
 
     def warm_up(self) -> None:
-        """Load the model and the search indexes now, so the first request is not slow."""
-        self.embedder.embed(["warm up"])
-        self.store.warm_up()
+        """Load the model and the search indexes now, so the first request is not slow; the
+        two load side by side (each waits mostly on its own work: together they take about
+        as long as the slower one)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="strata-warm-up") as pool:
+            indexes = pool.submit(self.store.warm_up)
+            self.embedder.embed(["warm up"])
+            self._retriever.warm_up()
+            indexes.result()
 
     def __enter__(self) -> Strata:
         return self

@@ -47,6 +47,8 @@ from strata_recall.threads import LazyPool
 
 #: Identity memories, and pinned ones, that every recall includes at most (each).
 ALWAYS_LIMIT = 20
+#: The team a warm-up search looks in (holding nothing, it returns nothing).
+WARM_UP_TEAM = "strata-warm-up"
 #: Threads that run recalls' lexical searches beside their query embedding (concurrent
 #: recalls beyond this wait for one).
 LEXICAL_THREADS = 4
@@ -199,6 +201,14 @@ class Retriever:
         hits = dict(self._store.text_search(viewer, search_text(query), n, filters))
         took = _ms_since(mark)
         return hits, took, self._fetch(list(hits), viewer, filters)
+
+    def warm_up(self) -> None:
+        """Do once what a first recall would: load the query analyser (the stemmer), start
+        the lexical thread and open its store connection (a search in a team that holds
+        nothing); a server's first request then costs what the next ones do."""
+        search_text("warm up")
+        self._pool.submit(self._store.text_search, Scope(WARM_UP_TEAM), "warm up", 1,
+                          Filters()).result()
 
     def close(self) -> None:
         """Stop the lexical search threads (a recall in flight finishes first)."""

@@ -144,6 +144,32 @@ def test_cache_key_follows_model_content_not_location(model_copy: Path, tmp_path
     assert onnx_model_path(tmp_path, quantize=False).name == "model-fp32.onnx"
 
 
+def test_the_model_fingerprint_is_kept_across_processes(
+    model_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A start does not hash the weights again while their files are unchanged."""
+    from strata_recall.embedders import onnx
+
+    cache = tmp_path / "cache"
+    first = onnx_model_path(cache, model_dir=model_copy)
+    assert (cache / "fingerprints.json").is_file()
+    monkeypatch.setattr(onnx, "_FINGERPRINTS", {})  # a new process
+    hashed: list[Path] = []
+    real_hash = onnx._hash_file
+    monkeypatch.setattr(onnx, "_hash_file", lambda path, digest: (hashed.append(path),
+                                                                   real_hash(path, digest)))
+    assert onnx_model_path(cache, model_dir=model_copy) == first
+    assert hashed == []
+    config = model_copy / "config.json"
+    config.write_text(config.read_text() + "\n")  # changed: its size and mtime differ
+    monkeypatch.setattr(onnx, "_FINGERPRINTS", {})
+    assert onnx_model_path(cache, model_dir=model_copy).parent != first.parent
+    assert hashed
+    (cache / "fingerprints.json").write_text("not json")  # a damaged cache: hashed again
+    monkeypatch.setattr(onnx, "_FINGERPRINTS", {})
+    assert onnx_model_path(cache, model_dir=model_copy).parent != first.parent
+
+
 def test_atomic_write_leaves_nothing_behind_when_the_producer_fails(tmp_path: Path) -> None:
     target = tmp_path / "model.onnx"
 

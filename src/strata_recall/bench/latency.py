@@ -446,8 +446,10 @@ class ServingResult:
 
     memories_at_open: int
     open_ms: float  # Strata.open: settings, SQLite connections, migrations check
-    model_load_ms: float  # first embed call: model session and tokenizer
-    index_warmup_ms: float  # first recall's vector stage: loading N vectors into the index
+    model_load_ms: float  # first embed call (in warm-up): model session and tokenizer
+    index_warmup_ms: float  # the store's warm-up: its vector indexes loaded (in warm-up)
+    warm_up_ms: float  # Strata.warm_up: model, indexes and query analyser, side by side
+    ready_ms: float  # from before Strata.open until the first recall has answered
     first_recall_ms: float
     recall: Percentiles
     recall_stages_p50_ms: dict[str, float]
@@ -741,18 +743,21 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
     settings = load_settings()
     inner = _embedder(spec["embedder"], Path(spec["cache_dir"]), settings.embed_cache_size)
     timed = _TimedEmbedder(inner)
-    mark = time.perf_counter()
+    started = time.perf_counter()
     strata = Strata.open(Path(spec["home"]), url=spec.get("url"), embedder=timed)
-    open_ms = _ms_since(mark)
+    open_ms = _ms_since(started)
     try:
+        index_ms = _timing_warm_up(strata.store)
         mark = time.perf_counter()
-        timed.embed(["load the model before timing anything"])
-        model_ms = _ms_since(mark)
-        at_open = strata.stats().live_memories
+        strata.warm_up()  # as a server does before it listens
+        warm_up_ms = _ms_since(mark)
+        model_ms = timed.calls_ms[0]
         hits_before = _cache_hits(inner)
         mark = time.perf_counter()
-        first = strata.recall(spec["warmup_query"], scope=BENCH_SCOPE, k=10)
+        strata.recall(spec["warmup_query"], scope=BENCH_SCOPE, k=10)
         first_ms = _ms_since(mark)
+        ready_ms = _ms_since(started)
+        at_open = strata.stats().live_memories
         recall_ms, stages = _time_recalls(strata, spec["queries"])
         cache_hits = _cache_hits(inner) - hits_before
         # The contexts ask the same questions: from a cold cache, so each pays its embedding.
@@ -768,13 +773,29 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
         strata.close()
     return ServingResult(
         memories_at_open=at_open, open_ms=_r(open_ms), model_load_ms=_r(model_ms),
-        index_warmup_ms=_r(first.timings_ms.get("vector", 0.0)), first_recall_ms=_r(first_ms),
+        index_warmup_ms=_r(index_ms[0] if index_ms else 0.0), warm_up_ms=_r(warm_up_ms),
+        ready_ms=_r(ready_ms), first_recall_ms=_r(first_ms),
         recall=Percentiles.of(recall_ms),
         recall_stages_p50_ms={k: _r(float(np.median(v))) for k, v in stages.items()},
         remember=Percentiles.of(remember_ms), remember_embed=Percentiles.of(embed_ms),
         embed_cache_hits=cache_hits, peak_rss_mib=own_peak_rss_mib(),
         rss_end_mib=current_rss_mib(), context=Percentiles.of(context_ms),
     )
+
+
+def _timing_warm_up(store: Any) -> list[float]:
+    """Make ``store.warm_up`` note how long it takes (in the list returned): the facade's
+    warm-up runs it beside the model load, so it cannot be timed from outside."""
+    took: list[float] = []
+    warm_up = store.warm_up
+
+    def timed() -> None:
+        mark = time.perf_counter()
+        warm_up()
+        took.append(_ms_since(mark))
+
+    store.warm_up = timed
+    return took
 
 
 def _time_recalls(
@@ -863,6 +884,7 @@ def _database_bytes(home: Path, url: str | None) -> int:
 
 
 CONTEXT_P95_LIMIT_MS = 30.0  # issue 17
+READY_LIMIT_MS = 300.0  # issue 20: a 100k store ready to answer
 #: Recall p95 limits at 100k: the embedded store in-process; Postgres over a socket.
 RECALL_P95_LIMIT_MS = {"sqlite": 50.0, "postgres": 60.0}
 
@@ -875,6 +897,8 @@ def _targets(serving: ServingResult, backend: str) -> list[Target]:
         *([Target("context p95 incl. query embedding (at 100k)", serving.context.p95,
                   CONTEXT_P95_LIMIT_MS, "ms")] if serving.context else []),
         Target("peak RSS of the serving process", serving.peak_rss_mib, 1024.0, "MiB"),
+        Target("open to first answer (warm-up, then one recall)", serving.ready_ms,
+               READY_LIMIT_MS, "ms"),
     ]
 
 

@@ -77,6 +77,17 @@ class AnnIndex:
                             threads=threads)
             self.dirty = True
 
+    def remove(self, keys: Keys) -> None:
+        """Forget ``keys`` (those it holds)."""
+        if len(keys) == 0:
+            return
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        with self._lock:
+            present = np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
+            if present.any():
+                self._index.remove(keys[present])
+                self.dirty = True
+
     def missing(self, keys: Keys) -> Keys:
         """The ``keys`` the index does not hold."""
         if len(keys) == 0:

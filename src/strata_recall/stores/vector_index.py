@@ -55,11 +55,27 @@ class IndexEntry:
     vector: Vector
 
 
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """A ``VectorIndex``'s rows as arrays, in row order (what ``index_file`` saves)."""
+
+    ids: list[str]
+    keys: npt.NDArray[np.int64]
+    revs: npt.NDArray[np.int64]
+    matrix: npt.NDArray[np.float32]
+    columns: dict[str, npt.NDArray[np.int32]]  # team, user, agent, run, type, lifecycle codes
+    interned: dict[str, list[str]]  # team, user, agent, run: the value of code i + 1
+
+
 class _Codes:
     """Interns strings to small ints; 0 means "not set"."""
 
-    def __init__(self) -> None:
-        self._codes: dict[str, int] = {}
+    def __init__(self, values: Sequence[str] = ()) -> None:
+        self._codes: dict[str, int] = {value: i + 1 for i, value in enumerate(values)}
+
+    def values(self) -> list[str]:
+        """The interned strings in code order (code i + 1 is ``values()[i]``)."""
+        return sorted(self._codes, key=self._codes.__getitem__)
 
     def code(self, value: str | None) -> int:
         if value is None:
@@ -91,6 +107,8 @@ class VectorIndex:
         self._ids: list[str] = []
         self._by_key: dict[int, int] = {}
         self._keys = np.full(initial_capacity, -1, dtype=np.int64)
+        #: The store's change counter of each row when it was loaded (0: not given).
+        self._revs = np.zeros(initial_capacity, dtype=np.int64)
         self._matrix = np.zeros((initial_capacity, dim), dtype=np.float32)
         self._cols = {
             name: np.zeros(initial_capacity, dtype=np.int32)
@@ -120,10 +138,12 @@ class VectorIndex:
         self, rows: Sequence[tuple[str, str, str | None, str | None, str | None, str, str]],
         vectors: npt.NDArray[np.float32],
         keys: Sequence[int] | npt.NDArray[np.int64] | None = None,
+        revs: npt.NDArray[np.int64] | None = None,
     ) -> None:
         """Bulk upsert: ``rows`` of (id, team, user, agent, run, type, lifecycle) and one
         vector per row. The columnar path that store warm-up uses (no per-row objects).
-        ``keys``: the store's stable key of each row, the approximate index's keys."""
+        ``keys``: the store's stable key of each row, the approximate index's keys; ``revs``:
+        the store's change counter of each row (what a saved index is checked against)."""
         if vectors.shape != (len(rows), self.dim):
             expected = (len(rows), self.dim)
             raise ValueError(f"vectors have shape {vectors.shape}, expected {expected}")
@@ -137,6 +157,8 @@ class VectorIndex:
                 self._keys[positions] = keys
                 self._by_key.update(zip((int(k) for k in keys), positions.tolist(),
                                         strict=True))
+            if revs is not None:
+                self._revs[positions] = revs
             for name, values in (("team", teams), ("user", users), ("agent", agents),
                                  ("run", runs)):
                 code = self._interned[name].code
@@ -199,13 +221,18 @@ class VectorIndex:
                 self._cols["lifecycle"][row] = _LIFECYCLE_CODES[lifecycle]
                 self._changed()
 
-    def drop(self, memory_id: str) -> None:
-        """A purged memory: its row stays allocated but no search matches it again."""
+    def drop(self, memory_id: str) -> int | None:
+        """A purged memory: its row stays allocated, its vector erased, and no search
+        matches it again. Returns its key (None: not held, or held without one)."""
         with self._lock:
             row = self._rows.get(memory_id)
-            if row is not None:
-                self._cols["lifecycle"][row] = -1
-                self._changed()
+            if row is None:
+                return None
+            self._cols["lifecycle"][row] = -1
+            self._matrix[row] = 0.0
+            self._changed()
+            key = int(self._keys[row])
+            return key if key >= 0 else None
 
     def search(
         self,
@@ -322,6 +349,59 @@ class VectorIndex:
             mask &= allowed
         return np.asarray(mask, dtype=np.bool_)
 
+    # -- saving and loading (strata_recall.stores.index_file) ------------------------------
+
+    def state(self) -> IndexState:
+        """What a saved index holds: views of the first ``len(self)`` rows (copy or write them
+        before the next upsert)."""
+        with self._lock:
+            n = self._size
+            return IndexState(
+                ids=list(self._ids), keys=self._keys[:n], revs=self._revs[:n],
+                matrix=self._matrix[:n], columns={k: c[:n] for k, c in self._cols.items()},
+                interned={k: v.values() for k, v in self._interned.items()},
+            )
+
+    @classmethod
+    def from_state(cls, dim: int, state: IndexState) -> VectorIndex:
+        """An index holding ``state`` (its arrays are used as they are, memory-mapped ones too:
+        the first upsert that grows the index copies them)."""
+        index = cls(dim, initial_capacity=1)
+        n = len(state.ids)
+        index._size = n
+        index._ids = list(state.ids)
+        index._rows = dict(zip(index._ids, range(n), strict=True))
+        index._keys, index._revs, index._matrix = state.keys, state.revs, state.matrix
+        keys = state.keys.tolist()
+        index._by_key = dict(zip(keys, range(n), strict=True))
+        if n and min(keys) < 0:  # rows without a key (none in a store's index)
+            index._by_key = {key: row for key, row in index._by_key.items() if key >= 0}
+        index._cols = dict(state.columns)
+        for name, values in state.interned.items():
+            index._interned[name] = _Codes(values)
+        return index
+
+    def covered(self, rev: int) -> tuple[int, int]:
+        """How many rows still searchable were last changed at or before ``rev``, and the sum
+        of their revs: what the store's rows at or before ``rev`` must add up to."""
+        with self._lock:
+            n = self._size
+            revs = self._revs[:n]
+            held = (revs <= rev) & (self._cols["lifecycle"][:n] >= 0)
+            return int(np.count_nonzero(held)), int(revs[held].sum())
+
+    def changed_count(self, rev: int) -> int:
+        """How many rows changed after ``rev``."""
+        with self._lock:
+            return int(np.count_nonzero(self._revs[: self._size] > rev))
+
+    def changed_after(self, rev: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The keys and vectors of the keyed rows changed after ``rev`` (copies)."""
+        with self._lock:
+            n = self._size
+            picked = (self._revs[:n] > rev) & (self._keys[:n] >= 0)
+            return self._keys[:n][picked].copy(), self._matrix[:n][picked].copy()
+
     def _reserve(self, needed: int) -> None:
         capacity = self._matrix.shape[0]
         if needed <= capacity:
@@ -333,6 +413,9 @@ class VectorIndex:
         keys = np.full(new_capacity, -1, dtype=np.int64)
         keys[: self._size] = self._keys[: self._size]
         self._keys = keys
+        revs = np.zeros(new_capacity, dtype=np.int64)
+        revs[: self._size] = self._revs[: self._size]
+        self._revs = revs
         for name, col in self._cols.items():
             grown = np.zeros(new_capacity, dtype=np.int32)
             grown[: self._size] = col[: self._size]

@@ -46,7 +46,22 @@ INSERT INTO idempotency_keys (key, request_hash, outcome, created_at)
 VALUES (?, ?, ?, COALESCE(?, ''))
 """
 
-MAX_REV = "SELECT COALESCE(MAX(rev), 0) FROM memories"
+#: The newest change counter: of the rows, or of a purged row that held the newest (so a
+#: rev is never handed out twice: a process that has read up to it would skip the new row).
+MAX_REV = """
+SELECT MAX(COALESCE((SELECT MAX(rev) FROM memories), 0),
+           COALESCE((SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'rev_floor'), 0))
+"""
+#: Before a row is purged: the counter stays at least where it is.
+KEEP_REV_FLOOR = """
+INSERT INTO store_meta (key, value)
+VALUES ('rev_floor', (SELECT COALESCE(MAX(rev), 0) FROM memories))
+ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))
+"""
+
+#: What a saved vector index must add up to: the rows at or before its rev (each memory has
+#: one embedding, so the rows of ``INDEX_DELTA``) and the sum of their revs.
+ROWS_UP_TO_REV = "SELECT count(*), COALESCE(SUM(rev), 0) FROM memories WHERE rev <= ?"
 
 #: How many rows the vector index will hold at most on its first load.
 MEMORY_COUNT = "SELECT count(*) FROM memories"

@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -76,6 +77,13 @@ INDEX_CHUNK = 5_000
 #: Vectors from which ``vector_search="auto"`` builds and uses the approximate index; below,
 #: the exact scan costs under ~2 ms.
 ANN_MIN_ROWS = 20_000
+#: Rows per step when the approximate index is built (a closing store stops between steps).
+ANN_BUILD_CHUNK = 2_000
+#: Vectors from which the exact index is saved next to the database (``<db>.vectors``) on
+#: close: the next open reads one file instead of every row (decision 0044).
+SAVED_INDEX_MIN_ROWS = 10_000
+#: Share of the rows changed since the file was written before close writes it again.
+SAVED_INDEX_STALE = 0.02
 
 VectorSearch = Literal["auto", "ann", "exact"]
 
@@ -125,12 +133,18 @@ class SQLiteStore(SQLStore):
             self._writer = self._connect()
             migrations.migrate(self._writer)
             self._check_embedder()
+            self._store_id = self._identity()
         self._vectors: VectorIndex | None = None  # made by the first catch-up
         self._index_rev = 0
         self._vector_search = vector_search
         self._ann: AnnIndex | None = None
         self._ann_opened = vector_search == "exact"
+        self._ann_thread: threading.Thread | None = None
+        self._closing = threading.Event()
         self.ann_path = self.path.with_name(f"{self.path.name}.usearch")
+        self.index_path = self.path.with_name(f"{self.path.name}.vectors")
+        self._saved_rev = 0  # the rev the saved index file covers (0: none)
+        self._purged_since_save = False
         self._memory_cache: dict[tuple[Any, ...], Memory] = {}
 
     # -- connections ------------------------------------------------------------------------
@@ -194,14 +208,29 @@ class SQLiteStore(SQLStore):
         if self._closed:
             return
         self._closed = True
+        self._closing.set()
+        if self._ann_thread is not None:
+            self._ann_thread.join()
         with self._index_lock:
             self._save_ann()
+            self._save_index()
         with self._write_lock:
             self._writer.close()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
+
+    def _identity(self) -> str | None:
+        """This store's random id (made on first open), which a saved index names: a file
+        left by another database at the same path is not loaded. None when the database
+        cannot be written (no index file is then saved or trusted)."""
+        conn = self._writer
+        with suppress(sqlite3.OperationalError):
+            conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES ('store_id', ?)",
+                         (uuid.uuid4().hex,))
+        row = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()
+        return None if row is None else str(row[0])
 
     def _check_embedder(self) -> None:
         """A store's vectors come from one embedder; opening it with another is refused."""
@@ -293,13 +322,21 @@ class SQLiteStore(SQLStore):
         return self._changed(conn, change, old_hash)
 
     def _purge_memory_rows(self, conn: sqlite3.Connection, memory_id: str) -> None:
+        conn.execute(q.KEEP_REV_FLOOR)
         conn.execute(q.DELETE_EMBEDDING, (memory_id,))
 
     def _forget_purged(self, memory_ids: Sequence[str]) -> None:
-        if self._vectors is None:  # no index yet: the next catch-up reads only live rows
-            return
-        for memory_id in memory_ids:  # committed: this process's index forgets them too
-            self._vectors.drop(memory_id)
+        """Committed: this process's indexes forget the rows too (their vectors are erased,
+        and the saved index files are written again on close)."""
+        import numpy as np
+
+        with self._index_lock:
+            if self._vectors is None:  # no index yet: the next catch-up reads only live rows
+                return
+            keys = [self._vectors.drop(memory_id) for memory_id in memory_ids]
+            self._purged_since_save = True
+            if self._ann is not None:
+                self._ann.remove(np.array([k for k in keys if k is not None], dtype=np.int64))
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -338,56 +375,126 @@ class SQLiteStore(SQLStore):
 
     def _catch_up_index(self) -> VectorIndex:
         """Load rows changed since the last search (by any process) into the vector index,
-        and into the approximate one (opened from its file, or built, on the first call)."""
-        import numpy as np
-
-        from strata_recall.stores.ann import AnnIndex
-
+        and into the approximate one; the first call opens the saved index (``<db>.vectors``)
+        or reads every row, and opens the approximate index (see ``_sync_ann``)."""
         with self._index_lock, _translated():
             if self._vectors is None:
-                from strata_recall.stores.vector_index import VectorIndex
-
-                self._vectors = VectorIndex(self.dim)
-                self._vectors.reserve(self._reader().execute(q.MEMORY_COUNT).fetchone()[0])
+                self._vectors = self._opened_index()
             index = self._vectors
-            if not self._ann_opened:
-                self._ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name,
-                                          self._reader().execute(q.MAX_REV).fetchone()[0])
-            cursor = self._reader().execute(q.INDEX_DELTA, (self._index_rev,))
-            while rows := cursor.fetchmany(INDEX_CHUNK):  # chunks bound the transient memory
-                vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
-                vectors = vectors.reshape(len(rows), self.dim)
-                keys = np.fromiter((row[9] for row in rows), dtype=np.int64, count=len(rows))
-                index.upsert_rows([row[:7] for row in rows], vectors, keys)
-                if self._ann is not None:
-                    fresh = np.fromiter((row[7] > self._ann.rev for row in rows), dtype=np.bool_,
-                                        count=len(rows))
-                    self._ann.upsert(keys[fresh], vectors[fresh])
-                self._index_rev = rows[-1][7]
+            self._apply_delta(index, self._reader())
             self._sync_ann(index)
         return index
 
-    def _sync_ann(self, index: VectorIndex) -> None:
-        """After a catch-up: heal a loaded index that misses rows, or build one when the
-        store has grown enough; either way it now covers ``_index_rev``."""
-        if self._vector_search == "exact":
-            return
-        opening, self._ann_opened = not self._ann_opened, True
-        if self._ann is None:
-            if len(index) < (0 if self._vector_search == "ann" else ANN_MIN_ROWS):
-                self._ann_opened = False  # look again (and build) once it has grown
-                return
-            from strata_recall.stores.ann import AnnIndex
+    def _opened_index(self) -> VectorIndex:
+        """The saved index caught up and checked against the rows (one read transaction),
+        or, without a file that fits, an empty index the caller fills from every row."""
+        from strata_recall.stores.vector_index import VectorIndex
 
-            self._ann = AnnIndex(self.dim)
-            for keys, vectors in index.keyed_chunks():
-                self._ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
+        conn = self._reader()
+        loaded = self._load_saved_index(conn)
+        if loaded is not None:
+            index, rev = loaded
+            conn.execute("BEGIN")
+            try:
+                self._index_rev = rev
+                self._apply_delta(index, conn)
+                count, total = conn.execute(q.ROWS_UP_TO_REV, (rev,)).fetchone()
+            finally:
+                conn.execute("COMMIT")
+            if index.covered(rev) == (count, total):
+                self._saved_rev = rev
+                return index
+        self._index_rev = 0  # no file, or it does not match the rows: read them all
+        index = VectorIndex(self.dim)
+        index.reserve(conn.execute(q.MEMORY_COUNT).fetchone()[0])
+        return index
+
+    def _load_saved_index(self, conn: sqlite3.Connection) -> tuple[VectorIndex, int] | None:
+        if self._store_id is None:
+            return None
+        from strata_recall.stores.index_file import IndexFileMeta, load_index
+
+        meta = IndexFileMeta(store_id=self._store_id, embedder=self.embedder_name,
+                             dim=self.dim, rev=conn.execute(q.MAX_REV).fetchone()[0])
+        return load_index(self.index_path, meta)
+
+    def _apply_delta(self, index: VectorIndex, conn: sqlite3.Connection) -> None:
+        """Upsert the rows changed after ``_index_rev`` into ``index`` (and the approximate
+        index, for rows it does not cover yet)."""
+        import numpy as np
+
+        cursor = conn.execute(q.INDEX_DELTA, (self._index_rev,))
+        while rows := cursor.fetchmany(INDEX_CHUNK):  # chunks bound the transient memory
+            vectors = np.frombuffer(b"".join(row[8] for row in rows), dtype="<f4")
+            vectors = vectors.reshape(len(rows), self.dim)
+            keys = np.fromiter((row[9] for row in rows), dtype=np.int64, count=len(rows))
+            revs = np.fromiter((row[7] for row in rows), dtype=np.int64, count=len(rows))
+            index.upsert_rows([row[:7] for row in rows], vectors, keys, revs)
+            if self._ann is not None:
+                fresh = revs > self._ann.rev
+                self._ann.upsert(keys[fresh], vectors[fresh])
+            self._index_rev = rows[-1][7]
+        if self._ann is not None:
             self._ann.rev = self._index_rev
-            self._save_ann()
-        elif opening:
-            missing = self._ann.missing(index.keys())
-            self._ann.upsert(missing, index.vectors_of(missing))
-        self._ann.rev = self._index_rev
+
+    def _sync_ann(self, index: VectorIndex) -> None:
+        """Open the approximate index once: from its file, or built from ``index`` when the
+        store has grown enough. In "ann" mode before the first search returns; in "auto"
+        mode on a thread, while searches use the exact scan (a server answers from the
+        first request instead of after the file loads or the graph is built)."""
+        if self._ann_opened:
+            return
+        small = self._vector_search == "auto" and len(index) < ANN_MIN_ROWS
+        if small and not self.ann_path.is_file():
+            return  # look again (and build) once the store has grown
+        self._ann_opened = True
+        if self._vector_search == "ann":
+            ann = self._loaded_or_built_ann(index, self._index_rev)
+            if ann is not None:
+                self._heal_ann(ann, index)
+                self._ann = ann
+                self._save_ann()
+            return
+        self._ann_thread = threading.Thread(
+            target=self._open_ann_in_background, args=(index, self._index_rev),
+            name="strata-ann-open", daemon=True)
+        self._ann_thread.start()
+
+    def _open_ann_in_background(self, index: VectorIndex, rev: int) -> None:
+        with suppress(Exception):  # the exact scan keeps answering if the index cannot open
+            ann = self._loaded_or_built_ann(index, rev)
+            if ann is None:
+                return
+            with self._index_lock:
+                if self._closing.is_set():
+                    return
+                self._heal_ann(ann, index)
+                self._ann = ann
+                self._save_ann()
+
+    def _loaded_or_built_ann(self, index: VectorIndex, rev: int) -> AnnIndex | None:
+        """The saved approximate index, or one built from ``index`` as it was at ``rev``
+        (None: the store is closing)."""
+        from strata_recall.stores.ann import AnnIndex
+
+        ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name, rev)
+        if ann is not None:
+            return ann
+        ann = AnnIndex(self.dim, rev=rev)
+        for keys, vectors in index.keyed_chunks(ANN_BUILD_CHUNK):
+            if self._closing.is_set():
+                return None
+            ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
+        return ann
+
+    def _heal_ann(self, ann: AnnIndex, index: VectorIndex) -> None:
+        """Add what ``index`` holds that ``ann`` does not: rows changed after the rev it
+        covers, and any row it misses (the caller holds the index lock)."""
+        keys, vectors = index.changed_after(ann.rev)
+        ann.upsert(keys, vectors)
+        missing = ann.missing(index.keys())
+        ann.upsert(missing, index.vectors_of(missing))
+        ann.rev = self._index_rev
 
     def _save_ann(self) -> None:
         """Write the approximate index next to the database if it changed; it is a cache,
@@ -401,17 +508,40 @@ class SQLiteStore(SQLStore):
             ann.save(self.ann_path, AnnMeta(rev=ann.rev, dim=self.dim,
                                             embedder=self.embedder_name))
 
+    def _save_index(self, *, always: bool = False) -> None:
+        """Write the exact index next to the database when it is large and has changed
+        enough since the file was written (a cache, like the approximate index)."""
+        index = self._vectors
+        if index is None or self._store_id is None or len(index) < SAVED_INDEX_MIN_ROWS:
+            return
+        changed = index.changed_count(self._saved_rev)
+        due = always or self._purged_since_save or changed >= SAVED_INDEX_STALE * len(index)
+        if not due or (changed == 0 and not self._purged_since_save):
+            return
+        from strata_recall.stores.index_file import IndexFileMeta, save_index
+
+        meta = IndexFileMeta(store_id=self._store_id, embedder=self.embedder_name,
+                             dim=self.dim, rev=self._index_rev)
+        with suppress(OSError):
+            if save_index(self.index_path, index, meta):
+                self._saved_rev, self._purged_since_save = self._index_rev, False
+
     def warm_up(self) -> None:
-        """Build the vector index now rather than on the first search."""
+        """Build the vector indexes now rather than on the first search (and wait for the
+        approximate one)."""
         self._catch_up_index()
+        thread = self._ann_thread
+        if thread is not None:
+            thread.join()
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
         """Write many batches, then build (and save) the vector indexes once, at the end."""
         yield
-        self._catch_up_index()
+        self.warm_up()
         with self._index_lock:
             self._save_ann()
+            self._save_index(always=True)
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
