@@ -20,6 +20,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -70,9 +71,7 @@ class AnnIndex:
             return
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         with self._lock:
-            present = np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
-            if present.any():
-                self._index.remove(keys[present])
+            self._remove_held(keys)
             self._index.add(keys, np.ascontiguousarray(vectors, dtype=np.float32),
                             threads=threads)
             self.dirty = True
@@ -81,12 +80,16 @@ class AnnIndex:
         """Forget ``keys`` (those it holds)."""
         if len(keys) == 0:
             return
-        keys = np.ascontiguousarray(keys, dtype=np.uint64)
         with self._lock:
-            present = np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
-            if present.any():
-                self._index.remove(keys[present])
+            if self._remove_held(np.ascontiguousarray(keys, dtype=np.uint64)):
                 self.dirty = True
+
+    def _remove_held(self, keys: npt.NDArray[Any]) -> bool:
+        """Remove those of ``keys`` the index holds (the caller holds the lock)."""
+        present = np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
+        if present.any():
+            self._index.remove(keys[present])
+        return bool(present.any())
 
     def missing(self, keys: Keys) -> Keys:
         """The ``keys`` the index does not hold."""
