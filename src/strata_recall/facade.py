@@ -108,7 +108,7 @@ class Strata:
         self._retention = retention_for(store, self._clock, self.settings)
         self.documents = Documents(store, embedder, self._clock)
         handlers = {**self.pipeline.handlers(), **self.documents.handlers(),
-                    **Maintenance(store, embedder, self._clock).handlers(),
+                    **Maintenance(store, embedder, self._clock, index_graph=index).handlers(),
                     **self.levels.hammer().handlers(),
                     **self._sweeper.handlers(), **self._retention.handlers()}
         self.runner = Runner(store, handlers, self._clock, Backoff(
@@ -217,16 +217,18 @@ class Strata:
         conversation_id: str | None = None, author: str | None = None,
         meta: Mapping[str, Any] | None = None, idempotency_key: str | None = None,
         actor: Actor | None = None, mode: str = "auto", raw: bool = False,
-        pipeline_timeout_ms: int | None = None,
+        pipeline_timeout_ms: int | None = None, defer_embedding: bool = False,
     ) -> RememberResult:
         """Record ``text`` (or each of ``messages``) as events and verbatim memories and
         enqueue the extraction of facts from them, in one transaction (``Writer.remember``:
-        the modes, deduplication and idempotency)."""
+        the modes, deduplication and idempotency). ``defer_embedding`` (raw mode only)
+        writes without vectors and leaves them to an ``embed`` job: found by words at once,
+        by meaning once a worker has run it."""
         return self.writer.remember(
             text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
             idempotency_key=idempotency_key, actor=actor, mode=mode, raw=raw,
-            pipeline_timeout_ms=pipeline_timeout_ms,
+            pipeline_timeout_ms=pipeline_timeout_ms, defer_embedding=defer_embedding,
         )
 
     def remember_document(

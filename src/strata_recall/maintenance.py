@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import TypeVar
 
@@ -41,15 +41,33 @@ REEMBED_BATCH = 128
 
 
 class Maintenance:
-    def __init__(self, store: Store, embedder: Embedder, clock: Clock) -> None:
+    def __init__(self, store: Store, embedder: Embedder, clock: Clock, *,
+                 index_graph: Callable[[Memory], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        #: The rule-based graph of a memory remembered with its embedding deferred (its
+        #: remember left that to the ``embed`` job too: the call only writes).
+        self.index_graph = index_graph
 
     def handlers(self) -> dict[JobKind, Handler]:
-        return {JobKind.REEMBED: self.reembed, JobKind.DECIDE: decide}
+        return {JobKind.REEMBED: self.reembed, JobKind.EMBED: self.embed,
+                JobKind.DECIDE: decide}
 
     def reembed(self, job: Job) -> JobOutput:
+        """Recompute the vectors of the job's memories with the current embedder."""
+        return self._embedded(job, f"reembed with {self.embedder.name}")
+
+    def embed(self, job: Job) -> JobOutput:
+        """The first vectors of memories remembered with the embedding deferred, and their
+        graph: until this runs, lexical search finds them and vector search does not."""
+        output = self._embedded(job, f"deferred embedding with {self.embedder.name}")
+        if self.index_graph is not None and output.batch is not None:
+            for change in output.batch.changes:  # relinking is idempotent: a retry may repeat
+                self.index_graph(change.after)
+        return output
+
+    def _embedded(self, job: Job, reason: str) -> JobOutput:
         wanted = [str(i) for i in job.payload.get("memory_ids", ())]
         memories = self.store.get_many(wanted, job.scope)
         if not memories:
@@ -58,7 +76,6 @@ class Maintenance:
         vectors = self.embedder.embed([memory_embedding_text(masked(m).content, sources.get(m.id))
                                        for m in memories])
         now = self.clock.now()
-        reason = f"reembed with {self.embedder.name}"
         changes = []
         for memory, vector in zip(memories, vectors, strict=True):
             after = memory.evolve(version=memory.version + 1, updated_at=now)

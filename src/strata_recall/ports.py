@@ -92,7 +92,9 @@ class NewMemory:
     """A memory to insert, with its vector, derived from ``batch.events[event_index]``."""
 
     memory: Memory
-    embedding: Vector
+    #: None: written without a vector (``remember(..., defer_embedding=True)``); lexical
+    #: search finds it at once, vector search once an ``embed`` job has added the vector.
+    embedding: Vector | None
     event_index: int | None = None
     #: What lexical search indexes (``strata_recall.domain.text.search_text`` of the content plus
     #: index keys); the store splits it with ``index_tokens``. None: the content itself.

@@ -55,6 +55,7 @@ from strata_recall.worker import Runner
 
 if TYPE_CHECKING:
     from strata_recall.embedders._common import Matrix
+    from strata_recall.ports import Vector
     from strata_recall.providers.base import ExtractedFact
 
 REMEMBER_MODES = ("sync", "async", "auto", "raw")
@@ -123,10 +124,12 @@ class Writer:
         mode: str = "auto",
         raw: bool = False,
         pipeline_timeout_ms: int | None = None,
+        defer_embedding: bool = False,
     ) -> RememberResult:
         """See ``Strata.remember``."""
         timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms)
         raw = raw or mode == "raw"
+        _check_deferral(defer_embedding, raw)
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -146,7 +149,8 @@ class Writer:
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events,
-                                             None if raw else self.preparation)
+                                             None if raw else self.preparation,
+                                             embed=not defer_embedding)
         waited_ms = 0
         if preparing is not None:
             began = time.monotonic()
@@ -157,17 +161,22 @@ class Writer:
         if self.settings.episodes and len(events) > 1 and memories:
             new_memories.append(self._episode(request, events, new_memories, now))
         actor = actor or Actor()
-        jobs = () if raw else (self._extract_job(request, events, memories, drafts, actor,
-                                                   now),)
+        jobs: tuple[NewJob, ...] = ()
+        if defer_embedding:
+            jobs = (self._embed_job(request, events, new_memories, now),)
+        elif not raw:
+            jobs = (self._extract_job(request, events, memories, drafts, actor, now),)
         outcome = self.store.write(WriteBatch(
             events=events, memories=new_memories, actor=actor.id, reason="remember",
-            request_id=actor.request_id, idempotency=_claim(request, mode, raw), jobs=jobs,
+            request_id=actor.request_id, idempotency=_claim(request, mode, raw, defer_embedding),
+            jobs=jobs,
         ))
         stored = outcome.memories[:len(memories)]
         job_id = outcome.jobs[0] if outcome.jobs else None
         status, derived, warnings = self._pipeline_status(raw, job_id, mode,
                                                           max(1, timeout_ms - waited_ms))
-        self._index_new(memories, stored, outcome.replayed)
+        if not defer_embedding:  # else the embed job indexes the graph too
+            self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
@@ -235,6 +244,14 @@ class Writer:
             return memories
         return [m.evolve(lifecycle=Lifecycle.CANDIDATE) for m in memories]
 
+    def _embed_job(self, request: RememberRequest, events: Sequence[Event],
+                   new_memories: Sequence[NewMemory], now: datetime) -> NewJob:
+        """The vectors a deferred remember left out, computed by a worker soon after (in the
+        same transaction as the memories: an acknowledged remember always gets them)."""
+        return NewJob(JobKind.EMBED, {"memory_ids": [n.memory.id for n in new_memories]},
+                      request.scope, dedup_key=f"embed:{events[0].id}",
+                      max_attempts=self.settings.job_max_attempts, created_at=now)
+
     def _extract_job(self, request: RememberRequest, events: Sequence[Event],
                      memories: Sequence[Memory], drafts: Sequence[Draft], actor: Actor,
                      now: datetime) -> NewJob:
@@ -299,21 +316,24 @@ class Writer:
 
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event],
-        preparation: Preparation | None = None,
+        preparation: Preparation | None = None, *, embed: bool = True,
     ) -> list[NewMemory]:
         """Vectors and search texts: each turn with its speaker, the turn it answers and the
         reply it got; and the ids of the turns around it. Secrets are masked in both: the
-        indexes hold what recall may show."""
+        indexes hold what recall may show. Without ``embed``, no vectors (deferred)."""
         events = [masked(e) for e in events]
         last = len(events) - 1
         sources = [(events[d.event_index], events[d.event_index - 1] if d.event_index else None,
                     events[d.event_index + 1] if d.event_index < last else None)
                    for d in drafts]
-        texts = [memory_embedding_text(masked(m).content, event, previous)
-                 for m, (event, previous, _) in zip(memories, sources, strict=True)]
-        vectors = self.embedder.embed(texts)
-        if preparation is not None:
-            preparation.embedded(texts, vectors)
+        vectors: list[Vector | None] = [None] * len(memories)
+        if embed:
+            texts = [memory_embedding_text(masked(m).content, event, previous)
+                     for m, (event, previous, _) in zip(memories, sources, strict=True)]
+            embedded = self.embedder.embed(texts)
+            vectors = list(embedded)
+            if preparation is not None:
+                preparation.embedded(texts, embedded)
         return [
             NewMemory(m, vectors[i], d.event_index, memory_search_text(
                 masked(m).content, *sources[i], analyse=self._analyse))
@@ -352,7 +372,10 @@ class Writer:
         Under review mode ``all`` it waits for approval like its turns."""
         [episode] = self._reviewed([build_episode(request, events, [p.memory for p in parts],
                                                   now)])
-        centroid = np.mean([p.embedding for p in parts], axis=0)
+        vectors = [p.embedding for p in parts if p.embedding is not None]
+        if len(vectors) < len(parts):  # deferred: its embed job embeds it too
+            return NewMemory(episode, None, None, search_text(episode.content))
+        centroid = np.mean(vectors, axis=0)
         centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
         return NewMemory(episode, centroid, None, search_text(episode.content))
 
@@ -374,17 +397,27 @@ class Writer:
         return limit if mode == "sync" else min(self.settings.pipeline_timeout_ms, limit)
 
 
+def _check_deferral(defer_embedding: bool, raw: bool) -> None:
+    """Only a raw remember may defer its vectors: the pipeline's decisions compare them."""
+    if not isinstance(defer_embedding, bool):
+        raise InvalidInput("defer_embedding must be true or false")
+    if defer_embedding and not raw:
+        raise InvalidInput("defer_embedding needs mode 'raw': the write pipeline compares "
+                           "the new memories' vectors with existing ones")
+
+
 def derived_ids(job: Job) -> tuple[str, ...]:
     """The memories an extract job derived (from its result)."""
     return tuple(str(i) for i in (job.result or {}).get("memory_ids", ()))
 
 
-def _claim(request: RememberRequest, mode: str, raw: bool) -> IdempotencyClaim | None:
+def _claim(request: RememberRequest, mode: str, raw: bool,
+           deferred: bool = False) -> IdempotencyClaim | None:
     if request.idempotency_key is None:
         return None
     return IdempotencyClaim(
         key=f"{request.scope.key}\x1f{request.idempotency_key}",
-        request_hash=f"{request.fingerprint()}:{mode}:{int(raw)}",
+        request_hash=f"{request.fingerprint()}:{mode}:{int(raw)}" + (":deferred" * deferred),
     )
 
 

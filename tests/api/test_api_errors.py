@@ -214,3 +214,15 @@ def test_junk_bodies_never_cause_a_5xx(client: TestClient, method: str, path: st
         response = getattr(client, method)(path, json=junk)
         assert response.status_code < 500, (junk, response.text)
         assert "error" in response.json()
+
+
+def test_a_deferred_embedding_is_raw_only_and_its_job_is_named(client: TestClient) -> None:
+    refused = client.post("/v1/remember", json={"text": "The VPN gateway moved to Frankfurt",
+                                                "scope": A, "defer_embedding": True})
+    assert "defer_embedding needs mode 'raw'" in error_of(refused, 422, "invalid_input")["message"]
+    assert client.get("/v1/memories", params=A).json()["items"] == []
+    taken = client.post("/v1/remember", json={"text": "The VPN gateway moved to Frankfurt",
+                                              "scope": A, "mode": "raw",
+                                              "defer_embedding": True})
+    assert taken.status_code == 200, taken.text
+    assert taken.json()["status"] == "raw_saved" and taken.json()["job_id"]

@@ -306,3 +306,39 @@ def test_a_rev_is_not_handed_out_again_after_the_newest_row_is_purged(tmp_path: 
     assert _search(reader, USERS[77 % 3], _sentence(77), k=1)[0][0] == added
     reader.close()
     writer.close()
+
+
+def test_a_memory_still_waiting_for_its_vector_keeps_the_saved_file_usable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.db"
+    strata = _open(path)
+    _fill(strata, 40)
+    waiting = strata.remember(_sentence(500), scope=USERS[0], mode="raw",
+                              defer_embedding=True).memory_ids[0]
+    _fill(strata, 20, start=40)
+    _search(strata, USERS[0], "apple")
+    strata.close()  # saved while the memory has no vector yet (its embed job still queued)
+    again = _open(path)
+    assert waiting not in dict(_search(again, USERS[0], _sentence(500), k=100))
+    assert _store(again)._saved_rev > 0  # the file fit the rows: it was used, not rebuilt
+    assert again.work() == 1
+    assert _search(again, USERS[0], _sentence(500), k=1)[0][0] == waiting
+    for viewer in USERS:
+        assert _answers(again, viewer, "mango river") == _reference(path, viewer, "mango river")
+    again.close()
+
+
+def test_doctor_counts_a_memory_waiting_for_its_vector_as_healthy(tmp_path: Path) -> None:
+    from strata_recall.stores.operations import doctor
+
+    strata = _open(tmp_path / "s.db", "exact")
+    _fill(strata, 3)
+    strata.remember("the VPN gateway moved to Frankfurt", scope=USERS[0], mode="raw",
+                    defer_embedding=True)
+    [vectors] = [c for c in doctor(f"sqlite:///{tmp_path / 's.db'}") if c.name == "vectors"]
+    assert vectors.ok and "3 vectors for 4 memories (1 waiting" in vectors.detail
+    strata.work()
+    [vectors] = [c for c in doctor(f"sqlite:///{tmp_path / 's.db'}") if c.name == "vectors"]
+    assert vectors.ok and vectors.detail == "4 vectors for 4 memories"
+    strata.close()

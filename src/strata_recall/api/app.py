@@ -250,7 +250,7 @@ def remember(body: RememberRequest, guarded: GuardedDep) -> JSONResponse:
         type=body.type, importance=body.importance, pinned=body.pinned, tags=body.tags,
         conversation_id=body.conversation_id, author=body.author, meta=body.meta,
         idempotency_key=body.idempotency_key, mode=body.mode, raw=body.raw,
-        pipeline_timeout_ms=body.pipeline_timeout_ms,
+        pipeline_timeout_ms=body.pipeline_timeout_ms, defer_embedding=body.defer_embedding,
     )
     replayed = "true" if result.replayed else "false"
     return JSONResponse(remember_payload(result), headers={"Idempotent-Replayed": replayed})

@@ -120,6 +120,10 @@ class RememberFields(RequestModel):
     )
     raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
     pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)
+    defer_embedding: bool = Field(
+        default=False, strict=True, description="Raw mode only: write without vectors and "
+        "let a worker's embed job add them; found by words at once, by meaning after.",
+    )
 
 
 class RememberText(RememberFields):

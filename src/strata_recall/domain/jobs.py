@@ -37,6 +37,7 @@ class JobKind(enum.StrEnum):
     DECIDE = "decide"  # reserved: decisions split from extraction
     GRAPH = "graph"  # index entities and relations of derived memories
     REEMBED = "reembed"  # recompute vectors with another embedder
+    EMBED = "embed"  # first vectors of memories remembered with the embedding deferred
     COMPRESS = "compress"
     CONSOLIDATE = "consolidate"
     # -- tiers, decay and retention --

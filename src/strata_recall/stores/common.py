@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.models import (
@@ -73,6 +73,13 @@ def encode_blob(blob: bytes) -> str:
 
 def decode_vector(text: str) -> Vector:
     return vector_from_bytes(base64.b64decode(text))
+
+
+def restored_vector(data: Mapping[str, Any]) -> Vector | None:
+    """A restored memory's vector; None for one exported before its deferred embedding ran
+    (the restore enqueues that embedding again)."""
+    text = data.get("embedding")
+    return None if text is None else decode_vector(text)
 
 
 # numpy is imported by the functions that handle vectors, so that reading rows (``strata

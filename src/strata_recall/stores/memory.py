@@ -53,7 +53,6 @@ from strata_recall.ports import (
 from strata_recall.stores.common import (
     checked_vector,
     decode_cursor,
-    decode_vector,
     encode_cursor,
     encode_vector,
     index_covers,
@@ -61,6 +60,7 @@ from strata_recall.stores.common import (
     latest_snapshot,
     page_history_at,
     query_terms,
+    restored_vector,
     system_now,
 )
 from strata_recall.stores.memory_graph import InMemoryGraph
@@ -117,7 +117,8 @@ class InMemoryStore(InMemoryJobQueue):
             if batch.complete is not None:  # fencing first: a lost lease changes nothing
                 self._held(batch.complete.lease, batch.complete.now)
             for new in batch.memories:  # validate first: a failed write must change nothing
-                checked_vector(new.embedding, self.dim)
+                if new.embedding is not None:
+                    checked_vector(new.embedding, self.dim)
             for change in batch.changes:
                 self._check_change(change)
             self._check_versions(batch)
@@ -203,7 +204,7 @@ class InMemoryStore(InMemoryJobQueue):
         after = change.after
         with self._lock:
             current = self._memories[after.id]
-            vector = self._vectors[after.id]
+            vector = self._vectors.get(after.id)
             if change.embedding is not None:  # checked before anything changes
                 vector = checked_vector(change.embedding, self.dim)
             search = change.search_text or self._search_texts[after.id]
@@ -214,19 +215,19 @@ class InMemoryStore(InMemoryJobQueue):
             self._graph.relink(after, GraphFacts() if content_changed else None, after.updated_at)
             return after
 
-    def _put(self, memory: Memory, vector: Vector, search_text: str | None) -> None:
+    def _put(self, memory: Memory, vector: Vector | None, search_text: str | None) -> None:
+        """Store ``memory``; without a vector (deferred embedding) it stays out of the vector
+        index until a change brings one."""
         previous = self._memories.get(memory.id)
         if previous is not None:
             self._live_hashes.pop((previous.scope.key, previous.content_hash), None)
         self._memories[memory.id] = memory
-        self._vectors[memory.id] = np.asarray(vector, dtype=np.float32)
         if memory.lifecycle in LIVE:
             self._live_hashes[(memory.scope.key, memory.content_hash)] = memory.id
-        self._index.upsert(
-            IndexEntry(
-                memory.id, memory.scope, memory.type, memory.lifecycle, self._vectors[memory.id]
-            )
-        )
+        if vector is not None:
+            self._vectors[memory.id] = np.asarray(vector, dtype=np.float32)
+            self._index.upsert(IndexEntry(memory.id, memory.scope, memory.type,
+                                          memory.lifecycle, self._vectors[memory.id]))
         self._search_texts[memory.id] = search_text or memory.content
         terms = Counter(index_tokens(self._search_texts[memory.id]))
         self._doc_len[memory.id] = sum(terms.values())
@@ -387,8 +388,9 @@ class InMemoryStore(InMemoryJobQueue):
             yield ExportRecord("event", event.to_dict())
         for memory in memories:
             data = memory.to_dict()
-            data["embedding_model"] = self.embedder_name
-            data["embedding"] = encode_vector(vectors[memory.id])
+            vector = vectors.get(memory.id)
+            data["embedding_model"] = self.embedder_name if vector is not None else None
+            data["embedding"] = encode_vector(vector) if vector is not None else None
             data["search_text"] = search_texts[memory.id]
             yield ExportRecord("memory", data)
         for row in history:
@@ -419,8 +421,7 @@ class InMemoryStore(InMemoryJobQueue):
             memory = Memory.from_dict(record.data)
             if memory.id in self._memories:
                 return 0
-            self._put(memory, decode_vector(record.data["embedding"]),
-                      record.data.get("search_text"))
+            self._put(memory, restored_vector(record.data), record.data.get("search_text"))
             return 1
         if record.kind == "graph":
             linked = self._memories.get(record.data["memory_id"])

@@ -430,8 +430,8 @@ class SQLStore(SQLJobQueue):
             for row in rows(self.export_memories_sql):
                 data = memory_from_row(d, row[:-3]).to_dict()
                 data["search_text"] = row[-3]
-                data["embedding_model"] = row[-2]
-                data["embedding"] = self._exported_vector(row[-1])
+                data["embedding_model"] = row[-2]  # both None: embedding deferred, not done
+                data["embedding"] = None if row[-1] is None else self._exported_vector(row[-1])
                 exported.append(data["id"])
                 yield ExportRecord("memory", data)
             for row in rows(self._sql["export_history"]):

@@ -118,17 +118,19 @@ ORDER BY m.rowid
 # until LIMIT rows pass the filters. When they still return fewer than k rows (a very selective
 # filter), the second branch (a one-time filter: skipped otherwise) ranks every visible row
 # exactly; the ``+ 0`` keeps it off the index. The first column says which branch a row is from.
+# Rows whose embedding was deferred (NULL until their ``embed`` job runs) are left out.
 # Parameters: vector, visibility + filters, vector, k; vector, k, visibility + filters, k.
 VECTOR_SEARCH = """
 WITH approx AS (
     SELECT m.id, 1 - (m.embedding <=> %s::vector) AS score FROM memories m
-    WHERE {where}{extra} ORDER BY m.embedding <=> %s::vector LIMIT %s
+    WHERE m.embedding IS NOT NULL AND {where}{extra} ORDER BY m.embedding <=> %s::vector
+    LIMIT %s
 )
 SELECT false, id, score FROM approx
 UNION ALL
 SELECT true, exact.id, exact.score FROM (
     SELECT m.id, 1 - ((m.embedding <=> %s::vector) + 0) AS score FROM memories m
-    WHERE (SELECT count(*) FROM approx) < %s AND {where}{extra}
+    WHERE (SELECT count(*) FROM approx) < %s AND m.embedding IS NOT NULL AND {where}{extra}
     ORDER BY score DESC, m.id LIMIT %s
 ) AS exact
 """

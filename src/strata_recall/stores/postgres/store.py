@@ -50,10 +50,10 @@ from strata_recall.ports import (
 )
 from strata_recall.stores.common import (
     checked_vector,
-    decode_vector,
     encode_blob,
     insert_history,
     query_terms,
+    restored_vector,
     vector_bytes,
 )
 from strata_recall.stores.postgres import migrations
@@ -251,7 +251,8 @@ class PostgresStore(SQLStore):
 
     def write(self, batch: WriteBatch) -> WriteOutcome:
         for new in batch.memories:  # refused before anything is written
-            checked_vector(new.embedding, self.dim)
+            if new.embedding is not None:
+                checked_vector(new.embedding, self.dim)
         for change in batch.changes:
             if change.embedding is not None:
                 checked_vector(change.embedding, self.dim)
@@ -330,8 +331,12 @@ class PostgresStore(SQLStore):
         return stored
 
     def _memory_params(
-        self, memory: Memory, vector: Vector, model: str, fields: _SearchFields
+        self, memory: Memory, vector: Vector | None, model: str, fields: _SearchFields
     ) -> tuple[Any, ...]:
+        """Insert parameters; a deferred embedding leaves the vector and its model NULL."""
+        if vector is None:
+            return (*memory_row(self.dialect, memory), memory.scope.key, None, None,
+                    *fields.params())
         return (*memory_row(self.dialect, memory), memory.scope.key, model,
                 checked_vector(vector, self.dim), *fields.params())
 
@@ -470,7 +475,7 @@ class PostgresStore(SQLStore):
                                               or record.data["content"])
                     search[record.data["id"]] = fields
                     rows.append(self._memory_params(
-                        Memory.from_dict(record.data), decode_vector(record.data["embedding"]),
+                        Memory.from_dict(record.data), restored_vector(record.data),
                         record.data.get("embedding_model") or self.embedder_name, fields,
                     ))
             returned = _execute_returning(conn, sql, rows)

@@ -34,10 +34,20 @@ WHERE id = ? AND version = ?
 """
 CAS_MEMORY = "SELECT rowid, version, content_hash FROM memories WHERE id = ?"
 
-INSERT_EMBEDDING = "INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?, ?, ?, ?)"
-UPDATE_EMBEDDING = "UPDATE embeddings SET model = ?, dim = ?, vector = ? WHERE memory_rowid = ?"
+#: A memory's vector, new or replaced (a deferred embedding adds the row later).
+UPSERT_EMBEDDING = """
+INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?, ?, ?, ?)
+ON CONFLICT (memory_rowid) DO UPDATE SET model = excluded.model, dim = excluded.dim,
+                                         vector = excluded.vector
+"""
 DELETE_EMBEDDING = (
     "DELETE FROM embeddings WHERE memory_rowid = (SELECT rowid FROM memories WHERE id = ?)"
+)
+#: A memory whose vector comes later (deferred embedding), and the vector's arrival.
+ADD_PENDING_VECTOR = "INSERT OR IGNORE INTO pending_vectors (memory_rowid) VALUES (?)"
+DROP_PENDING_VECTOR = "DELETE FROM pending_vectors WHERE memory_rowid = ?"
+DROP_PENDING_VECTOR_OF = (
+    "DELETE FROM pending_vectors WHERE memory_rowid = (SELECT rowid FROM memories WHERE id = ?)"
 )
 
 #: The time column is NOT NULL here; a write without events records an empty one.
@@ -59,9 +69,14 @@ VALUES ('rev_floor', (SELECT COALESCE(MAX(rev), 0) FROM memories))
 ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))
 """
 
-#: What a saved vector index must add up to: the rows at or before its rev (each memory has
-#: one embedding, so the rows of ``INDEX_DELTA``) and the sum of their revs.
-ROWS_UP_TO_REV = "SELECT count(*), COALESCE(SUM(rev), 0) FROM memories WHERE rev <= ?"
+#: What a saved vector index must add up to: the rows at or before its rev that have a vector
+#: (the rows of ``INDEX_DELTA``: every memory but those still pending one) and their revs' sum.
+ROWS_UP_TO_REV = """
+SELECT every.n - pending.n, every.s - pending.s
+FROM (SELECT count(*) AS n, COALESCE(SUM(rev), 0) AS s FROM memories WHERE rev <= ?1) AS every,
+     (SELECT count(*) AS n, COALESCE(SUM(m.rev), 0) AS s FROM pending_vectors p
+      JOIN memories m ON m.rowid = p.memory_rowid WHERE m.rev <= ?1) AS pending
+"""
 
 #: How many rows the vector index will hold at most on its first load.
 MEMORY_COUNT = "SELECT count(*) FROM memories"
@@ -88,7 +103,7 @@ ON m.id = wanted.value WHERE
 
 EXPORT_MEMORIES = f"""
 SELECT {M_COLUMNS}, m.search_text, e.model, e.vector FROM memories m
-JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid
+LEFT JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid
 """
 
 # Rank in FTS alone first (cheap), then join and filter only the best rows. Exact whenever at

@@ -39,11 +39,11 @@ from strata_recall.ports import (
 )
 from strata_recall.stores.common import (
     checked_vector,
-    decode_vector,
     encode_blob,
     index_covers,
     insert_history,
     query_terms,
+    restored_vector,
     vector_bytes,
 )
 from strata_recall.stores.sql_graph import GraphDialect, GraphSQL
@@ -292,15 +292,19 @@ class SQLiteStore(SQLStore):
         return StoredMemory(memory.id, deduplicated=False)
 
     def _insert_memory_row(
-        self, conn: sqlite3.Connection, memory: Memory, vector: Vector, rev: int,
+        self, conn: sqlite3.Connection, memory: Memory, vector: Vector | None, rev: int,
         search_text: str | None,
     ) -> None:
+        """The memory row and its vector (none yet when its embedding was deferred)."""
         cursor = conn.execute(q.INSERT_MEMORY, (
             *memory_row(self.dialect, memory), memory.scope.key, rev,
             search_text or memory.content,
         ))
-        conn.execute(q.INSERT_EMBEDDING, (cursor.lastrowid, self.embedder_name, self.dim,
-                                          vector_bytes(checked_vector(vector, self.dim))))
+        if vector is None:
+            conn.execute(q.ADD_PENDING_VECTOR, (cursor.lastrowid,))
+        else:
+            conn.execute(q.UPSERT_EMBEDDING, (cursor.lastrowid, self.embedder_name, self.dim,
+                                              vector_bytes(checked_vector(vector, self.dim))))
 
     def apply(self, change: MemoryChange) -> Memory:
         return self._in_transaction(lambda conn: self._apply_in(conn, change))
@@ -318,12 +322,14 @@ class SQLiteStore(SQLStore):
         ))
         if change.embedding is not None:
             blob = vector_bytes(checked_vector(change.embedding, self.dim))
-            conn.execute(q.UPDATE_EMBEDDING, (self.embedder_name, self.dim, blob, rowid))
+            conn.execute(q.UPSERT_EMBEDDING, (rowid, self.embedder_name, self.dim, blob))
+            conn.execute(q.DROP_PENDING_VECTOR, (rowid,))
         return self._changed(conn, change, old_hash)
 
     def _purge_memory_rows(self, conn: sqlite3.Connection, memory_id: str) -> None:
         conn.execute(q.KEEP_REV_FLOOR)
         conn.execute(q.DELETE_EMBEDDING, (memory_id,))
+        conn.execute(q.DROP_PENDING_VECTOR_OF, (memory_id,))
 
     def _forget_purged(self, memory_ids: Sequence[str]) -> None:
         """Committed: this process's indexes forget the rows too (their vectors are erased,
@@ -610,7 +616,7 @@ class SQLiteStore(SQLStore):
                              event_row(self.dialect, Event.from_dict(record.data)))
             elif record.kind == "memory":
                 memory = Memory.from_dict(record.data)
-                self._insert_memory_row(conn, memory, decode_vector(record.data["embedding"]), rev,
+                self._insert_memory_row(conn, memory, restored_vector(record.data), rev,
                                         record.data.get("search_text"))
             elif record.kind == "version":
                 from strata_recall.domain.compression.representations import MemoryVersion
