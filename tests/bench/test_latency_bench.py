@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from strata_recall.bench.latency import LatencyConfig, generate_queries, generate_texts, run_latency
 from strata_recall.cli.bench import bench_app
 from strata_recall.errors import InvalidInput
+from strata_recall.facade import Strata
 
 PERCENTILES = ("recall", "remember", "remember_embed")
 
@@ -84,6 +85,18 @@ def test_latency_report_at_300_memories(tmp_path: Path) -> None:
     assert reused.corpus == {"reused": True, "memories": 330}
     assert reused.ingest["reused"] is True
     assert reused.serving.memories_at_open == 330 and reused.serving.recall.n == 5
+    deferred = run_latency(replace(again, remember_mode="deferred"))
+    assert deferred.serving.memories_at_open == 335 and deferred.serving.remember.n == 5
+    assert deferred.targets[1].name == "remember p95, embedding deferred"
+    assert deferred.targets[1].limit == 5.0
+    assert deferred.serving.embed_backlog_ms is not None and reused.serving.embed_backlog_ms is None
+    with Strata.open(tmp_path / "home", embedder="hashing", embedded_worker=False) as strata:
+        strata.work()  # the embed jobs the serving process's worker had not reached
+        embed_jobs = strata.jobs(kinds=["embed"], limit=10)
+        assert len(embed_jobs) == 5 and {j.status.value for j in embed_jobs} == {"done"}
+        assert strata.stats().live_memories == 340
+    with pytest.raises(InvalidInput, match="remember_mode"):
+        run_latency(replace(again, remember_mode="lazy"))
     with pytest.raises(InvalidInput, match="fewer"):
         run_latency(replace(again, memories=1_000))
     with pytest.raises(InvalidInput, match="reuse"):

@@ -372,6 +372,10 @@ def generate_queries(count: int, seed: int) -> list[str]:
 # --- configuration and results --------------------------------------------------------------
 
 
+#: How the timed remembers are written (``LatencyConfig.remember_mode``).
+REMEMBER_MODES = ("raw", "deferred", "auto")
+
+
 @dataclass(frozen=True, slots=True)
 class LatencyConfig:
     memories: int
@@ -383,7 +387,9 @@ class LatencyConfig:
     seed: int = DEFAULT_SEED
     remember_ingest: int | None = None  # corpus tail written through remember; default N/10
     url: str | None = None  # a database URL (e.g. postgresql://...); default the SQLite file
-    remember_mode: str = "raw"  # the timed remembers: "raw" (store only) or "auto" (pipeline)
+    #: The timed remembers: "raw" (store only), "deferred" (raw, the embedding left to the
+    #: embedded worker's ``embed`` jobs) or "auto" (the pipeline inline).
+    remember_mode: str = "raw"
     #: Keep using the store already filled in ``home`` (a previous run's): no corpus, no
     #: ingest; the timed remembers of each run add to it.
     reuse: bool = False
@@ -395,8 +401,8 @@ class LatencyConfig:
                 raise InvalidInput(f"{name} must be a positive integer", **{name: value})
         if self.reuse and self.home is None:
             raise InvalidInput("reuse needs the home of a store filled by a previous run")
-        if self.remember_mode not in ("raw", "auto"):
-            raise InvalidInput("remember_mode must be raw or auto",
+        if self.remember_mode not in REMEMBER_MODES:
+            raise InvalidInput(f"remember_mode must be one of {', '.join(REMEMBER_MODES)}",
                                remember_mode=self.remember_mode)
 
     @property
@@ -459,6 +465,8 @@ class ServingResult:
     peak_rss_mib: float
     rss_end_mib: float | None
     context: Percentiles | None = None  # Strata.context at 2,000 tokens (issue 17)
+    #: Deferred remembers: the time to run the embed jobs still queued after them.
+    embed_backlog_ms: float | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServingResult:
@@ -767,6 +775,7 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
         hits_before = _cache_hits(inner)
         remember_ms = _time_remembers(strata, spec["remember_texts"],
                                       spec.get("remember_mode", "raw"))
+        backlog_ms = _drained_ms(strata) if spec.get("remember_mode") == "deferred" else None
         embed_ms = list(timed.calls_ms)
         cache_hits += _cache_hits(inner) - hits_before
     finally:
@@ -780,7 +789,17 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
         remember=Percentiles.of(remember_ms), remember_embed=Percentiles.of(embed_ms),
         embed_cache_hits=cache_hits, peak_rss_mib=own_peak_rss_mib(),
         rss_end_mib=current_rss_mib(), context=Percentiles.of(context_ms),
+        embed_backlog_ms=backlog_ms,
     )
+
+
+def _drained_ms(strata: Strata) -> float:
+    """Run the ``embed`` jobs the deferred remembers left queued (the embedded worker runs
+    them too, within its poll interval): the work deferral moved, timed, and a store left
+    with every vector for the next run."""
+    mark = time.perf_counter()
+    strata.work()
+    return _r(_ms_since(mark))
 
 
 def _timing_warm_up(store: Any) -> list[float]:
@@ -828,10 +847,14 @@ def _time_contexts(strata: Strata, queries: Sequence[str]) -> list[float]:
 
 
 def _time_remembers(strata: Strata, texts: Sequence[str], mode: str = "raw") -> list[float]:
+    """Wall time per remember; "deferred" is a raw remember whose embedding the embedded
+    worker does meanwhile (its cost lands on the machine, not on the call)."""
+    deferred = mode == "deferred"
     wall: list[float] = []
     for text in texts:
         mark = time.perf_counter()
-        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live", mode=mode)
+        strata.remember(text, scope=BENCH_SCOPE, conversation_id="bench-live",
+                        mode="raw" if deferred else mode, defer_embedding=deferred)
         wall.append(_ms_since(mark))
     return wall
 
@@ -889,11 +912,19 @@ READY_LIMIT_MS = 300.0  # issue 20: a 100k store ready to answer
 RECALL_P95_LIMIT_MS = {"sqlite": 50.0, "postgres": 60.0}
 
 
-def _targets(serving: ServingResult, backend: str) -> list[Target]:
+#: A raw remember whose embedding is deferred (issue 20): the write alone.
+DEFERRED_REMEMBER_P95_LIMIT_MS = 5.0
+
+
+def _targets(serving: ServingResult, backend: str, remember_mode: str = "raw"
+             ) -> list[Target]:
+    remember = (Target("remember p95, embedding deferred", serving.remember.p95,
+                       DEFERRED_REMEMBER_P95_LIMIT_MS, "ms") if remember_mode == "deferred"
+                else Target("remember p95 incl. embedding", serving.remember.p95, 40.0, "ms"))
     return [
         Target("recall p95 incl. query embedding (at 100k)", serving.recall.p95,
                RECALL_P95_LIMIT_MS[backend], "ms"),
-        Target("remember p95 incl. embedding", serving.remember.p95, 40.0, "ms"),
+        remember,
         *([Target("context p95 incl. query embedding (at 100k)", serving.context.p95,
                   CONTEXT_P95_LIMIT_MS, "ms")] if serving.context else []),
         Target("peak RSS of the serving process", serving.peak_rss_mib, 1024.0, "MiB"),
@@ -933,7 +964,7 @@ def run_latency(config: LatencyConfig, progress: ProgressHook | None = None) -> 
                 "home": str(config.home) if config.home else None,
                 "backend": backend_of(config.url)},
         machine=machine_info(), corpus=corpus, ingest=ingest, serving=serving,
-        targets=_targets(serving, backend_of(config.url)),
+        targets=_targets(serving, backend_of(config.url), config.remember_mode),
         vector_index=vector_index,
     )
 
