@@ -17,6 +17,9 @@ Systems (``--systems``):
 - ``strata``: ``Strata.open`` with its defaults (SQLite, onnx int8 MiniLM, ``remember`` in its
   default mode, the worker on), bulk ingest through ``remember_many``;
 - ``strata:raw``: the same store, ``remember(text, mode="raw")``;
+- ``strata:deferred``: the same store, ``remember(text, mode="raw", defer_embedding=True)``:
+  the call only writes and its embedding runs on the worker afterwards, so its add is not
+  the same work as mem0's (which embeds in the call); shown beside, not instead;
 - ``mem0:qdrant`` and ``mem0:faiss``: ``mem0ai`` 2.2.1 ``Memory`` with ``infer=False``, the
   same MiniLM (sentence-transformers, its huggingface embedder, one torch thread), a local
   on-disk Qdrant or a FAISS store. mem0 has no batch add: its bulk ingest embeds the texts in
@@ -49,7 +52,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 
-ALL_SYSTEMS = ("strata", "strata:raw", "mem0:qdrant", "mem0:faiss")
+ALL_SYSTEMS = ("strata", "strata:raw", "strata:deferred", "mem0:qdrant", "mem0:faiss")
 #: Texts (or queries) per turn of the alternation.
 ROUND = 25
 #: Batch of the bulk ingest paths.
@@ -68,12 +71,13 @@ class System(Protocol):
 
 
 class StrataSystem:
-    def __init__(self, workdir: Path, *, mode: str | None) -> None:
+    def __init__(self, workdir: Path, *, mode: str | None, deferred: bool = False) -> None:
         from strata_recall.facade import Strata
 
         self.strata = Strata.open(workdir / "strata")
         self.strata.warm_up()
         self.mode = mode
+        self.deferred = deferred
         self.scope = {"team": "bench", "user": USER}
 
     def ingest(self, texts: Sequence[str]) -> None:
@@ -83,7 +87,8 @@ class StrataSystem:
         if self.mode is None:
             self.strata.remember(text, scope=self.scope)
         else:
-            self.strata.remember(text, scope=self.scope, mode=self.mode)
+            self.strata.remember(text, scope=self.scope, mode=self.mode,
+                                 defer_embedding=self.deferred)
 
     def search(self, query: str) -> None:
         self.strata.recall(query, scope=self.scope, k=K)
@@ -148,6 +153,8 @@ def make_system(name: str, workdir: Path) -> System:
         return StrataSystem(workdir, mode=None)
     if name == "strata:raw":
         return StrataSystem(workdir, mode="raw")
+    if name == "strata:deferred":
+        return StrataSystem(workdir, mode="raw", deferred=True)
     if name in {"mem0:qdrant", "mem0:faiss"}:
         return Mem0System(workdir, store=name.split(":")[1])
     raise SystemExit(f"unknown system {name!r}; known: {', '.join(ALL_SYSTEMS)}")

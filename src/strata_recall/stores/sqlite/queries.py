@@ -75,8 +75,8 @@ ROWS_UP_TO_REV = """
 SELECT every.n - pending.n, every.s - pending.s
 FROM (SELECT count(*) AS n, COALESCE(SUM(rev), 0) AS s FROM memories WHERE rev <= ?1) AS every,
      (SELECT count(*) AS n, COALESCE(SUM(m.rev), 0) AS s FROM pending_vectors p
-      JOIN memories m ON m.rowid = p.memory_rowid WHERE m.rev <= ?1) AS pending
-"""
+      CROSS JOIN memories m ON m.rowid = p.memory_rowid WHERE m.rev <= ?1) AS pending
+"""  # CROSS JOIN: walk the few pending rows, not every memory's rev
 
 #: How many rows the vector index will hold at most on its first load.
 MEMORY_COUNT = "SELECT count(*) FROM memories"
