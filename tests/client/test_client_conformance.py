@@ -89,6 +89,10 @@ def scenario(api: Any, tick: Callable[[], object], compress: Callable[[str], obj
     time_travel_operations(step, memory_id)
     bulk_operations(step, memory_id)
     level_operations(step, compress)
+    step("remember", "The build cache lives on the NAS.", scope=ALICE, mode="raw",
+         defer_embedding=True)
+    step("remember", "The build cache lives on the NAS.", scope=ALICE,
+         defer_embedding=True)  # the pipeline needs vectors: refused
     return out
 
 
@@ -258,7 +262,8 @@ def test_the_sync_client_gives_what_the_facade_gives(pair: Any) -> None:
         "InvalidInput", "ConfirmationRequired",  # the pinned force-forget without its token
         "NotFound", "InvalidInput",
         "InvalidInput", "InvalidInput", "NotFound", "InvalidInput", "NotFound",
-        "NeedMoreContext", "InvalidInput"]
+        "NeedMoreContext", "InvalidInput",
+        "InvalidInput"]  # a deferred embedding outside raw mode
     leveled = [r for r in got if isinstance(r, LeveledMemory)]
     assert [r.served.level.name for r in leveled] == ["R3", "R3", "R4", "R5"]
     assert leveled[-1].served.events and not leveled[0].served.events

@@ -60,6 +60,10 @@ class RememberOptions(TypedDict, total=False):
     author: str | None
     meta: Mapping[str, Any] | None
     idempotency_key: str | None
+    mode: str  # sync, async, auto (the default) or raw
+    raw: bool
+    pipeline_timeout_ms: int | None
+    defer_embedding: bool  # raw mode only: vectors added by the server's worker
 
 
 class RecallOptions(TypedDict, total=False):
