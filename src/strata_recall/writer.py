@@ -127,9 +127,9 @@ class Writer:
         defer_embedding: bool = False,
     ) -> RememberResult:
         """See ``Strata.remember``."""
-        timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms)
+        timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms,
+                                               defer_embedding)
         raw = raw or mode == "raw"
-        _check_deferral(defer_embedding, raw)
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -379,13 +379,20 @@ class Writer:
         centroid = (centroid / max(float(np.linalg.norm(centroid)), 1e-12)).astype(np.float32)
         return NewMemory(episode, centroid, None, search_text(episode.content))
 
-    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None) -> int:
+    def _check_remember_mode(self, mode: str, raw: bool, timeout_ms: int | None,
+                             defer_embedding: bool = False) -> int:
         """The pipeline budget in ms: as asked, else ``pipeline_timeout_ms`` for auto and the
-        longest allowed for sync (a sync caller chose to wait)."""
+        longest allowed for sync (a sync caller chose to wait). Only a raw remember may defer
+        its vectors: the pipeline's decisions compare them."""
         if mode not in REMEMBER_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(REMEMBER_MODES)}", mode=mode)
         if not isinstance(raw, bool):
             raise InvalidInput("raw must be true or false")
+        if not isinstance(defer_embedding, bool):
+            raise InvalidInput("defer_embedding must be true or false")
+        if defer_embedding and not (raw or mode == "raw"):
+            raise InvalidInput("defer_embedding needs mode 'raw': the write pipeline compares "
+                               "the new memories' vectors with existing ones")
         limit = self.settings.max_pipeline_timeout_ms
         if timeout_ms is not None and (
             isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int)
@@ -395,15 +402,6 @@ class Writer:
         if timeout_ms is not None:
             return timeout_ms
         return limit if mode == "sync" else min(self.settings.pipeline_timeout_ms, limit)
-
-
-def _check_deferral(defer_embedding: bool, raw: bool) -> None:
-    """Only a raw remember may defer its vectors: the pipeline's decisions compare them."""
-    if not isinstance(defer_embedding, bool):
-        raise InvalidInput("defer_embedding must be true or false")
-    if defer_embedding and not raw:
-        raise InvalidInput("defer_embedding needs mode 'raw': the write pipeline compares "
-                           "the new memories' vectors with existing ones")
 
 
 def derived_ids(job: Job) -> tuple[str, ...]:

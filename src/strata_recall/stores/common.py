@@ -77,7 +77,7 @@ def decode_vector(text: str) -> Vector:
 
 def restored_vector(data: Mapping[str, Any]) -> Vector | None:
     """A restored memory's vector; None for one exported before its deferred embedding ran
-    (the restore enqueues that embedding again)."""
+    (an import through ``transfer.with_vectors`` embeds it before it reaches the store)."""
     text = data.get("embedding")
     return None if text is None else decode_vector(text)
 
