@@ -344,8 +344,10 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     def close(self) -> None: ...
 
-    def warm_up(self) -> None:
-        """Load what the first query would otherwise load (e.g. a vector index)."""
+    def warm_up(self, *, background: bool = False) -> None:
+        """Load what the first query would otherwise load (e.g. a vector index).
+        ``background``: return once queries can be answered, and leave what only makes
+        them faster (an approximate index) loading on a thread."""
         ...
 
     def write(self, batch: WriteBatch) -> WriteOutcome:

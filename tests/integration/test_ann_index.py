@@ -10,7 +10,7 @@ import numpy as np
 from strata_recall.domain.models import Filters, MemoryType, Scope
 from strata_recall.facade import Strata
 from strata_recall.settings import load_settings
-from strata_recall.stores.ann import sidecar_of
+from strata_recall.stores.ann import AnnIndex, AnnMeta, sidecar_of
 from strata_recall.stores.sqlite import SQLiteStore
 from strata_recall.stores.sqlite.store import VectorSearch
 from tests.conftest import EMBEDDER
@@ -125,3 +125,25 @@ def test_the_embedder_runtime_loads_after_the_index() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0 and "loaded" in done.stdout, done.stderr
+
+
+def test_a_loaded_file_is_mapped_read_only_until_its_first_change(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((50, 8)).astype(np.float32)
+    ann = AnnIndex(8, rev=5)
+    ann.upsert(np.arange(50, dtype=np.int64), vectors)
+    path = tmp_path / "x.usearch"
+    ann.save(path, AnnMeta(rev=5, dim=8, embedder="e"))
+    loaded = AnnIndex.load(path, 8, "e", max_rev=5)
+    assert loaded is not None and loaded._mapped and len(loaded) == 50
+    assert loaded.search(vectors[7], 5)[0] == 7
+    loaded.remove(np.array([999], dtype=np.int64))  # holds none of them: nothing to copy
+    assert loaded._mapped and not loaded.dirty
+    loaded.upsert(np.array([50], dtype=np.int64), vectors[7:8] * -1)
+    assert not loaded._mapped and loaded.dirty and len(loaded) == 51
+    loaded.remove(np.array([7], dtype=np.int64))
+    assert 7 not in loaded.search(vectors[7], 5).tolist()
+    loaded.save(path, AnnMeta(rev=6, dim=8, embedder="e"))  # over the file it had mapped
+    again = AnnIndex.load(path, 8, "e", max_rev=6)
+    assert again is not None and len(again) == 50
+    assert again.missing(np.array([7, 50], dtype=np.int64)).tolist() == [7]

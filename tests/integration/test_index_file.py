@@ -4,6 +4,7 @@ file, caught up with other writers, and never trusted when it does not match the
 from __future__ import annotations
 
 import shutil
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -342,3 +343,74 @@ def test_doctor_counts_a_memory_waiting_for_its_vector_as_healthy(tmp_path: Path
     [vectors] = [c for c in doctor(f"sqlite:///{tmp_path / 's.db'}") if c.name == "vectors"]
     assert vectors.ok and vectors.detail == "4 vectors for 4 memories"
     strata.close()
+
+
+def test_rows_written_after_the_save_fill_the_files_spare_rows_in_place(tmp_path: Path
+                                                                          ) -> None:
+    path, ids = _saved(tmp_path)
+    writer = _open(path)
+    added = _fill(writer, 5, start=500)  # fewer than the spare rows the file holds
+    writer.close()
+    again = _open(path)
+    assert _search(again, USERS[500 % 3], _sentence(500), k=1)[0][0] == added[0]
+    matrix = _store(again)._vectors._matrix  # type: ignore[union-attr]
+    assert isinstance(matrix.base, np.memmap)  # still the file's map: nothing was copied
+    assert len(matrix) >= len(ids) + len(added)
+    assert _answers(again, USERS[1], _sentence(7)) == _reference(path, USERS[1], _sentence(7))
+    again.close()
+
+
+def test_a_store_closed_after_writes_saves_an_approximate_index_that_covers_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from strata_recall.stores.ann import read_meta
+
+    monkeypatch.setattr(sqlite_store, "ANN_MIN_ROWS", 40)
+    path = tmp_path / "s.db"
+    strata = _open(path, "auto")
+    _fill(strata, 60)
+    strata.store.warm_up()
+    _search(strata, USERS[0], "apple")
+    added = _fill(strata, 4, start=400)  # no search after them before the close
+    store = _store(strata)
+    strata.close()
+    meta = read_meta(store.ann_path)
+    assert meta is not None and meta.rev == store._index_rev
+    again = _open(path, "auto")
+    again.store.warm_up()
+    ann = _store(again)._ann
+    assert ann is not None and len(ann) == 64
+    assert ann._mapped  # opened read-only: it had nothing to add
+    assert _search(again, USERS[400 % 3], _sentence(400), k=1)[0][0] == added[0]
+    _fill(again, 1, start=900)
+    assert _search(again, USERS[0], _sentence(900), k=1)[0][0]  # the first change copies it
+    assert not ann._mapped and len(ann) == 65
+    again.close()
+
+
+def test_warm_up_answers_before_the_approximate_index_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sqlite_store, "ANN_MIN_ROWS", 40)
+    path = tmp_path / "s.db"
+    strata = _open(path, "auto")
+    _fill(strata, 60)
+    strata.store.warm_up()
+    strata.close()
+    opened = threading.Event()
+    loaded_or_built = SQLiteStore._loaded_or_built_ann
+
+    def held_back(store: SQLiteStore, *args: object) -> object:
+        opened.wait(10)  # the approximate index stays out until the first answer is in
+        return loaded_or_built(store, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SQLiteStore, "_loaded_or_built_ann", held_back)
+    again = _open(path, "auto")
+    again.warm_up()  # returns with the approximate index still loading
+    assert _store(again)._ann is None
+    hits = again.recall(_sentence(8), scope=USERS[8 % 3], k=3).hits
+    assert hits and hits[0].memory.content == _sentence(8)
+    opened.set()
+    again.store.warm_up()  # waits for it
+    assert _store(again)._ann is not None
+    again.close()

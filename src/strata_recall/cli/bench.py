@@ -174,6 +174,8 @@ def _facts_table(report: LatencyReport) -> Table:
          f"{s.model_load_ms:.1f} / {s.index_warmup_ms:.1f} / {s.warm_up_ms:.1f} ms"),
         ("open to first answer (first recall)",
          f"{s.ready_ms:.1f} ms ({s.first_recall_ms:.1f} ms)"),
+        *([("open to every vector index in (background)", f"{s.ann_ready_ms:.0f} ms")]
+          if s.ann_ready_ms is not None else []),
         ("peak RSS, serving / bench process",
          f"{s.peak_rss_mib:.0f} / {ingest.get('bench_process_peak_rss_mib', 0):.0f} MiB"),
         ("database file", f"{ingest['db_mib']:.1f} MiB"),

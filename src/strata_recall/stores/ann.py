@@ -10,6 +10,10 @@ Keys are the store's stable row keys (SQLite ``rowid``), so a saved file stays v
 processes. The file is written next to the database with a small JSON sidecar holding the
 store revision (``rev``) it covers; a sidecar that is missing, from another embedder or
 dimension, or ahead of the database makes the file stale and it is rebuilt.
+
+A saved file opens memory-mapped read-only (usearch ``view``: ~16 ms at 100k rows instead of
+~80 ms of loading that holds the GIL, so a starting server answers sooner); the first change
+copies it into memory (~55 ms at 100k), once (decision 0046).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class AnnIndex:
         self.rev = rev
         self.dirty = False
         self._lock = threading.Lock()
+        self._mapped = False  # a saved file viewed read-only: copied before the first change
         self._index = Index(ndim=dim, metric="cos", dtype="i8", connectivity=CONNECTIVITY,
                             expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
@@ -71,6 +76,7 @@ class AnnIndex:
             return
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         with self._lock:
+            self._writable()
             self._remove_held(keys)
             self._index.add(keys, np.ascontiguousarray(vectors, dtype=np.float32),
                             threads=threads)
@@ -81,12 +87,25 @@ class AnnIndex:
         if len(keys) == 0:
             return
         with self._lock:
-            if self._remove_held(np.ascontiguousarray(keys, dtype=np.uint64)):
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            if self._held(keys).any():
+                self._writable()
+                self._remove_held(keys)
                 self.dirty = True
+
+    def _writable(self) -> None:
+        """Copy a memory-mapped file into memory, so it can change (the caller holds the
+        lock); the map closes with the view."""
+        if self._mapped:
+            self._index = self._index.copy()
+            self._mapped = False
+
+    def _held(self, keys: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+        return np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
 
     def _remove_held(self, keys: npt.NDArray[Any]) -> bool:
         """Remove those of ``keys`` the index holds (the caller holds the lock)."""
-        present = np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
+        present = self._held(keys)
         if present.any():
             self._index.remove(keys[present])
         return bool(present.any())
@@ -96,8 +115,7 @@ class AnnIndex:
         if len(keys) == 0:
             return keys
         with self._lock:
-            present = np.asarray(self._index.contains(np.asarray(keys, dtype=np.uint64)),
-                                 dtype=np.bool_).reshape(-1)
+            present = self._held(np.asarray(keys, dtype=np.uint64))
         return keys[~present]
 
     def search(self, vector: Matrix, count: int) -> Keys:
@@ -123,7 +141,8 @@ class AnnIndex:
 
     @classmethod
     def load(cls, path: Path, dim: int, embedder: str, max_rev: int) -> AnnIndex | None:
-        """The saved index at ``path`` if its sidecar says it fits this store, else None."""
+        """The saved index at ``path`` if its sidecar says it fits this store, else None
+        (memory-mapped read-only until its first change)."""
         meta = read_meta(path)
         if meta is None or meta.dim != dim or meta.embedder != embedder:
             return None
@@ -131,9 +150,10 @@ class AnnIndex:
             return None
         ann = cls(dim, rev=meta.rev)
         try:
-            ann._index.load(str(path))
+            ann._index.view(str(path))
         except (RuntimeError, ValueError, OSError):
             return None
+        ann._mapped = True
         return ann
 
 

@@ -101,7 +101,7 @@ class InMemoryStore(InMemoryJobQueue):
     def close(self) -> None:
         """Nothing to release."""
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, background: bool = False) -> None:
         """Everything is in memory already."""
 
     # -- writes -----------------------------------------------------------------------------

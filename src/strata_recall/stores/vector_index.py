@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -365,18 +365,23 @@ class VectorIndex:
     @classmethod
     def from_state(cls, dim: int, state: IndexState) -> VectorIndex:
         """An index holding ``state`` (its arrays are used as they are, memory-mapped ones too:
-        the first upsert that grows the index copies them)."""
+        the first upsert past the matrix's rows copies them). A matrix with more rows than
+        ``state.ids`` (a saved file's spare rows) is the capacity new rows fill in place."""
         index = cls(dim, initial_capacity=1)
         n = len(state.ids)
+        capacity = max(n, len(state.matrix))
         index._size = n
         index._ids = list(state.ids)
         index._rows = dict(zip(index._ids, range(n), strict=True))
-        index._keys, index._revs, index._matrix = state.keys, state.revs, state.matrix
-        keys = state.keys.tolist()
+        index._keys = _padded(state.keys, capacity, -1)
+        index._revs = _padded(state.revs, capacity, 0)
+        index._matrix = state.matrix
+        keys = state.keys[:n].tolist()
         index._by_key = dict(zip(keys, range(n), strict=True))
         if n and min(keys) < 0:  # rows without a key (none in a store's index)
             index._by_key = {key: row for key, row in index._by_key.items() if key >= 0}
-        index._cols = dict(state.columns)
+        index._cols = {name: _padded(column, capacity, 0)
+                       for name, column in state.columns.items()}
         for name, values in state.interned.items():
             index._interned[name] = _Codes(values)
         return index
@@ -420,3 +425,12 @@ class VectorIndex:
             grown = np.zeros(new_capacity, dtype=np.int32)
             grown[: self._size] = col[: self._size]
             self._cols[name] = grown
+
+
+def _padded(array: npt.NDArray[Any], capacity: int, fill: int) -> npt.NDArray[Any]:
+    """``array`` grown to ``capacity`` entries of ``fill`` (itself when long enough)."""
+    if len(array) >= capacity:
+        return array
+    grown = np.full(capacity, fill, dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown

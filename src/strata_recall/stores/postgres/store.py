@@ -183,7 +183,7 @@ class PostgresStore(SQLStore):
             self._closed = True
             self._pool.close()
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, background: bool = False) -> None:
         """Open the pool's connections and touch the indexes, so the first query is fast."""
         with self._conn() as conn:
             conn.execute("SELECT count(*) FROM memories").fetchone()

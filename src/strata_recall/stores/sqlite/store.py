@@ -207,11 +207,12 @@ class SQLiteStore(SQLStore):
     def close(self) -> None:
         if self._closed:
             return
-        self._closed = True
         self._closing.set()
         if self._ann_thread is not None:
             self._ann_thread.join()
         with self._index_lock:
+            self._catch_up_before_save()
+            self._closed = True
             self._save_ann()
             self._save_index()
         with self._write_lock:
@@ -391,6 +392,15 @@ class SQLiteStore(SQLStore):
             self._sync_ann(index)
         return index
 
+    def _catch_up_before_save(self) -> None:
+        """Add the rows written since the last search to the loaded indexes (the caller holds
+        the index lock), so the files saved at close cover them: the next open then has
+        nothing to add, and keeps the approximate file mapped instead of copying it."""
+        if self._vectors is None or self._ann is None:
+            return
+        with suppress(sqlite3.Error, StoreError):  # a cache: the next open catches up
+            self._apply_delta(self._vectors, self._reader())
+
     def _opened_index(self) -> VectorIndex:
         """The saved index caught up and checked against the rows (one read transaction),
         or, without a file that fits, an empty index the caller fills from every row."""
@@ -457,7 +467,7 @@ class SQLiteStore(SQLStore):
         if self._vector_search == "ann":
             ann = self._loaded_or_built_ann(index, self._index_rev)
             if ann is not None:
-                self._heal_ann(ann, index)
+                self._heal_ann(ann, index, covered=self._index_rev)
                 self._ann = ann
                 self._save_ann()
             return
@@ -467,16 +477,20 @@ class SQLiteStore(SQLStore):
         self._ann_thread.start()
 
     def _open_ann_in_background(self, index: VectorIndex, rev: int) -> None:
+        """Open, heal (the whole check, without the index lock: searches go on meanwhile),
+        then under the lock add the rows changed since and install it; a healed index is
+        saved after, outside the lock too."""
         with suppress(Exception):  # the exact scan keeps answering if the index cannot open
             ann = self._loaded_or_built_ann(index, rev)
             if ann is None:
                 return
+            self._heal_ann(ann, index, covered=self._index_rev)
             with self._index_lock:
                 if self._closing.is_set():
                     return
-                self._heal_ann(ann, index)
+                self._heal_ann(ann, index, covered=self._index_rev, whole=False)
                 self._ann = ann
-                self._save_ann()
+            self._save_ann()
 
     def _loaded_or_built_ann(self, index: VectorIndex, rev: int) -> AnnIndex | None:
         """The saved approximate index, or one built from ``index`` as it was at ``rev``
@@ -493,14 +507,17 @@ class SQLiteStore(SQLStore):
             ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
         return ann
 
-    def _heal_ann(self, ann: AnnIndex, index: VectorIndex) -> None:
+    def _heal_ann(self, ann: AnnIndex, index: VectorIndex, *, covered: int,
+                  whole: bool = True) -> None:
         """Add what ``index`` holds that ``ann`` does not: rows changed after the rev it
-        covers, and any row it misses (the caller holds the index lock)."""
+        covers and, when ``whole``, any row it misses. ``covered``: the index's rev read
+        before (rows changed later are added by the next call, under the index lock)."""
         keys, vectors = index.changed_after(ann.rev)
         ann.upsert(keys, vectors)
-        missing = ann.missing(index.keys())
-        ann.upsert(missing, index.vectors_of(missing))
-        ann.rev = self._index_rev
+        if whole:
+            missing = ann.missing(index.keys())
+            ann.upsert(missing, index.vectors_of(missing))
+        ann.rev = covered
 
     def _save_ann(self) -> None:
         """Write the approximate index next to the database if it changed; it is a cache,
@@ -532,12 +549,12 @@ class SQLiteStore(SQLStore):
             if save_index(self.index_path, index, meta):
                 self._saved_rev, self._purged_since_save = self._index_rev, False
 
-    def warm_up(self) -> None:
-        """Build the vector indexes now rather than on the first search (and wait for the
-        approximate one)."""
+    def warm_up(self, *, background: bool = False) -> None:
+        """Build the vector indexes now rather than on the first search, and wait for the
+        approximate one unless ``background`` (searches scan exactly until it is in)."""
         self._catch_up_index()
         thread = self._ann_thread
-        if thread is not None:
+        if thread is not None and not background:
             thread.join()
 
     @contextmanager
