@@ -25,7 +25,7 @@ from strata_recall.domain.context import build_context
 from strata_recall.domain.fusion import Weights, fuse, recency_score, relevance
 from strata_recall.domain.graph_rules import favour_linked
 from strata_recall.domain.models import (
-    RECALLABLE,
+    RECALL_SEARCHED,
     Filters,
     Lifecycle,
     Memory,
@@ -417,7 +417,7 @@ def through_superseded(filters: Filters) -> Filters | None:
     those)."""
     if filters.lifecycles:
         return None
-    return replace(filters, lifecycles=(*sorted(RECALLABLE), Lifecycle.SUPERSEDED))
+    return replace(filters, lifecycles=tuple(sorted(RECALL_SEARCHED)))
 
 
 def _successor(candidate: Candidate) -> str | None:

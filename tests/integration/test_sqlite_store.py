@@ -158,3 +158,31 @@ def test_ranking_candidates_are_read_by_id_not_by_walking_the_team(tmp_path: Pat
     steps = " | ".join(str(row[-1]) for row in plan)
     assert "memories_team_id (team=? AND id=?)" in steps, steps
     assert "memories_team_lifecycle" not in steps, steps
+
+
+def test_upgrading_to_recallable_text_indexes_the_recallable_rows_already_there(
+    tmp_path: Path,
+) -> None:
+    from strata_recall.domain.models import Lifecycle
+    from strata_recall.domain.text import search_text
+    from strata_recall.settings import load_settings
+
+    path = tmp_path / "s.db"
+    settings = load_settings(home=Path("/nonexistent"), review_mode="all")
+    writer = Strata(open_store(path), EMBEDDER, settings=settings)
+    waiting = writer.remember("the lighthouse keeper waits", scope=A, raw=True).memory_ids[0]
+    writer.close()
+    writer = Strata(open_store(path), EMBEDDER)
+    kept = writer.remember("the lighthouse keeper", scope=A, mode="raw").memory_ids[0]
+    writer.close()
+    with sqlite3.connect(path) as conn:  # the same rows in a store from before 0015
+        for trigger in ("insert", "delete", "update"):
+            conn.execute(f"DROP TRIGGER recall_fts_{trigger}")
+        conn.execute("DROP TABLE recall_fts")
+        conn.execute("DELETE FROM schema_migrations WHERE name = 'recallable_text'")
+    upgraded = open_store(path)
+    query = search_text("lighthouse keeper")
+    assert [i for i, _ in upgraded.text_search(A, query, 5, Filters())] == [kept]
+    every = Filters(lifecycles=tuple(Lifecycle))
+    assert {i for i, _ in upgraded.text_search(A, query, 5, every)} == {kept, waiting}
+    upgraded.close()

@@ -49,6 +49,9 @@ class Lifecycle(enum.StrEnum):
 
 #: Lifecycles that normal recall and list return.
 RECALLABLE = frozenset({Lifecycle.ACTIVE, Lifecycle.DISPUTED})
+#: Lifecycles a default recall searches: the recallable ones, and the superseded ones it
+#: routes to what replaced them.
+RECALL_SEARCHED = RECALLABLE | {Lifecycle.SUPERSEDED}
 #: Lifecycles that take part in exact-duplicate collapse ("live" rows).
 NOT_LIVE = frozenset({Lifecycle.DELETED, Lifecycle.SUPERSEDED, Lifecycle.DEPRECATED})
 LIVE = frozenset(set(Lifecycle) - NOT_LIVE)

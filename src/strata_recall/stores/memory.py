@@ -28,7 +28,16 @@ from strata_recall.domain.graph_rules import (
     facts_from_dict,
     facts_to_dict,
 )
-from strata_recall.domain.models import LIVE, Event, Filters, HistoryEvent, Lifecycle, Memory, Scope
+from strata_recall.domain.models import (
+    LIVE,
+    RECALL_SEARCHED,
+    Event,
+    Filters,
+    HistoryEvent,
+    Lifecycle,
+    Memory,
+    Scope,
+)
 from strata_recall.domain.text import index_tokens
 from strata_recall.domain.visibility import can_see
 from strata_recall.errors import (
@@ -307,11 +316,18 @@ class InMemoryStore(InMemoryJobQueue):
     ) -> builtins.list[tuple[str, float]]:
         terms = query_terms(query)
         with self._lock:
-            n_docs = max(1, len(self._doc_len))
-            avg_len = sum(self._doc_len.values()) / n_docs if self._doc_len else 1.0
+            # As the SQLite adapter: a search within what a default recall searches weighs
+            # words by those rows only.
+            counted = (self._doc_len if not filters.effective_lifecycles() <= RECALL_SEARCHED
+                       else {i: n for i, n in self._doc_len.items()
+                             if self._memories[i].lifecycle in RECALL_SEARCHED})
+            n_docs = max(1, len(counted))
+            avg_len = sum(counted.values()) / n_docs if counted else 1.0
             scores: dict[str, float] = defaultdict(float)
             for term in terms:
-                postings: Counter[str] = self._postings.get(term, Counter())
+                postings: Counter[str] = Counter(
+                    {i: tf for i, tf in self._postings.get(term, Counter()).items()
+                     if i in counted})
                 idf = math.log(1 + (n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
                 for memory_id, tf in postings.items():
                     norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * self._doc_len[memory_id] / avg_len)

@@ -108,17 +108,19 @@ LEFT JOIN embeddings e ON e.memory_rowid = m.rowid ORDER BY m.rowid
 
 # Rank in FTS alone first (cheap), then join and filter only the best rows. Exact whenever at
 # least k visible rows are among the global top ``pool``; the caller falls back otherwise.
+#: ``{fts}``: ``recall_fts`` (the rows a default recall searches: active, disputed and
+#: superseded, so BM25's word weights come from them alone) or ``memories_fts`` (every row).
 TEXT_SEARCH_POOLED = """
 SELECT m.id, f.score FROM (
-    SELECT rowid, -bm25(memories_fts) AS score FROM memories_fts
-    WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT ?
+    SELECT rowid, -bm25({fts}) AS score FROM {fts}
+    WHERE {fts} MATCH ? ORDER BY bm25({fts}) LIMIT ?
 ) AS f JOIN memories m ON m.rowid = f.rowid
 WHERE {where}{extra} ORDER BY f.score DESC, m.id LIMIT ?
 """
 TEXT_SEARCH_FULL = """
-SELECT m.id, -bm25(memories_fts) AS score FROM memories_fts
-JOIN memories m ON m.rowid = memories_fts.rowid
-WHERE memories_fts MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
+SELECT m.id, -bm25({fts}) AS score FROM {fts}
+JOIN memories m ON m.rowid = {fts}.rowid
+WHERE {fts} MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
 """
 IDS_MATCHING = "SELECT m.id FROM memories m WHERE {where}{extra}"
 

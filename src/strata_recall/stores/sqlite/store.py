@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
+from strata_recall.domain.models import RECALL_SEARCHED, Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.errors import DuplicateContent, InvalidInput, NotFound, StoreError
 from strata_recall.ports import (
     ExportRecord,
@@ -574,15 +574,16 @@ class SQLiteStore(SQLStore):
             return []
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
+        fts = "recall_fts" if filters.effective_lifecycles() <= RECALL_SEARCHED else "memories_fts"
         pool = max(TEXT_POOL, 4 * k)
         with self._conn() as conn:
             rows = conn.execute(
-                q.TEXT_SEARCH_POOLED.format(where=where, extra=extra),
+                q.TEXT_SEARCH_POOLED.format(fts=fts, where=where, extra=extra),
                 (match, pool, *params, *extra_params, k),
             ).fetchall()
             if len(rows) < k:  # too few visible rows in the global top: rank them all
                 rows = conn.execute(
-                    q.TEXT_SEARCH_FULL.format(where=where, extra=extra),
+                    q.TEXT_SEARCH_FULL.format(fts=fts, where=where, extra=extra),
                     (match, *params, *extra_params, k),
                 ).fetchall()
         return [(row[0], float(row[1])) for row in rows if row[1] > 0]
