@@ -4,7 +4,6 @@ move in and out of it as their lifecycle changes (decision 0047)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from strata_recall.facade import Strata
 from strata_recall.ports import Store
 from strata_recall.settings import load_settings
 from strata_recall.testing import FakeClock
-from tests.conftest import EMBEDDER, STORE_ADAPTERS
+from tests.conftest import EMBEDDER
 
 U = Scope(team="t", user="nate")
 EVERY = Filters(lifecycles=tuple(Lifecycle))
@@ -59,22 +58,10 @@ def test_a_forgotten_or_changed_memory_leaves_the_default_search(store: Store,
     assert set(_lexical(store, "tortoises")) == {memory_id}
 
 
-# -- the weights: only adapters whose BM25 statistics follow the lifecycles asked for ---------
-
-WEIGHED: dict[str, Callable[[Path], Store]] = {
-    name: make for name, make in STORE_ADAPTERS.items() if name in ("memory", "sqlite")}
-
-
-@pytest.fixture(params=sorted(WEIGHED))
-def weighed(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    made = WEIGHED[request.param](tmp_path)
-    yield made
-    made.close()
-
-
-def test_rows_a_default_recall_never_returns_do_not_weigh_its_words(
-    weighed: Store, clock: FakeClock
+def test_rows_a_default_recall_never_searches_do_not_weigh_its_words(
+    store: Store, clock: FakeClock
 ) -> None:
+    weighed = store
     strata = _facade(weighed, clock)
     for text in ("Nate keeps two turtles at home", "Joanna writes screenplays at night",
                  "Nate won the gaming tournament", "Joanna adopted a dog"):
@@ -87,3 +74,22 @@ def test_rows_a_default_recall_never_returns_do_not_weigh_its_words(
     everything = _lexical(weighed, "Nate turtles tournament", EVERY)
     assert len(everything) > len(before)  # asked for, they count: "nate" weighs less
     assert all(everything[i] != pytest.approx(score) for i, score in before.items())
+
+
+def test_a_rejected_candidate_and_a_purged_memory_stop_weighing(store: Store,
+                                                                clock: FakeClock) -> None:
+    strata = _facade(store, clock)
+    for text in ("Nate keeps two turtles at home", "Joanna adopted a dog"):
+        strata.remember(text, scope=U, mode="raw")
+    before = _lexical(store, "Nate turtles")
+    reviewer = _facade(store, clock, review="all")
+    waiting = reviewer.remember("Nate keeps turtles", scope=U, raw=True).memory_ids[0]
+    reviewer.approve(waiting, scope=U, reason="checked")
+    approved = _lexical(store, "Nate turtles")
+    assert set(approved) == {*before, waiting}
+    strata.forget(waiting, scope=U, reason="wrong")
+    assert _lexical(store, "Nate turtles") == pytest.approx(before)
+    clock.advance(minutes=1)
+    assert store.purge_tombstones(clock.now(), 10) == [waiting]  # the row itself is gone
+    assert _lexical(store, "Nate turtles") == pytest.approx(before)
+    assert _lexical(store, "Nate turtles", EVERY) == pytest.approx(before)

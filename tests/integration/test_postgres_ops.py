@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,25 @@ def test_doctor_passes_a_healthy_store_and_flags_drifted_text_totals() -> None:
     result = CliRunner().invoke(app, ["doctor", "--url", url, "--json"])
     assert result.exit_code == 1
     assert {c["name"]: c["ok"] for c in json.loads(result.stdout)}["text totals"] is False
+
+
+def test_the_totals_of_the_rows_a_recall_searches_follow_every_change() -> None:
+    url = postgres_url()
+    with _facade(url) as strata:
+        kept = strata.remember("Ana drinks green tea", scope=A, mode="raw").memory_ids[0]
+        gone = strata.remember("Ana visited Lisbon", scope=A, mode="raw").memory_ids[0]
+        strata.modify(kept, scope=A, content="Ana drinks green tea every single morning",
+                      reason="longer")
+        strata.forget(gone, scope=A, reason="wrong")
+        strata.recover(gone, scope=A, reason="right after all")
+        strata.forget(gone, scope=A, reason="wrong again")
+        strata.store.purge_tombstones(datetime.now(UTC) + timedelta(days=1), 10)
+    assert all(check.ok for check in doctor(url)), doctor(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT SUM(searched_docs) FROM text_stats").fetchone()
+        assert row is not None and row[0] == 1
+        conn.execute("UPDATE text_stats SET searched_tokens = searched_tokens + 2 WHERE shard = 3")
+    assert [check.name for check in doctor(url) if not check.ok] == ["searched text totals"]
 
 
 def _populate(strata: Strata) -> list[str]:

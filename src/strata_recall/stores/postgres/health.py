@@ -24,6 +24,13 @@ SELECT (SELECT COALESCE(SUM(docs), 0)::bigint FROM text_stats),
        (SELECT COALESCE(SUM(tokens), 0)::bigint FROM text_stats),
        (SELECT count(*) FROM memories), (SELECT COALESCE(SUM(search_len), 0)::bigint FROM memories)
 """
+#: The totals of the rows a default recall searches, against those rows (decision 0047).
+SEARCHED_TOTALS = """
+SELECT (SELECT COALESCE(SUM(searched_docs), 0)::bigint FROM text_stats),
+       (SELECT COALESCE(SUM(searched_tokens), 0)::bigint FROM text_stats),
+       count(*), COALESCE(SUM(search_len), 0)::bigint
+FROM memories WHERE strata_recall_searched(lifecycle)
+"""
 UNINDEXED_TEXT = """
 SELECT count(*) FROM memories m
 WHERE m.search_len > 0 AND NOT EXISTS (SELECT 1 FROM memory_terms p WHERE p.memory_rowid = m.rowid)
@@ -102,7 +109,21 @@ def _text(conn: psycopg.Connection[Any]) -> list[Check]:
     return [
         ("text totals", (docs, tokens) == (rows, lengths),
          f"BM25 totals {docs} rows / {tokens} terms; table {rows} rows / {lengths} terms"),
+        *_searched_text(conn),
         ("text index", unindexed[0] == 0,
          "every memory's terms are indexed" if not unindexed[0]
          else f"{unindexed[0]} memories have no indexed terms"),
     ]
+
+
+def _searched_text(conn: psycopg.Connection[Any]) -> list[Check]:
+    """The totals of the rows a default recall searches (none before migration 0015)."""
+    exists = conn.execute("SELECT to_regprocedure('strata_recall_searched(text)')").fetchone()
+    if exists is None or exists[0] is None:
+        return []
+    searched = conn.execute(SEARCHED_TOTALS).fetchone()
+    assert searched is not None
+    docs, tokens, rows, lengths = searched
+    return [("searched text totals", (docs, tokens) == (rows, lengths),
+             f"BM25 totals of the rows a recall searches {docs} rows / {tokens} terms; "
+             f"table {rows} rows / {lengths} terms")]

@@ -38,9 +38,13 @@ DO NOTHING RETURNING rowid
 """
 RESTORE_MEMORY = INSERT_MEMORY + " ON CONFLICT (id) DO NOTHING RETURNING id, rowid"
 #: The postings of many rows: parallel arrays of (term, row, tf, row length), one per posting.
+#: Each posting notes whether its row is one a default recall searches (its lifecycle now;
+#: a trigger keeps it when the lifecycle changes).
 INSERT_POSTINGS = """
-INSERT INTO memory_terms (term, memory_rowid, tf, doc_len)
-SELECT * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])
+INSERT INTO memory_terms (term, memory_rowid, tf, doc_len, searched)
+SELECT u.term, u.row_id, u.tf, u.doc_len, strata_recall_searched(m.lifecycle)
+FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[]) AS u(term, row_id, tf, doc_len)
+JOIN memories m ON m.rowid = u.row_id
 """
 HNSW_INDEX = "memories_embedding_hnsw"
 #: Graph degree and build-time candidate list of the HNSW index (pgvector's defaults: 16, 64).
@@ -141,23 +145,25 @@ SELECT true, exact.id, exact.score FROM (
 # the SQLite adapter, the best ``pool`` rows are ranked first and only they are joined and
 # scope-filtered; when fewer than k of them are visible, the second branch (a one-time filter,
 # skipped otherwise) filters every match. Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
-# pool, visibility + filters, k, k, visibility + filters, k.
+# pool, visibility + filters, k, k, visibility + filters, k. ``{docs}``, ``{tokens}`` and
+# ``{postings}``: the totals and postings of every row, or of the rows a default recall
+# searches (``SEARCHED_TEXT``: its words weigh by those rows alone, decision 0047).
 TEXT_SEARCH = """
 WITH totals AS (
-    SELECT GREATEST(SUM(docs), 1)::float8 AS docs,
-           GREATEST(SUM(tokens)::float8 / GREATEST(SUM(docs), 1), 1e-9) AS avglen
+    SELECT GREATEST(SUM({docs}), 1)::float8 AS docs,
+           GREATEST(SUM({tokens})::float8 / GREATEST(SUM({docs}), 1), 1e-9) AS avglen
     FROM text_stats
 ), terms AS (
     SELECT u.term, GREATEST(ln(GREATEST((totals.docs - d.df + 0.5) / (d.df + 0.5), 1e-12)),
                             1e-6) AS idf
     FROM unnest(%s::text[]) AS u(term) CROSS JOIN totals
     CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM memory_terms WHERE term = u.term
+        SELECT count(*)::float8 AS df FROM memory_terms p WHERE p.term = u.term{postings}
     ) AS d
 ), scored AS (
     SELECT p.memory_rowid,
            SUM(t.idf * p.tf * %s / (p.tf + %s + %s * p.doc_len / totals.avglen)) AS score
-    FROM terms t JOIN memory_terms p ON p.term = t.term CROSS JOIN totals
+    FROM terms t JOIN memory_terms p ON p.term = t.term{postings} CROSS JOIN totals
     GROUP BY p.memory_rowid
 ), pooled AS (
     SELECT m.id, s.score
@@ -173,6 +179,9 @@ SELECT true, every.id, every.score FROM (
     ORDER BY s.score DESC, m.id LIMIT %s
 ) AS every
 """
+ALL_TEXT = {"docs": "docs", "tokens": "tokens", "postings": ""}
+SEARCHED_TEXT = {"docs": "searched_docs", "tokens": "searched_tokens",
+                 "postings": " AND p.searched"}
 ADD_TEXT_STATS = """
 UPDATE text_stats SET docs = docs + %s, tokens = tokens + %s WHERE shard = pg_backend_pid() %% 16
 """
