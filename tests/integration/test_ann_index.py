@@ -147,3 +147,13 @@ def test_a_loaded_file_is_mapped_read_only_until_its_first_change(tmp_path: Path
     again = AnnIndex.load(path, 8, "e", max_rev=6)
     assert again is not None and len(again) == 50
     assert again.missing(np.array([7, 50], dtype=np.int64)).tolist() == [7]
+
+
+def test_the_search_beam_widens_with_the_graph() -> None:
+    from strata_recall.stores.ann import EXPANSION_MAX, EXPANSION_SEARCH, expansion_for
+
+    assert expansion_for(10_000, 100) == expansion_for(100_000, 100) == EXPANSION_SEARCH
+    assert 640 <= expansion_for(1_000_000, 100) <= 768  # recall@10 0.96-0.98 measured there
+    assert expansion_for(300_000, 100) < expansion_for(1_000_000, 100)
+    assert expansion_for(10**9, 100) == EXPANSION_MAX
+    assert expansion_for(1_000, 3_000) == 3_000  # never below the candidates asked for

@@ -31,8 +31,15 @@ import numpy.typing as npt
 
 #: Candidates the graph search returns at least (the exact re-rank picks k of them).
 CANDIDATES = 100
-#: Beam width of a search (usearch ``expansion_search``); raised to the candidates asked for.
+#: Beam width of a search (usearch ``expansion_search``) up to ``EXPANSION_BASE_ROWS`` rows;
+#: raised to the candidates asked for. A larger graph needs a wider beam for the same recall
+#: (1M rows, recall@10 against the exact scan: 0.88 at 128, 0.95 at 512, 0.98 at 768), so
+#: past the base it grows as (rows / base) ** ``EXPANSION_GROWTH`` (~720 at 1M), up to
+#: ``EXPANSION_MAX``.
 EXPANSION_SEARCH = 128
+EXPANSION_BASE_ROWS = 100_000
+EXPANSION_GROWTH = 0.75
+EXPANSION_MAX = 2048
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 #: The sidecar's format; bump when the index parameters above change.
@@ -123,7 +130,8 @@ class AnnIndex:
         with self._lock:
             if len(self._index) == 0:
                 return np.empty(0, dtype=np.int64)
-            self._index.expansion_search = max(EXPANSION_SEARCH, count)  # type: ignore[misc]
+            beam = expansion_for(len(self._index), count)
+            self._index.expansion_search = beam  # type: ignore[misc]
             found = self._index.search(vector, count)
         return np.asarray(found.keys, dtype=np.int64)
 
@@ -155,6 +163,12 @@ class AnnIndex:
             return None
         ann._mapped = True
         return ann
+
+
+def expansion_for(rows: int, count: int) -> int:
+    """The beam width of a search for ``count`` candidates in a graph of ``rows``."""
+    grown = EXPANSION_SEARCH * max(1.0, rows / EXPANSION_BASE_ROWS) ** EXPANSION_GROWTH
+    return max(count, min(EXPANSION_MAX, int(grown)))
 
 
 def _import_onnxruntime_first() -> None:
