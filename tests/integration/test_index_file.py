@@ -360,16 +360,22 @@ def test_rows_written_after_the_save_fill_the_files_spare_rows_in_place(tmp_path
     again.close()
 
 
-def test_a_store_closed_after_writes_saves_an_approximate_index_that_covers_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from strata_recall.stores.ann import read_meta
-
+def _with_ann(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Strata]:
+    """A store of 60 memories whose approximate index is open (built from 40 rows on)."""
     monkeypatch.setattr(sqlite_store, "ANN_MIN_ROWS", 40)
     path = tmp_path / "s.db"
     strata = _open(path, "auto")
     _fill(strata, 60)
     strata.store.warm_up()
+    return path, strata
+
+
+def test_a_store_closed_after_writes_saves_an_approximate_index_that_covers_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from strata_recall.stores.ann import read_meta
+
+    path, strata = _with_ann(tmp_path, monkeypatch)
     _search(strata, USERS[0], "apple")
     added = _fill(strata, 4, start=400)  # no search after them before the close
     store = _store(strata)
@@ -391,11 +397,7 @@ def test_a_store_closed_after_writes_saves_an_approximate_index_that_covers_them
 def test_warm_up_answers_before_the_approximate_index_is_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(sqlite_store, "ANN_MIN_ROWS", 40)
-    path = tmp_path / "s.db"
-    strata = _open(path, "auto")
-    _fill(strata, 60)
-    strata.store.warm_up()
+    path, strata = _with_ann(tmp_path, monkeypatch)
     strata.close()
     opened = threading.Event()
     loaded_or_built = SQLiteStore._loaded_or_built_ann
