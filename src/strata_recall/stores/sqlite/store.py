@@ -161,8 +161,10 @@ class SQLiteStore(SQLStore):
         conn.execute("PRAGMA temp_store = MEMORY")
         return conn
 
-    def _reader(self) -> sqlite3.Connection:
-        if self._closed:
+    def _reader(self, *, closing: bool = False) -> sqlite3.Connection:
+        """This thread's read connection; refused once the store is closed (``closing``:
+        for ``close`` itself, which still reads while the other threads are refused)."""
+        if self._closed and not closing:
             raise StoreError("the store is closed")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
@@ -207,12 +209,12 @@ class SQLiteStore(SQLStore):
     def close(self) -> None:
         if self._closed:
             return
+        self._closed = True  # from here other threads' reads and writes are refused
         self._closing.set()
         if self._ann_thread is not None:
             self._ann_thread.join()
         with self._index_lock:
             self._catch_up_before_save()
-            self._closed = True
             self._save_ann()
             self._save_index()
         with self._write_lock:
@@ -398,8 +400,8 @@ class SQLiteStore(SQLStore):
         nothing to add, and keeps the approximate file mapped instead of copying it."""
         if self._vectors is None or self._ann is None:
             return
-        with suppress(sqlite3.Error, StoreError):  # a cache: the next open catches up
-            self._apply_delta(self._vectors, self._reader())
+        with suppress(sqlite3.Error):  # a cache: the next open catches up
+            self._apply_delta(self._vectors, self._reader(closing=True))
 
     def _opened_index(self) -> VectorIndex:
         """The saved index caught up and checked against the rows (one read transaction),
