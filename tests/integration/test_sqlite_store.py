@@ -186,3 +186,28 @@ def test_upgrading_to_recallable_text_indexes_the_recallable_rows_already_there(
     every = Filters(lifecycles=tuple(Lifecycle))
     assert {i for i, _ in upgraded.text_search(A, query, 5, every)} == {kept, waiting}
     upgraded.close()
+
+
+def test_close_waits_for_a_read_in_progress_and_refuses_new_ones(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    store = open_store(tmp_path / "s.db")
+    inside, finished = threading.Event(), threading.Event()
+    results: list[object] = []
+
+    def read() -> None:
+        with store._conn() as conn:
+            inside.set()
+            time.sleep(0.3)  # close is called meanwhile
+            results.append(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        finished.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert inside.wait(5)
+    store.close()
+    assert finished.is_set() and results == [0]  # it finished on an open connection
+    reader.join()
+    with pytest.raises(StoreError, match="closed"), store._conn():
+        pass

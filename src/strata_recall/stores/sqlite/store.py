@@ -68,6 +68,8 @@ if TYPE_CHECKING:  # the vector indexes (and numpy) load on the first vector sea
 
 T = TypeVar("T")
 
+#: How long ``close`` waits for reads in progress on other threads before closing anyway.
+CLOSE_WAIT_S = 10.0
 #: How many of FTS5's best rows are joined and scope-filtered before falling back to all.
 TEXT_POOL = 200
 #: Parsed rows get_many keeps (all dropped at once when full).
@@ -127,6 +129,10 @@ class SQLiteStore(SQLStore):
         self._local = threading.local()
         self._readers: builtins.list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
+        #: Reads in progress: ``close`` waits for them before it closes their connections
+        #: (closing a connection another thread is reading on crashes the process).
+        self._reads = threading.Condition()
+        self._active_reads = 0
         self._closed = False
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _translated():
@@ -177,9 +183,18 @@ class SQLiteStore(SQLStore):
 
     @contextmanager
     def _conn(self) -> Iterator[sqlite3.Connection]:
-        """This thread's read connection."""
-        with _translated():
-            yield self._reader()
+        """This thread's read connection, counted as in use until the block ends."""
+        with self._reads:
+            if self._closed:
+                raise StoreError("the store is closed")
+            self._active_reads += 1
+        try:
+            with _translated():
+                yield self._reader(closing=True)  # counted above: close waits for it
+        finally:
+            with self._reads:
+                self._active_reads -= 1
+                self._reads.notify_all()
 
     def _in_transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``BEGIN IMMEDIATE`` on the one writer; commit on success, roll back on any error."""
@@ -207,9 +222,10 @@ class SQLiteStore(SQLStore):
             conn.close()
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True  # from here other threads' reads and writes are refused
+        with self._reads:
+            if self._closed:
+                return
+            self._closed = True  # from here other threads' reads and writes are refused
         self._closing.set()
         if self._ann_thread is not None:
             self._ann_thread.join()
@@ -219,6 +235,8 @@ class SQLiteStore(SQLStore):
             self._save_index()
         with self._write_lock:
             self._writer.close()
+        with self._reads:  # reads begun before the close finish first
+            self._reads.wait_for(lambda: self._active_reads == 0, timeout=CLOSE_WAIT_S)
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
