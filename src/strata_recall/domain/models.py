@@ -422,6 +422,11 @@ class Filters:
             chosen = chosen | {Lifecycle.DELETED}
         return chosen
 
+    def within_recall_search(self) -> bool:
+        """Whether these filters ask only for rows a default recall searches: lexical search
+        then weighs words by those rows alone (decision 0047)."""
+        return self.effective_lifecycles() <= RECALL_SEARCHED
+
 
 _FILTER_ENUMS: Mapping[str, type[enum.Enum]] = {
     "types": MemoryType, "types_not": MemoryType, "lifecycles": Lifecycle}

@@ -95,9 +95,10 @@ class AnnIndex:
             return
         with self._lock:
             keys = np.ascontiguousarray(keys, dtype=np.uint64)
-            if self._held(keys).any():
+            present = self._held(keys)
+            if present.any():  # a mapped file is copied only for a key it holds
                 self._writable()
-                self._remove_held(keys)
+                self._index.remove(keys[present])
                 self.dirty = True
 
     def _writable(self) -> None:
@@ -110,12 +111,11 @@ class AnnIndex:
     def _held(self, keys: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
         return np.asarray(self._index.contains(keys), dtype=np.bool_).reshape(-1)
 
-    def _remove_held(self, keys: npt.NDArray[Any]) -> bool:
+    def _remove_held(self, keys: npt.NDArray[Any]) -> None:
         """Remove those of ``keys`` the index holds (the caller holds the lock)."""
         present = self._held(keys)
         if present.any():
             self._index.remove(keys[present])
-        return bool(present.any())
 
     def missing(self, keys: Keys) -> Keys:
         """The ``keys`` the index does not hold."""

@@ -318,7 +318,7 @@ class InMemoryStore(InMemoryJobQueue):
         with self._lock:
             # As the SQLite adapter: a search within what a default recall searches weighs
             # words by those rows only.
-            counted = (self._doc_len if not filters.effective_lifecycles() <= RECALL_SEARCHED
+            counted = (self._doc_len if not filters.within_recall_search()
                        else {i: n for i, n in self._doc_len.items()
                              if self._memories[i].lifecycle in RECALL_SEARCHED})
             n_docs = max(1, len(counted))

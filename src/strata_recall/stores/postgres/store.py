@@ -30,7 +30,7 @@ import psycopg.errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from strata_recall.domain.compression.representations import MemoryVersion
-from strata_recall.domain.models import RECALL_SEARCHED, Event, Filters, HistoryEvent, Memory, Scope
+from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.domain.text import index_tokens
 from strata_recall.errors import (
     DuplicateContent,
@@ -402,8 +402,7 @@ class PostgresStore(SQLStore):
             return []
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
-        counted = (q.SEARCHED_TEXT if filters.effective_lifecycles() <= RECALL_SEARCHED
-                   else q.ALL_TEXT)
+        counted = q.SEARCHED_TEXT if filters.within_recall_search() else q.ALL_TEXT
         sql = q.TEXT_SEARCH.format(where=where, extra=extra, **counted)
         with self._conn() as conn:
             rows = conn.execute(sql, (

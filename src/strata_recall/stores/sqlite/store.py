@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from strata_recall.domain.models import RECALL_SEARCHED, Event, Filters, HistoryEvent, Memory, Scope
+from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.errors import DuplicateContent, InvalidInput, NotFound, StoreError
 from strata_recall.ports import (
     ExportRecord,
@@ -167,11 +167,15 @@ class SQLiteStore(SQLStore):
         conn.execute("PRAGMA temp_store = MEMORY")
         return conn
 
-    def _reader(self, *, closing: bool = False) -> sqlite3.Connection:
-        """This thread's read connection; refused once the store is closed (``closing``:
-        for ``close`` itself, which still reads while the other threads are refused)."""
-        if self._closed and not closing:
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read connection; refused once the store is closed."""
+        if self._closed:
             raise StoreError("the store is closed")
+        return self._thread_reader()
+
+    def _thread_reader(self) -> sqlite3.Connection:
+        """This thread's read connection, made on first use (callers check the store is
+        open, or are ``close`` itself)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
@@ -190,7 +194,7 @@ class SQLiteStore(SQLStore):
             self._active_reads += 1
         try:
             with _translated():
-                yield self._reader(closing=True)  # counted above: close waits for it
+                yield self._thread_reader()  # counted above: close waits for it
         finally:
             with self._reads:
                 self._active_reads -= 1
@@ -419,7 +423,7 @@ class SQLiteStore(SQLStore):
         if self._vectors is None or self._ann is None:
             return
         with suppress(sqlite3.Error):  # a cache: the next open catches up
-            self._apply_delta(self._vectors, self._reader(closing=True))
+            self._apply_delta(self._vectors, self._thread_reader())
 
     def _opened_index(self) -> VectorIndex:
         """The saved index caught up and checked against the rows (one read transaction),
@@ -594,7 +598,7 @@ class SQLiteStore(SQLStore):
             return []
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
-        fts = "recall_fts" if filters.effective_lifecycles() <= RECALL_SEARCHED else "memories_fts"
+        fts = "recall_fts" if filters.within_recall_search() else "memories_fts"
         pool = max(TEXT_POOL, 4 * k)
         with self._conn() as conn:
             rows = conn.execute(
