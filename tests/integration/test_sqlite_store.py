@@ -211,3 +211,29 @@ def test_close_waits_for_a_read_in_progress_and_refuses_new_ones(tmp_path: Path)
     reader.join()
     with pytest.raises(StoreError, match="closed"), store._conn():
         pass
+
+
+def test_a_bounded_lexical_search_scores_rows_holding_a_rare_term_as_the_plain_search_does(
+    tmp_path: Path,
+) -> None:
+    """Past ``lexical_scored_rows`` the common terms only add weight to rows that hold a rarer
+    one: those rows keep their exact scores; rows holding only common terms are not scored."""
+    from strata_recall.domain.text import search_text
+
+    store = open_store(tmp_path / "s.db")
+    strata = Strata(store, EMBEDDER)
+    texts = [f"harbour note {i} about the weather" for i in range(40)]
+    texts += ["the harbour pilot fixed the lantern", "a lantern by the door", "lantern oil"]
+    strata.remember_many(texts, scope=A)
+    query = search_text("harbour lantern")
+    plain = dict(store.text_search(A, query, 50, Filters()))
+    assert len(plain) == 43  # every row holds one of the two words
+    store.lexical_scored_rows = 10  # "lantern" (3 rows) is rare, "harbour" (41) common
+    bounded = dict(store.text_search(A, query, 50, Filters()))
+    assert len(bounded) == 3
+    assert bounded == pytest.approx({i: plain[i] for i in bounded})
+    ranked = sorted(bounded, key=lambda i: -bounded[i])
+    assert ranked[0] == max(plain, key=lambda i: plain[i])  # both words: first either way
+    store.lexical_scored_rows = 1_000  # the store is smaller than the budget: plain OR again
+    assert dict(store.text_search(A, query, 50, Filters())) == pytest.approx(plain)
+    strata.close()

@@ -53,3 +53,22 @@ def test_analyze_folds_stems_and_drops_stop_words() -> None:
     # what a store does with an analysed text gives the analysed tokens back unchanged
     text = search_text("Melanie's kids love the beach at Naïve Bay")
     assert index_tokens(text) == analyze("Melanie's kids love the beach at Naïve Bay")
+
+
+def test_rare_terms_fill_the_scored_rows_budget_rarest_first() -> None:
+    from strata_recall.stores.common import split_by_frequency
+
+    counts = {"jack": 11_000, "learn": 146, "day": 33_000, "medic": 18}
+    assert split_by_frequency(counts, 5_000) == (["medic", "learn"], ["jack", "day"])
+    assert split_by_frequency(counts, 20_000) == (["medic", "learn", "jack"], ["day"])
+    assert split_by_frequency(counts, 10**9) == (["medic", "learn", "jack", "day"], [])
+    # the rarest term that holds any row is kept whatever it holds; empty terms cost nothing
+    assert split_by_frequency({"pet": 0, "day": 33_000, "jack": 11_000}, 5_000) == (
+        ["pet", "jack"], ["day"])
+
+
+def test_a_bounded_match_puts_each_row_in_exactly_one_branch() -> None:
+    from strata_recall.stores.sqlite.store import fts_match
+
+    assert fts_match(["a", "b"]) == '"a" OR "b"'
+    assert fts_match(["a"], ["c", "d"]) == '(("a") NOT ("c" OR "d")) OR (("a") AND ("c" OR "d"))'

@@ -47,6 +47,25 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
 
 
+def split_by_frequency(doc_counts: Mapping[str, int], scored_rows: int
+                       ) -> tuple[list[str], list[str]]:
+    """The query's terms as (rare, common): the rarest first into ``rare`` while the rows
+    holding them stay within ``scored_rows`` (the rarest term that holds any row always,
+    however many); the rest are common. A bounded lexical search scores only rows that hold
+    a rare term, each with every term's weight (decision 0049): BM25 gives a common term
+    little weight, and scoring every row that holds one is what makes its cost grow with the
+    store."""
+    ordered = sorted(doc_counts, key=lambda term: (doc_counts[term], term))
+    rare: list[str] = []
+    held = 0
+    for term in ordered:
+        if held and held + doc_counts[term] > scored_rows:
+            break
+        rare.append(term)
+        held += doc_counts[term]
+    return rare, [term for term in ordered if term not in rare]
+
+
 def encode_cursor(created_at: datetime, memory_id: str) -> str:
     raw = json.dumps([created_at.isoformat(), memory_id]).encode()
     return base64.urlsafe_b64encode(raw).decode("ascii")

@@ -123,6 +123,8 @@ JOIN memories m ON m.rowid = {fts}.rowid
 WHERE {fts} MATCH ? AND {where}{extra} ORDER BY score DESC, m.id LIMIT ?
 """
 IDS_MATCHING = "SELECT m.id FROM memories m WHERE {where}{extra}"
+MAX_ROWID = "SELECT max(rowid) FROM memories"
+TERM_ROWS = "SELECT count(*) FROM {fts} WHERE {fts} MATCH ?"
 
 RESTORE_EXISTS = {
     "event": "SELECT 1 FROM events WHERE id = ?",
