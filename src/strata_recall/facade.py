@@ -96,7 +96,7 @@ class Strata:
         now = self._clock.now
         self.reads_first = ReadsFirst()  # long writes pause for recalls (pacing.py)
         self.graph = Graph(store, now, self.reads_first.pause)
-        index = self.graph.index_memory if self.settings.graph else None
+        index = self.graph.index_memories if self.settings.graph else None
         chain = providers or build_chain(self.settings, now=now)
         self.pipeline = WritePipeline(
             store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
@@ -117,7 +117,8 @@ class Strata:
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
                              extractor=extractor, index_graph=index,
                              pause=self.reads_first.pause, preparation=self.pipeline)
-        self.editor = Editor(store, embedder, self.settings, now, index_graph=index)
+        self.editor = Editor(store, embedder, self.settings, now,
+                             index_graph=self.graph.index_memory if index else None)
         self._retriever = Retriever(store, embedder, now)
         self.reader = Reader(store, self._retriever, self.settings, self._clock)
         self.assembler = Assembler(store, self.reader.recall, layered=self.settings.meta_layered)

@@ -180,12 +180,21 @@ class Graph:
 
     def index_memory(self, memory: Memory) -> None:
         """Index a memory's proper names and rule-extracted relations (on every write)."""
+        self.index_memories([memory])
+
+    def index_memories(self, memories: Sequence[Memory]) -> None:
+        """``index_memory`` for each, written in one transaction."""
         from strata_recall.providers.rules import RuleBasedProvider
 
         rules = RuleBasedProvider(self._now)
-        pieces = [rules.extract(piece)
-                  for piece in paced_chunks(masked(memory).content, self._pause)]
-        ingest_memory(self.store, memory, _merged(pieces), self._now())
+        links = []
+        for memory in memories:
+            pieces = [rules.extract(piece)
+                      for piece in paced_chunks(masked(memory).content, self._pause)]
+            extraction = _merged(pieces)
+            links.append((memory.id, facts_for(memory, extraction.entities,
+                                               extraction.relations)))
+        self.store.index_graph_many(links, self._now())
 
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),

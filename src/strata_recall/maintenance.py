@@ -42,7 +42,7 @@ REEMBED_BATCH = 128
 
 class Maintenance:
     def __init__(self, store: Store, embedder: Embedder, clock: Clock, *,
-                 index_graph: Callable[[Memory], None] | None = None) -> None:
+                 index_graph: Callable[[Sequence[Memory]], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
@@ -63,8 +63,8 @@ class Maintenance:
         graph: until this runs, lexical search finds them and vector search does not."""
         output = self._embedded(job, f"deferred embedding with {self.embedder.name}")
         if self.index_graph is not None and output.batch is not None:
-            for change in output.batch.changes:  # relinking is idempotent: a retry may repeat
-                self.index_graph(change.after)
+            # relinking is idempotent: a retry may repeat it
+            self.index_graph([change.after for change in output.batch.changes])
         return output
 
     def _embedded(self, job: Job, reason: str) -> JobOutput:

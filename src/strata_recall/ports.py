@@ -314,6 +314,13 @@ class GraphStore(Protocol):
         ``NotFound`` if there is no such memory."""
         ...
 
+    def index_graph_many(self, links: Sequence[tuple[str, GraphFacts]], at: datetime
+                         ) -> None:
+        """``index_graph`` for each ``(memory_id, facts)`` in order, in one transaction (the
+        bulk path: one commit per batch instead of one per memory); a memory that no longer
+        exists is skipped."""
+        ...
+
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:
         """The visible entities with one of these canonical names."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime
@@ -64,7 +65,7 @@ PIPELINE_THREADS = 4
 
 ScopeLike = Scope | Mapping[str, Any] | str | None
 #: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
-GraphIndexer = Callable[[Memory], None]
+GraphIndexer = Callable[[Sequence[Memory]], None]
 
 
 class Preparation(Protocol):
@@ -210,13 +211,30 @@ class Writer:
             max_messages=self.settings.max_messages,
         ) for text in texts]  # all checked before anything is written
         actor = actor or Actor()
+        batches = [requests[start:start + batch_size]
+                   for start in range(0, len(requests), batch_size)]
         results: list[RememberResult] = []
-        for start in range(0, len(requests), batch_size):
-            results += self._remember_batch(requests[start:start + batch_size], actor)
+        # Two stages: the next batch is embedded on a thread (the model releases the GIL and
+        # runs on one core) while this one is written and its graph indexed on the other.
+        # Batches are written in order, each in its own transaction, as one at a time would.
+        with ThreadPoolExecutor(1, thread_name_prefix="strata-ingest") as pool:
+            upcoming = pool.submit(self._embedded_batch, batches[0]) if batches else None
+            for following in [*batches[1:], None]:
+                assert upcoming is not None
+                ready = upcoming.result()
+                upcoming = (pool.submit(self._embedded_batch, following)
+                            if following is not None else None)
+                try:
+                    results += self._write_embedded(ready, actor)
+                except BaseException:
+                    if upcoming is not None:
+                        upcoming.cancel()
+                    raise
         return results
 
-    def _remember_batch(self, requests: Sequence[RememberRequest], actor: Actor
-                        ) -> list[RememberResult]:
+    def _embedded_batch(self, requests: Sequence[RememberRequest]
+                        ) -> tuple[list[Event], list[NewMemory]]:
+        """A bulk batch's events (one per text) and memories, embedded, with search texts."""
         now = self.clock.now()
         events: list[Event] = []
         memories: list[Memory] = []
@@ -228,12 +246,18 @@ class Writer:
             events.append(event)
         shown = [(masked(m).content, masked(e)) for m, e in zip(memories, events, strict=True)]
         vectors = self.embedder.embed([memory_embedding_text(c, e) for c, e in shown])
+        return events, [
+            NewMemory(m, vectors[i], i, memory_search_text(c, e, analyse=self._analyse))
+            for i, (m, (c, e)) in enumerate(zip(memories, shown, strict=True))]
+
+    def _write_embedded(self, batch: tuple[list[Event], list[NewMemory]], actor: Actor
+                        ) -> list[RememberResult]:
+        events, new_memories = batch
         outcome = self.store.write(WriteBatch(
             events=events, actor=actor.id, reason="remember", request_id=actor.request_id,
-            memories=[NewMemory(m, vectors[i], i, memory_search_text(c, e, analyse=self._analyse))
-                      for i, (m, (c, e)) in enumerate(zip(memories, shown, strict=True))],
+            memories=new_memories,
         ))
-        self._index_new(memories, outcome.memories, outcome.replayed)
+        self._index_new([n.memory for n in new_memories], outcome.memories, outcome.replayed)
         return [RememberResult(event_ids=(event.id,), memory_ids=(stored.memory_id,),
                                status="raw_saved", deduplicated=(stored.deduplicated,))
                 for event, stored in zip(outcome.events, outcome.memories, strict=True)]
@@ -310,9 +334,10 @@ class Writer:
         inside the memory's transaction. The pipeline's graph job indexes derived facts."""
         if self.index_graph is None or replayed:
             return
-        for memory, result in zip(memories, stored, strict=True):
-            if not result.deduplicated:
-                self.index_graph(memory)
+        fresh = [memory for memory, result in zip(memories, stored, strict=True)
+                 if not result.deduplicated]
+        if fresh:
+            self.index_graph(fresh)
 
     def _with_index_keys(
         self, memories: Sequence[Memory], drafts: Sequence[Draft], events: Sequence[Event],

@@ -3,6 +3,8 @@ the facade: merges, counts that follow forget / modify / recover, no orphans, vi
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from strata_recall.domain.graph_rules import Entity
 from strata_recall.errors import NotFound
 from strata_recall.facade import Strata
@@ -128,3 +130,21 @@ def test_a_name_seen_as_a_speaker_later_becomes_a_person(strata: Strata) -> None
     remember(strata, "Yesterday I saw Hana at the market.")  # a proper name: a thing
     remember(strata, "I live in Kyoto.", author="Hana")  # "User" said by Hana: a person
     assert by_name(strata)["hana"].type == "person"
+
+
+def test_remember_many_links_each_memory_as_one_remember_does(strata: Strata) -> None:
+    """The bulk path indexes a whole batch in one transaction, with the same counts; a
+    memory gone before its links are written is skipped, the others still linked."""
+    for text in ("Dinner with Carla in Porto.", "Then Carla visited Madrid."):
+        remember(strata, text, mode="raw")
+    one_by_one = mentions(strata)
+    strata.remember_many(["Dinner with Carla in Porto!", "Then Carla visited Madrid!"],
+                         scope=B)
+    assert mentions(strata, B) == one_by_one
+    from strata_recall.domain.graph_rules import graph_facts
+
+    kept = remember(strata, "plain words", scope=B, mode="raw")
+    strata.store.index_graph_many([("no-such-memory", graph_facts(["Zoe"], [])),
+                                   (kept, graph_facts(["Quentin"], []))],
+                                  datetime.now(UTC))
+    assert mentions(strata, B)["quentin"] == 1 and "zoe" not in mentions(strata, B)

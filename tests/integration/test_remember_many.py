@@ -70,3 +70,29 @@ def test_remember_many_checks_every_text_before_writing(
     with pytest.raises(InvalidInput):
         strata.remember_many(["fine"], scope=ALICE, batch_size=0)
     assert strata.recall("fine", scope=ALICE).hits == ()
+
+
+def test_a_failing_batch_keeps_the_batches_written_before_it_and_writes_none_after(
+    tmp_path: Path,
+) -> None:
+    """The next batch is embedded while this one is written: a model error in batch 3 still
+    leaves batches 1 and 2 stored (each its own transaction) and nothing from 3 on."""
+    from strata_recall.errors import EmbedderError
+
+    class FailingThirdCall(CountingEmbedder):
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            if len(self.calls) == 2:
+                self.calls.append(-1)
+                raise EmbedderError("the model stopped")
+            return super().embed(texts)
+
+    embedder = FailingThirdCall()
+    strata = Strata(STORE_ADAPTERS["sqlite"](tmp_path), embedder,
+                    settings=load_settings(home=Path("/nonexistent")))
+    texts = [f"note {i} about the orchard" for i in range(40)]
+    with pytest.raises(EmbedderError, match="stopped"):
+        strata.remember_many(texts, scope=ALICE, batch_size=10)
+    kept = {m.content for m in strata.list(scope=ALICE, limit=100).items}
+    assert kept == set(texts[:20])
+    assert embedder.calls == [10, 10, -1]  # the fourth batch was never embedded
+    strata.close()

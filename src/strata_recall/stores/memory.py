@@ -467,6 +467,14 @@ class InMemoryStore(InMemoryJobQueue):
                 raise NotFound(f"memory {memory_id} not found", id=memory_id)
             self._graph.relink(memory, facts, at)
 
+    def index_graph_many(self, links: Sequence[tuple[str, GraphFacts]], at: datetime
+                         ) -> None:
+        with self._lock:
+            for memory_id, facts in links:
+                memory = self._memories.get(memory_id)
+                if memory is not None:
+                    self._graph.relink(memory, facts, at)
+
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:
         with self._lock:

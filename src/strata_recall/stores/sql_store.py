@@ -452,6 +452,19 @@ class SQLStore(SQLJobQueue):
 
         self._in_transaction(relink)
 
+    def index_graph_many(self, links: Sequence[tuple[str, GraphFacts]], at: datetime
+                         ) -> None:
+        if not links:
+            return
+
+        def relink_each(conn: Any) -> None:
+            for memory_id, facts in links:
+                row = conn.execute(self._sql["memory_team"], (memory_id,)).fetchone()
+                if row is not None:
+                    self.graph.relink(conn, memory_id, row[0], facts, at)
+
+        self._in_transaction(relink_each)
+
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:
         if not canonical_names:
