@@ -162,6 +162,7 @@ class Strata:
         self.pipeline.close()
         self._retriever.close()
         self.assembler.close()
+        self.reader.close()
         self.store.close()
 
     def start_worker(self, concurrency: int | None = None) -> Worker:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, overload
 
+from strata_recall.access import AccessLog
 from strata_recall.compression.escalation import Ladders, escalated_recall, parse_mode
 from strata_recall.domain.compression.representations import MemoryVersion, Witness
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope, ScopeLike
@@ -30,6 +31,7 @@ class Reader:
         self.settings = settings
         self._clock = clock
         self._ladders = Ladders(store)
+        self.access = AccessLog(store)
 
     def recall(
         self,
@@ -76,8 +78,12 @@ class Reader:
             mode=parse_mode(escalation or self.settings.escalation_mode),
         )
         if self.settings.track_access and result.hits:
-            self.store.record_access([h.memory.id for h in result.hits], self._clock.now())
+            self.access.note([h.memory.id for h in result.hits], self._clock.now())
         return result
+
+    def close(self) -> None:
+        """Write the access counts still held."""
+        self.access.close()
 
     def knows(self, scope: Scope) -> bool:
         """Whether the scope's team (and user, when it names one) owns any memory. A recall
@@ -107,6 +113,7 @@ class Reader:
         """The memory, if the scope may see it; ``NotFound`` otherwise (never a hint that it
         exists elsewhere). With ``level`` (auto, more, R1, R3, R4, R5) also the representation
         served at it; ``more`` steps up from ``have`` (default: the auto level)."""
+        self.access.flush()
         memory = lookup(self.store, memory_id, scope, include_deleted)
         if level is None:
             if have is not None:
@@ -122,6 +129,7 @@ class Reader:
         limit: int = 50,
         cursor: str | None = None,
     ) -> Page:
+        self.access.flush()
         return list_page(self.store, scope=scope, filters=filters, limit=limit, cursor=cursor)
 
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
