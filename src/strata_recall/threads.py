@@ -4,9 +4,11 @@ facade's ``close`` shuts them down."""
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -34,3 +36,33 @@ class LazyPool:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=cancel_pending)
+
+
+#: The interpreter's thread switch interval while a bulk ingest overlaps the model and the
+#: writes (seconds; Python's default is 0.005).
+QUICK_SWITCH_S = 0.0005
+_switching = threading.Lock()
+_switch_users = 0
+_switch_saved = 0.0
+
+
+@contextmanager
+def quick_switching() -> Iterator[None]:
+    """Hand the GIL between threads every ``QUICK_SWITCH_S`` while the block runs. A thread
+    that releases the GIL for a model run (~3 ms) otherwise waits up to 5 ms to get it back
+    from a thread running Python (writes, the rule-based graph): measured on 1,000 texts,
+    ``remember_many`` went from 86-87 % to 92-99 % of the model's own rate. Nested and
+    concurrent blocks share it; the last one out restores the interval it found."""
+    global _switch_users, _switch_saved
+    with _switching:
+        if _switch_users == 0:
+            _switch_saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_saved, QUICK_SWITCH_S))
+        _switch_users += 1
+    try:
+        yield
+    finally:
+        with _switching:
+            _switch_users -= 1
+            if _switch_users == 0:
+                sys.setswitchinterval(_switch_saved)

@@ -51,7 +51,7 @@ from strata_recall.ports import (
 )
 from strata_recall.results import RememberResult, RememberStatus
 from strata_recall.settings import Settings
-from strata_recall.threads import LazyPool
+from strata_recall.threads import LazyPool, quick_switching
 from strata_recall.worker import Runner
 
 if TYPE_CHECKING:
@@ -217,7 +217,8 @@ class Writer:
         # Two stages: the next batch is embedded on a thread (the model releases the GIL and
         # runs on one core) while this one is written and its graph indexed on the other.
         # Batches are written in order, each in its own transaction, as one at a time would.
-        with ThreadPoolExecutor(1, thread_name_prefix="strata-ingest") as pool:
+        with (ThreadPoolExecutor(1, thread_name_prefix="strata-ingest") as pool,
+              quick_switching()):
             upcoming = pool.submit(self._embedded_batch, batches[0]) if batches else None
             for following in [*batches[1:], None]:
                 assert upcoming is not None

@@ -58,6 +58,8 @@ __all__ = [
 
 #: Texts per ``remember_many`` batch in the ingest step.
 REMEMBER_BATCH = 256
+#: Batches per ``remember_many`` call (the progress bar moves between calls).
+BATCHES_PER_CALL = 8
 #: Tail texts the embedder embeds alone first: its own throughput, to compare with.
 EMBEDDER_SAMPLE = 2_000
 #: Bump when the text generator changes: cached corpora are keyed by it.
@@ -701,8 +703,9 @@ def ingest_remember(
     """``Strata.remember_many`` (the batch raw path, embedding included) over ``texts``;
     returns the seconds it took."""
     started = time.perf_counter()
-    for start in range(0, len(texts), REMEMBER_BATCH):
-        chunk = texts[start:start + REMEMBER_BATCH]
+    call = REMEMBER_BATCH * BATCHES_PER_CALL  # batches within a call overlap (embed / write)
+    for start in range(0, len(texts), call):
+        chunk = texts[start:start + call]
         strata.remember_many(chunk, scope=BENCH_SCOPE, conversation_id="bench-tail",
                              batch_size=REMEMBER_BATCH)
         if progress is not None:
