@@ -432,3 +432,17 @@ def test_read_through_reads_each_file_to_its_end_and_stops_when_asked(tmp_path: 
     assert read_through([first, tmp_path / "missing", second], running, chunk=4096) == 60_000
     running.set()
     assert read_through([first, second], running, chunk=4096) == 0
+
+
+def test_the_database_is_read_through_only_when_small_beside_free_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db = tmp_path / "s.db"
+    db.write_bytes(b"z" * 4096)
+    if not Path("/proc/meminfo").is_file():  # only Linux says how much memory is free
+        assert not sqlite_store._fits_in_cache(db)
+        return
+    assert sqlite_store._fits_in_cache(db)
+    monkeypatch.setattr(sqlite_store, "READ_THROUGH_DB_MAX", 1024)
+    assert not sqlite_store._fits_in_cache(db)
+    assert not sqlite_store._fits_in_cache(tmp_path / "missing.db")
