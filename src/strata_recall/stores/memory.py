@@ -462,18 +462,21 @@ class InMemoryStore(InMemoryJobQueue):
 
     def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
         with self._lock:
-            memory = self._memories.get(memory_id)
-            if memory is None:
+            if not self._relinked(memory_id, facts, at):
                 raise NotFound(f"memory {memory_id} not found", id=memory_id)
-            self._graph.relink(memory, facts, at)
 
     def index_graph_many(self, links: Sequence[tuple[str, GraphFacts]], at: datetime
                          ) -> None:
         with self._lock:
             for memory_id, facts in links:
-                memory = self._memories.get(memory_id)
-                if memory is not None:
-                    self._graph.relink(memory, facts, at)
+                self._relinked(memory_id, facts, at)
+
+    def _relinked(self, memory_id: str, facts: GraphFacts, at: datetime) -> bool:
+        """Replace one memory's links (the caller holds the lock; False: no such memory)."""
+        memory = self._memories.get(memory_id)
+        if memory is not None:
+            self._graph.relink(memory, facts, at)
+        return memory is not None
 
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:

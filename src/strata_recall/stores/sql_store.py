@@ -445,25 +445,27 @@ class SQLStore(SQLJobQueue):
 
     def index_graph(self, memory_id: str, facts: GraphFacts, at: datetime) -> None:
         def relink(conn: Any) -> None:
-            row = conn.execute(self._sql["memory_team"], (memory_id,)).fetchone()
-            if row is None:
+            if not self._relinked(conn, memory_id, facts, at):
                 raise NotFound(f"memory {memory_id} not found", id=memory_id)
-            self.graph.relink(conn, memory_id, row[0], facts, at)
 
         self._in_transaction(relink)
 
     def index_graph_many(self, links: Sequence[tuple[str, GraphFacts]], at: datetime
                          ) -> None:
-        if not links:
-            return
-
         def relink_each(conn: Any) -> None:
             for memory_id, facts in links:
-                row = conn.execute(self._sql["memory_team"], (memory_id,)).fetchone()
-                if row is not None:
-                    self.graph.relink(conn, memory_id, row[0], facts, at)
+                self._relinked(conn, memory_id, facts, at)  # a memory gone since: skipped
 
-        self._in_transaction(relink_each)
+        if links:
+            self._in_transaction(relink_each)
+
+    def _relinked(self, conn: Any, memory_id: str, facts: GraphFacts, at: datetime) -> bool:
+        """Replace one memory's links inside the caller's transaction (False: no such
+        memory)."""
+        row = conn.execute(self._sql["memory_team"], (memory_id,)).fetchone()
+        if row is not None:
+            self.graph.relink(conn, memory_id, row[0], facts, at)
+        return row is not None
 
     def find_entities(self, viewer: Scope, canonical_names: Sequence[str]
                       ) -> builtins.list[Entity]:

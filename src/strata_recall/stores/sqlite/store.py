@@ -531,9 +531,9 @@ class SQLiteStore(SQLStore):
                 self._heal_ann(ann, index, covered=self._index_rev, whole=False)
                 self._ann = ann
             self._save_ann()
-            self._read_through_indexes()
+            self._read_into_page_cache()
 
-    def _read_through_indexes(self) -> None:
+    def _read_into_page_cache(self) -> None:
         """Read the mapped index files into the page cache on a thread of their own (not
         waited for; a closing store stops it between reads), then the database when it is
         small beside the free memory (its FTS and row pages: every search reads them)."""
