@@ -9,12 +9,13 @@ embedder, and delegates each public method to one of them. Roles and scopes are 
 from __future__ import annotations
 
 import builtins
+import functools
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from strata_recall.assembly import Assembler, ContextResult
 from strata_recall.auth import Tokens
@@ -79,6 +80,22 @@ if TYPE_CHECKING:
     from strata_recall.providers.base import Relation
 
 __all__ = ["ScopeLike", "Strata"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def settled(method: F) -> F:
+    """A method that reads (or changes) what remembers wrote: it first waits for this
+    process's ``behind`` remembers in the scope's team to be processed (``Writer.settle``;
+    without a scope, every team's), so a caller never sees its own remember half done."""
+
+    @functools.wraps(method)
+    def after_writes(self: Strata, *args: Any, **kwargs: Any) -> Any:
+        scope: ScopeLike = kwargs.get("scope")
+        self.writer.settle(scope, everyone=scope is None)
+        return method(self, *args, **kwargs)
+
+    return cast(F, after_writes)
 
 
 class Strata:
@@ -189,7 +206,9 @@ class Strata:
                       schedule_every_s=self.settings.maintenance_every_s)
 
     def work(self, max_jobs: int | None = None) -> int:
-        """Run due jobs in the calling thread until none is left; returns how many ran."""
+        """Run due jobs in the calling thread until none is left; returns how many ran (after
+        the write-behind thread has run the ``behind`` remembers' jobs, not counted)."""
+        self.writer.settle(everyone=True)
         return self.make_worker().run_until_idle(max_jobs)
 
     def warm_up(self) -> None:
@@ -221,14 +240,16 @@ class Strata:
         importance: float | None = None, pinned: bool = False, tags: Sequence[str] = (),
         conversation_id: str | None = None, author: str | None = None,
         meta: Mapping[str, Any] | None = None, idempotency_key: str | None = None,
-        actor: Actor | None = None, mode: str = "auto", raw: bool = False,
+        actor: Actor | None = None, mode: str | None = None, raw: bool = False,
         pipeline_timeout_ms: int | None = None, defer_embedding: bool = False,
     ) -> RememberResult:
         """Record ``text`` (or each of ``messages``) as events and verbatim memories and
         enqueue the extraction of facts from them, in one transaction (``Writer.remember``:
-        the modes, deduplication and idempotency). ``defer_embedding`` (raw mode only)
-        writes without vectors and leaves them to an ``embed`` job: found by words at once,
-        by meaning once a worker has run it."""
+        the modes, deduplication and idempotency). ``mode`` None: ``remember_mode``,
+        ``behind`` by default: it answers once the input is saved, the pipeline runs right
+        after and this process's reads wait for it (decision 0051). ``defer_embedding`` (raw
+        mode only) writes without vectors and leaves them to an ``embed`` job: found by words
+        at once, by meaning once a worker has run it."""
         return self.writer.remember(
             text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
@@ -291,12 +312,14 @@ class Strata:
         """Replace a memory's graph links with these entities and relations (``Graph``)."""
         return self.graph.index_graph(memory_id, entities, relations, scope=scope)
 
+    @settled
     def graph_entities(
         self, *, scope: ScopeLike = None, limit: int = 50, prefix: str | None = None
     ) -> builtins.list[Entity]:
         """Entities the scope can see (through its live memories), most mentioned first."""
         return self.graph.entities(scope=scope, limit=limit, prefix=prefix)
 
+    @settled
     def graph_neighbors(
         self, entity_id: str, *, depth: int = 1, scope: ScopeLike = None
     ) -> Neighborhood:
@@ -316,6 +339,7 @@ class Strata:
             idempotency_key=idempotency_key, actor=actor or Actor(),
         )
 
+    @settled
     def modify(
         self, memory_id: str, *, reason: str, scope: ScopeLike = None,
         content: str | None = None, importance: float | None = None, pinned: bool | None = None,
@@ -330,6 +354,7 @@ class Strata:
             if_version=if_version, actor=actor,
         )
 
+    @settled
     def forget(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                force: bool = False, if_version: int | None = None,
                actor: Actor | None = None, confirm_token: str | None = None) -> Memory:
@@ -346,11 +371,13 @@ class Strata:
         return self.editor.forget(memory_id, reason=reason, scope=where, force=force,
                                   if_version=if_version, actor=actor)
 
+    @settled
     def recover(
         self, memory_id: str, *, reason: str, scope: ScopeLike = None, actor: Actor | None = None
     ) -> Memory:
         return self.editor.recover(memory_id, reason=reason, scope=scope, actor=actor)
 
+    @settled
     def approve(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                 actor: Actor | None = None, tags: Sequence[str] | None = None,
                 topic: str | None = None, importance: float | int | str | None = None,
@@ -360,17 +387,20 @@ class Strata:
         return self.editor.approve(memory_id, reason=reason, scope=scope, actor=actor,
                                    tags=tags, topic=topic, importance=importance, note=note)
 
+    @settled
     def reject(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                actor: Actor | None = None) -> Memory:
         """Review mode: a candidate becomes ``deprecated`` (``Editor.reject``)."""
         return self.editor.reject(memory_id, reason=reason, scope=scope, actor=actor)
 
+    @settled
     def modify_many(self, items: Sequence[Mapping[str, Any]], *, scope: ScopeLike = None,
                     actor: Actor | None = None,
                     modify: Callable[..., Memory] | None = None) -> BatchResult:
         """Each item as its own ``modify``, one result per item (``Editor.modify_many``)."""
         return self.editor.modify_many(items, scope=scope, actor=actor, modify=modify)
 
+    @settled
     def forget_preview(self, query: str | None = None, *, ids: Sequence[str] | None = None,
                        scope: ScopeLike = None,
                        filters: Filters | Mapping[str, Any] | None = None, limit: int = 20,
@@ -380,6 +410,7 @@ class Strata:
         return self.forgetting.forget_preview(query, ids=ids, scope=scope, filters=filters,
                                               limit=limit, actor=actor)
 
+    @settled
     def forget_execute(
         self, ids: Sequence[str], *, preview_token: str, reason: str, scope: ScopeLike = None,
         confirm_token: str | None = None, force: bool = False, actor: Actor | None = None,
@@ -421,6 +452,7 @@ class Strata:
 
     # -- reading ----------------------------------------------------------------------------
 
+    @settled
     def recall(
         self, query: str, *, scope: ScopeLike = None, k: int = 10,
         budget_tokens: int | None = None, filters: Filters | Mapping[str, Any] | None = None,
@@ -440,6 +472,7 @@ class Strata:
                 reveal_secrets=reveal_secrets, min_score=min_score,
             )
 
+    @settled
     def context(
         self, query: str, *, scope: ScopeLike = None,
         situation: Situation | Mapping[str, Any] | None = None, budget_tokens: int = 2000,
@@ -457,6 +490,7 @@ class Strata:
 
     # -- meta backbone and links ([000] chunk 17) --
 
+    @settled
     def meta_backbone_list(self, *, scope: ScopeLike = None) -> builtins.list[MetaItem]:
         """The backbone registry the scope sees, by layer then priority."""
         return self.meta.backbone(Scope.parse(scope))
@@ -471,11 +505,13 @@ class Strata:
                              actor: Actor | None = None) -> MetaItem:
         return self.meta.remove(memory_id, scope=Scope.parse(scope), actor=actor or Actor())
 
+    @settled
     def meta_find(self, query: str, *, scope: ScopeLike = None, layer: str | None = None,
                   kind: str | None = None) -> builtins.list[MetaItem]:
         """Meta items whose text holds every word of ``query``, of ``layer`` / ``kind``."""
         return self.meta.find(query, scope=Scope.parse(scope), layer=layer, kind=kind)
 
+    @settled
     def meta_link(self, memory_id: str, to: str, relation: str, *, scope: ScopeLike = None,
                   actor: Actor | None = None) -> Memory:
         """Link a memory to ``to`` (``memory:``, ``summary:``, ``episode:``, ``meta:`` or
@@ -491,6 +527,7 @@ class Strata:
     def get(self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
             level: str, have: str | None = None) -> LeveledMemory: ...
 
+    @settled
     def get(
         self, memory_id: str, *, scope: ScopeLike = None, include_deleted: bool = False,
         level: str | None = None, have: str | None = None,
@@ -509,14 +546,17 @@ class Strata:
 
         return owner_scope(self.store, memory_id)
 
+    @settled
     def list(self, *, scope: ScopeLike = None,
              filters: Filters | Mapping[str, Any] | None = None, limit: int = 50,
              cursor: str | None = None) -> Page:
         return self.reader.list(scope=scope, filters=filters, limit=limit, cursor=cursor)
 
+    @settled
     def history(self, memory_id: str, *, scope: ScopeLike = None) -> builtins.list[HistoryEvent]:
         return self.reader.history(memory_id, scope=scope)
 
+    @settled
     def evidence(self, memory_id: str, *, scope: ScopeLike = None,
                  witness: str | Mapping[str, Any] | Witness | None = None
                  ) -> builtins.list[Event]:
@@ -529,6 +569,7 @@ class Strata:
 
     # -- representation levels ([001]) --------------------------------------------------------
 
+    @settled
     def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                  actor: Actor | None = None) -> Memory:
         """Compress now: derive the memory's R4/R3/R1 from its evidence and make the hammer's
@@ -536,6 +577,7 @@ class Strata:
         current = self.get(memory_id, scope=scope)
         return self.levels.compress(current, actor=actor or Actor(), reason=reason).memory
 
+    @settled
     def versions(self, memory_id: str, *, scope: ScopeLike = None
                  ) -> builtins.list[MemoryVersion]:
         """Every stored representation of the memory, oldest first."""
@@ -552,6 +594,7 @@ class Strata:
                                everything=everything, dry_run=dry_run, limit=limit,
                                progress=on_progress, actor=actor or Actor())
 
+    @settled
     def compress_topic(self, topic: str, *, scope: ScopeLike = None, dry_run: bool = False,
                        actor: Actor | None = None) -> CompressReport:
         """Compress every memory tagged ``topic:<topic>`` ([001] "compress now, per topic")."""
@@ -567,6 +610,7 @@ class Strata:
                                 max_attempts=self.settings.job_max_attempts)
         return self.store.enqueue(jobs, self._clock.now()) if jobs else []
 
+    @settled
     def promote_version(self, memory_id: str, version_id: str, *, reason: str,
                         lock_minutes: int = PROMOTE_LOCK_MINUTES, scope: ScopeLike = None,
                         actor: Actor | None = None) -> Memory:
@@ -576,6 +620,7 @@ class Strata:
         return self.levels.promote(current, version_id, minutes=lock_minutes,
                                    actor=actor or Actor(), reason=reason)
 
+    @settled
     def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
             scope: ScopeLike = None, actor: Actor | None = None) -> Memory:
         """Pin: the hammer never makes a level below R3 (or ``min_level``) active."""
@@ -583,6 +628,7 @@ class Strata:
         return self.levels.pin(current, pinned=True, min_level=min_level,
                                actor=actor or Actor(), reason=reason)
 
+    @settled
     def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None,
               actor: Actor | None = None) -> Memory:
         current = self.get(memory_id, scope=scope)
@@ -591,6 +637,7 @@ class Strata:
 
     # -- moving data ------------------------------------------------------------------------
 
+    @settled
     def export(self, *, scope: Scope | None = None, include_secrets: bool = False
                ) -> Iterator[dict[str, Any]]:
         """The store in the export format (``strata_recall.transfer``); with ``scope``, only what is
@@ -637,6 +684,7 @@ class Strata:
 
     # -- review --------------------------------------------------------------------------------
 
+    @settled
     def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
                      cursor: str | None = None) -> Page:
         """The candidates awaiting review that ``scope`` sees, newest first, a page at a
@@ -644,11 +692,13 @@ class Strata:
         return self.list(scope=scope, limit=limit, cursor=cursor,
                          filters=Filters(lifecycles=(Lifecycle.CANDIDATE,)))
 
+    @settled
     def review_items(self, *, scope: ScopeLike = None) -> builtins.list[ReviewItem]:
         """What the registered review sources hold for a human in ``scope`` (decision
         0036: e.g. the agent runtime's prompt proposals)."""
         return self.review_sources.items(Scope.parse(scope))
 
+    @settled
     def decide_review(self, source: str, item_id: str, *, approve: bool, reason: str,
                       scope: ScopeLike = None, actor: Actor | None = None) -> ReviewItem:
         """Approve or reject ``item_id`` of the review source ``source``; the source
@@ -660,6 +710,7 @@ class Strata:
 
     # -- tiers, decay and retention --
 
+    @settled
     def archive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                 if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Archive an active or disputed memory: out of default recall and list, still
@@ -667,6 +718,7 @@ class Strata:
         return self.editor.archive(memory_id, reason=reason, scope=scope,
                                    if_version=if_version, actor=actor)
 
+    @settled
     def unarchive(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                   if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Bring an archived memory back to the lifecycle it had before (a new version)."""
@@ -721,6 +773,7 @@ class Strata:
 
     # -- time travel --
 
+    @settled
     def state_at(self, at: datetime, *, scope: ScopeLike = None, include_deleted: bool = False,
                  limit: int | None = None, cursor: str | None = None) -> StateSnapshot:
         """The memories that existed at ``at`` as ``scope`` sees them, rebuilt from the
@@ -729,6 +782,7 @@ class Strata:
                                           include_deleted=include_deleted, limit=limit,
                                           cursor=cursor)
 
+    @settled
     def rollback(self, memory_id: str, to_version: int, *, reason: str, scope: ScopeLike = None,
                  if_version: int | None = None, actor: Actor | None = None) -> Memory:
         """Write version ``to_version``'s contents back as a new version with a ROLLBACK
@@ -737,6 +791,7 @@ class Strata:
         return self._time_travel.rollback(current, to_version, reason=reason,
                                           actor=actor or Actor(), if_version=if_version)
 
+    @settled
     def undo(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
              actor: Actor | None = None) -> tuple[Memory, ...]:
         """Undo the pipeline's decision about ``memory_id`` in one call: what it superseded

@@ -148,12 +148,14 @@ class WritePipeline:
 
     # -- prepare ----------------------------------------------------------------------------
 
-    def prepare(self, events: Sequence[Event]) -> None:
+    def prepare(self, events: Sequence[Event], *, search: bool = True) -> None:
         """Start reading these short turns now, beside the caller's own work (embedding the
         turns themselves), on another core: their facts, the facts' vectors and candidate
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
-        and store give the same outcome either way, only sooner."""
+        and store give the same outcome either way, only sooner. Without ``search`` only the
+        facts are read (``own_words_fact``): an async remember's job runs after the jobs
+        written before it, and searches then."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             if _extractable(event) and len(event.text) <= CHUNK_CHARS:
@@ -163,8 +165,11 @@ class WritePipeline:
                                               else None) == event.text
                 extracted: Future[ExtractionOutcome] = Future()
                 self._keep(self._extracted, event.text, extracted)
-                self._keep(self._prepared, event.text, self._prepare_pool.submit(
-                    self._prepare_one, event.scope, event.text, alone, extracted))
+                if search:
+                    self._keep(self._prepared, event.text, self._prepare_pool.submit(
+                        self._prepare_one, event.scope, event.text, alone, extracted))
+                else:
+                    self._prepare_pool.submit(self._read_only, event.text, extracted)
 
     def own_words_fact(self, text: str, timeout_s: float = 1.0) -> ExtractedFact | None:
         """The fact with a slot that is ``text`` word for word, as the preparation read it
@@ -184,6 +189,14 @@ class WritePipeline:
         own = [f for f in outcome.extraction.facts
                if f.subject is not None and content_hash(f.content) == said]
         return own[0] if len(own) == 1 else None
+
+    def _read_only(self, text: str, extracted: Future[ExtractionOutcome]) -> None:
+        try:
+            outcome = self.chain.extract(text)
+        except Exception as exc:
+            _settle(extracted, exc)
+            raise
+        _settle(extracted, outcome)
 
     def _prepare_one(self, scope: Scope, text: str, alone: bool = False,
                      extracted: Future[ExtractionOutcome] | None = None) -> _Prepared:

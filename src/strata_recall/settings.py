@@ -19,6 +19,7 @@ EmbedderKind = Literal["onnx", "torch", "hashing"]
 FusionMethod = Literal["zscore", "convex", "rrf"]
 ProviderKind = Literal["rules", "ollama", "openai", "anthropic"]
 AuthMode = Literal["local", "token"]
+RememberMode = Literal["behind", "sync", "async", "auto", "raw"]
 #: The largest page any list call serves (the API, the CLI and the facade check it).
 MAX_PAGE = 500
 #: The longest recall query accepted.
@@ -130,10 +131,18 @@ class Settings(SettingsBase, env_prefix="STRATA_"):
         description="off: derived memories are active at once; capture_only: memories the "
         "pipeline infers are candidates (not recalled) until approved, explicit remembers "
         "stay active; all: every new memory waits for approval.")
+    remember_mode: RememberMode = setting(
+        default="behind",
+        description="What a remember that names no mode does. behind: answer once the input "
+        "is saved; its extraction and decisions run right after in this process, in order, "
+        "and this process's reads wait for them. auto: run them before answering, within "
+        "pipeline_timeout_ms. sync: wait for them however long. async: leave them to a "
+        "worker (reads do not wait). raw: no extraction.")
     pipeline_timeout_ms: int = setting(
         default=2_000, ge=1,
         description="How long a remember in mode auto waits for extraction and decisions "
-        "before answering queued (the job carries on in the background).")
+        "before answering queued (the job carries on in the background); and how long a "
+        "read waits for this process's behind remembers' decisions.")
     embedded_worker: bool = setting(
         default=True, description="Strata.open starts a worker thread that runs queued jobs "
         "(turn off when `strata worker` processes do it).")

@@ -1,5 +1,6 @@
 """The write service behind ``remember``: validate, record raw events and their memories in one
-transaction, and hand the input to the write pipeline (inline within a budget, or queued).
+transaction, and hand the input to the write pipeline (right after the answer on the
+write-behind thread, inline within a budget, or queued).
 
 It is the counterpart of ``Retriever`` on the write side: the facade composes one ``Writer``
 and delegates; the pipeline's handlers (``pipeline.WritePipeline``) do the extraction itself.
@@ -13,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -53,15 +54,22 @@ from strata_recall.results import RememberResult, RememberStatus
 from strata_recall.settings import Settings
 from strata_recall.threads import LazyPool, quick_switching
 from strata_recall.worker import Runner
+from strata_recall.write_behind import WriteBehind
 
 if TYPE_CHECKING:
     from strata_recall.embedders._common import Matrix
     from strata_recall.ports import Vector
     from strata_recall.providers.base import ExtractedFact
 
-REMEMBER_MODES = ("sync", "async", "auto", "raw")
+REMEMBER_MODES = ("behind", "sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
+#: Jobs of ``behind`` remembers that may wait for the write-behind thread before the next
+#: such remember waits for room.
+WRITE_BEHIND_PENDING = 64
+#: How long a ``behind`` remember waits for its turns' reading (rule-based: done while the
+#: turns were embedded) to write each turn carrying its fact; later, its job carries it.
+BEHIND_READING_WAIT_S = 0.005
 
 ScopeLike = Scope | Mapping[str, Any] | str | None
 #: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
@@ -72,8 +80,9 @@ class Preparation(Protocol):
     """The pipeline's side of a remember (``WritePipeline``): its work started early, the
     turns' vectors handed over, and the turns' reading asked back before the write."""
 
-    def prepare(self, events: Sequence[Event]) -> None:
-        """Start reading these turns beside the caller's embedding of them."""
+    def prepare(self, events: Sequence[Event], *, search: bool = True) -> None:
+        """Start reading these turns beside the caller's embedding of them (and, with
+        ``search``, searching for what their facts repeat or contradict)."""
 
     def embedded(self, texts: Sequence[str], vectors: Matrix) -> None:
         """The texts the turns were embedded as, and their vectors: a derived fact in a
@@ -102,10 +111,20 @@ class Writer:
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.preparation = preparation
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
+        self._behind = WriteBehind(self._claim_and_run, max_pending=WRITE_BEHIND_PENDING)
 
     def close(self) -> None:
-        """Wait for the inline pipeline threads to finish their jobs."""
+        """Run the ``behind`` remembers' jobs still waiting, then wait for the inline
+        pipeline threads to finish theirs."""
+        self._behind.close()
         self._inline.close()
+
+    def settle(self, scope: ScopeLike = None, *, everyone: bool = False) -> bool:
+        """Wait (at most ``pipeline_timeout_ms``) until the jobs of this process's ``behind``
+        remembers in the scope's team (every team: ``everyone``) have run, so a read sees
+        their decisions; ``False`` if they were still running at the deadline."""
+        team = None if everyone else Scope.parse(scope).team
+        return self._behind.settle(team, self.settings.pipeline_timeout_ms / 1000)
 
     def remember(
         self,
@@ -122,12 +141,13 @@ class Writer:
         meta: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         actor: Actor | None = None,
-        mode: str = "auto",
+        mode: str | None = None,
         raw: bool = False,
         pipeline_timeout_ms: int | None = None,
         defer_embedding: bool = False,
     ) -> RememberResult:
-        """See ``Strata.remember``."""
+        """See ``Strata.remember``; ``mode`` None: the ``remember_mode`` setting."""
+        mode = self.settings.remember_mode if mode is None else mode
         timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms,
                                                defer_embedding)
         raw = raw or mode == "raw"
@@ -140,10 +160,11 @@ class Writer:
         now = self.clock.now()
         events = build_events(request, now)
         # The inline pipeline's reading starts beside the turns' embedding; what the job reads
-        # later (async) still reuses the turns' vectors.
+        # later (async) still reuses the turns' vectors. A job run behind the answer searches
+        # when it runs, after the jobs written before it: only the facts are read now.
         preparing = self.preparation if not raw and mode != "async" else None
         if preparing is not None:
-            preparing.prepare(events)
+            preparing.prepare(events, search=mode != "behind")
         # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
         # stay in the raw log and the episode's text only.
         extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
@@ -156,7 +177,8 @@ class Writer:
         if preparing is not None:
             began = time.monotonic()
             new_memories = self._carrying(new_memories, drafts, events, preparing,
-                                          timeout_ms / 1000)
+                                          BEHIND_READING_WAIT_S if mode == "behind"
+                                          else timeout_ms / 1000)
             memories = [n.memory for n in new_memories]
             waited_ms = int((time.monotonic() - began) * 1000)
         if self.settings.episodes and len(events) > 1 and memories:
@@ -166,7 +188,8 @@ class Writer:
         if defer_embedding:
             jobs = (self._embed_job(request, events, new_memories, now),)
         elif not raw:
-            jobs = (self._extract_job(request, events, memories, drafts, actor, now),)
+            jobs = (self._extract_job(request, events, memories, drafts, actor, now,
+                                      behind=mode == "behind"),)
         outcome = self.store.write(WriteBatch(
             events=events, memories=new_memories, actor=actor.id, reason="remember",
             request_id=actor.request_id, idempotency=_claim(request, mode, raw, defer_embedding),
@@ -174,8 +197,18 @@ class Writer:
         ))
         stored = outcome.memories[:len(memories)]
         job_id = outcome.jobs[0] if outcome.jobs else None
-        status, derived, warnings = self._pipeline_status(raw, job_id, mode,
-                                                          max(1, timeout_ms - waited_ms))
+        status: RememberStatus
+        derived: tuple[str, ...]
+        warnings: tuple[str, ...]
+        if mode == "behind" and job_id is not None and not raw:
+            # The answer does not wait for the pipeline: it is queued, whatever the
+            # write-behind thread has done by now (and a replay answers the same).
+            if not outcome.replayed:
+                self._behind.submit(request.scope.team, job_id)
+            status, derived, warnings = "queued", (), ()
+        else:
+            status, derived, warnings = self._pipeline_status(raw, job_id, mode,
+                                                              max(1, timeout_ms - waited_ms))
         if not defer_embedding:  # else the embed job indexes the graph too
             self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
@@ -279,15 +312,19 @@ class Writer:
 
     def _extract_job(self, request: RememberRequest, events: Sequence[Event],
                      memories: Sequence[Memory], drafts: Sequence[Draft], actor: Actor,
-                     now: datetime) -> NewJob:
+                     now: datetime, *, behind: bool = False) -> NewJob:
         """One extract job per remembered input, keyed by its first event. ``turns`` maps
-        each event to its verbatim memory, so decisions can supersede or collapse it."""
+        each event to its verbatim memory, so decisions can supersede or collapse it.
+        ``behind``: this process's write-behind thread runs it, so workers leave it for a
+        lease's length (they run it if this process stopped before it did)."""
         turns = {events[d.event_index].id: m.id for m, d in zip(memories, drafts, strict=True)}
         payload = {"event_ids": [e.id for e in events], "conversation_id":
                    request.conversation_id, "tags": list(request.tags), "actor": actor.id,
                    "request_id": actor.request_id, "turns": turns}
+        not_before = now + timedelta(seconds=self.settings.job_lease_s) if behind else None
         return NewJob(JobKind.EXTRACT, payload, request.scope, dedup_key=f"extract:{events[0].id}",
-                      max_attempts=self.settings.job_max_attempts, created_at=now)
+                      max_attempts=self.settings.job_max_attempts, created_at=now,
+                      not_before=not_before)
 
     def _pipeline_status(
         self, raw: bool, job_id: str | None, mode: str, timeout_ms: int,

@@ -71,6 +71,18 @@ def test_claim_filters_by_kind_and_by_id(store: Store) -> None:
     assert [j.id for j in store.claim("w", T0, 30, job_id=extract)] == [extract]
 
 
+def test_a_job_held_back_is_left_by_workers_until_due_and_taken_by_its_id_at_once(
+        store: Store) -> None:
+    held = NewJob(JobKind.EXTRACT, {"n": 1}, SCOPE, not_before=T0 + timedelta(seconds=60))
+    [held_id] = store.enqueue([held], T0)
+    assert store.claim("worker", T0 + timedelta(seconds=59), 30) == []
+    [taken] = store.claim("inline", T0, 30, job_id=held_id)
+    assert taken.id == held_id and taken.status is JobStatus.LEASED
+    [late_id] = store.enqueue([NewJob(JobKind.EXTRACT, {"n": 2}, SCOPE,
+                                      not_before=T0 + timedelta(seconds=60))], T0)
+    assert [j.id for j in store.claim("worker", T0 + timedelta(seconds=60), 30)] == [late_id]
+
+
 def test_complete_in_a_write_marks_done_and_commits_the_rows(store: Store) -> None:
     [job_id] = store.enqueue([job()], T0)
     [leased] = store.claim("w", T0, 30)

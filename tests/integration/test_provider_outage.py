@@ -129,7 +129,7 @@ def test_every_remember_survives_a_provider_outage_and_is_processed_once(
             provider.up() if provider.server is None else None
             provider.mode = phase
         for text in chunk:
-            result = strata.remember(text, scope=SCOPE, pipeline_timeout_ms=50)
+            result = strata.remember(text, scope=SCOPE, mode="auto", pipeline_timeout_ms=50)
             assert result.status == "queued" and result.job_id, result
             assert result.warnings  # says why: failed, or still running
             results.append(result)

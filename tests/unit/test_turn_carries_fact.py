@@ -99,15 +99,15 @@ def test_a_fact_in_its_turns_words_takes_the_turns_vector(tmp_path: Path) -> Non
         strata.remember("The deadline is Friday", scope="user:u1")  # one model run, not two
         assert embedder.texts == ["The deadline is Friday"]
         strata.remember("I live in Lisbon", scope="user:u1")  # "User lives in Lisbon": its own
+        listed = strata.list(scope="user:u1").items  # after its job, run behind it (0051)
         assert sorted(embedder.texts[1:]) == ["I live in Lisbon", "User lives in Lisbon"]
-        [carrier] = [m for m in strata.list(scope="user:u1").items
-                     if m.content == "The deadline is Friday"]
+        [carrier] = [m for m in listed if m.content == "The deadline is Friday"]
         assert carrier.subject == "project.deadline"
 
 
 def test_the_turn_is_written_carrying_its_fact_or_the_job_adds_it_later(tmp_path: Path) -> None:
     with Strata.open(tmp_path, embedder="hashing", embedded_worker=False) as strata:
-        now = strata.remember("The rent is 900 euros", scope="user:u1")  # auto: read first
+        now = strata.remember("The rent is 900 euros", scope="user:u1")  # read beside it
         memory = strata.get(now.memory_ids[0], scope="user:u1")
         assert (memory.version, memory.subject) == (1, "project.rent")
         assert [h.kind.value for h in strata.history(memory.id, scope="user:u1")] == ["ADD"]

@@ -112,11 +112,13 @@ class RememberFields(RequestModel):
         default=None, description="The same key with the same body returns the first answer "
         "(header Idempotent-Replayed: true); with another body it is refused (422).",
     )
-    mode: Literal["sync", "async", "auto", "raw"] = Field(
-        default="auto", description="async: save and enqueue, answer queued at once; sync / "
-        "auto: run extraction and decisions now (auto: within pipeline_timeout_ms, default "
-        "STRATA_PIPELINE_TIMEOUT_MS), answer queued with a warning if they fail or run late; "
-        "raw: no extraction (same as raw=true).",
+    mode: Literal["behind", "sync", "async", "auto", "raw"] | None = Field(
+        default=None, description="Left out: STRATA_REMEMBER_MODE (behind). behind: save, "
+        "answer queued at once; extraction and decisions run right after in the server, in "
+        "order, and its reads wait for them; async: save and enqueue for a worker, answer "
+        "queued (reads do not wait); sync / auto: run them before answering (auto: within "
+        "pipeline_timeout_ms, default STRATA_PIPELINE_TIMEOUT_MS), answer queued with a "
+        "warning if they fail or run late; raw: no extraction (same as raw=true).",
     )
     raw: bool = Field(default=False, strict=True, description="Skip extraction: raw_saved.")
     pipeline_timeout_ms: int | None = Field(default=None, ge=1, le=60_000, strict=True)

@@ -59,6 +59,7 @@ class TimedRememberChoice(StrEnum):
     raw = "raw"
     deferred = "deferred"
     auto = "auto"
+    default = "default"
 
 
 class EmbedderChoice(StrEnum):
@@ -111,8 +112,9 @@ def latency(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     remember_mode: Annotated[TimedRememberChoice, typer.Option(
         help="Mode of the timed remembers: raw (store only), deferred (raw, the embedding "
-             "left to the worker) or auto (the default, with the extraction and decision "
-             "pipeline inline).")] = TimedRememberChoice.raw,
+             "left to the worker), auto (the extraction and decision pipeline inline) or "
+             "default (no mode named: async, the pipeline right after each answer).")
+    ] = TimedRememberChoice.raw,
 ) -> None:
     """Recall / remember latency percentiles, ingest throughput, open time and peak RSS.
 
@@ -180,7 +182,7 @@ def _facts_table(report: LatencyReport) -> Table:
          f"{s.peak_rss_mib:.0f} / {ingest.get('bench_process_peak_rss_mib', 0):.0f} MiB"),
         ("database file", f"{ingest['db_mib']:.1f} MiB"),
         ("embed cache hits while timed", str(s.embed_cache_hits)),
-        *([("embed jobs still queued after them, run in", f"{s.embed_backlog_ms:.0f} ms")]
+        *([("jobs still queued after them, run in", f"{s.embed_backlog_ms:.0f} ms")]
           if s.embed_backlog_ms is not None else []),
     ]
     for label, value in rows:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 class RememberMode(enum.StrEnum):
     AUTO = "auto"
+    BEHIND = "behind"
     SYNC = "sync"
     ASYNC = "async"
     RAW = "raw"
@@ -192,8 +193,9 @@ def remember(
     ] = None,
     mode: Annotated[
         RememberMode, typer.Option("--mode", help="auto: extract now within the pipeline "
-                                   "timeout, else queue; sync: wait for it; async: queue at "
-                                   "once; raw: no extraction."),
+                                   "timeout, else queue; sync: wait for it; behind: answer at "
+                                   "once, extract before the command ends; async: queue for a "
+                                   "worker; raw: no extraction."),
     ] = RememberMode.AUTO,
     as_json: JsonFlag = False,
 ) -> None:

@@ -76,6 +76,9 @@ class NewJob:
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     id: str = field(default_factory=new_id)
     created_at: datetime | None = None  # None: the time ``enqueue`` is given
+    #: Workers leave the job until then (a claim by its id takes it at once): the process
+    #: that wrote it runs it itself, and a worker only if that process did not (0051).
+    not_before: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,12 +167,13 @@ def check_retryable(job: Job) -> None:
 
 
 def is_due(job: Job, now: datetime) -> bool:
-    """Claimable now: pending, or scheduled for a retry whose time has come."""
-    if job.status is JobStatus.PENDING:
-        return True
-    return job.status is JobStatus.RETRY_SCHEDULED and (
-        job.next_attempt_at is None or job.next_attempt_at <= now
-    )
+    """Claimable now: pending or scheduled for a retry, and its time has come."""
+    return is_waiting(job) and (job.next_attempt_at is None or job.next_attempt_at <= now)
+
+
+def is_waiting(job: Job) -> bool:
+    """Pending or scheduled for a retry: a claim by its id takes it, due or not."""
+    return job.status in (JobStatus.PENDING, JobStatus.RETRY_SCHEDULED)
 
 
 def is_expired(job: Job, now: datetime) -> bool:

@@ -27,6 +27,7 @@ from strata_recall.domain.jobs import (
     holds,
     is_due,
     is_expired,
+    is_waiting,
     reaped_failure,
     status_after_failure,
 )
@@ -52,7 +53,7 @@ class InMemoryJobQueue:
         self._jobs[new.id] = Job(
             id=new.id, kind=new.kind, status=JobStatus.PENDING, payload=dict(new.payload),
             scope=new.scope, attempts=0, max_attempts=new.max_attempts, created_at=now,
-            updated_at=now, next_attempt_at=now, dedup_key=new.dedup_key,
+            updated_at=now, next_attempt_at=new.not_before or now, dedup_key=new.dedup_key,
         )
         self._log(new.id, None, JobStatus.PENDING, now)
         return new.id
@@ -64,7 +65,8 @@ class InMemoryJobQueue:
         with self._lock:
             pool = [self._jobs[job_id]] if job_id in self._jobs else [] if job_id else (
                 self._jobs.values())
-            due = sorted((j for j in pool if is_due(j, now) and (not kinds or j.kind in kinds)),
+            due = sorted((j for j in pool if (is_waiting(j) if job_id else is_due(j, now))
+                          and (not kinds or j.kind in kinds)),
                          key=lambda j: (j.next_attempt_at or j.created_at, j.id))
             claimed = []
             for job in due[:limit]:

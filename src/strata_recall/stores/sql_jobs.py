@@ -57,12 +57,14 @@ class JobSQL:
             "active_by_dedup": f"""
                 SELECT id FROM jobs WHERE dedup_key = {p} AND status IN {ACTIVE_STATUSES}""",
             # Lease due jobs, oldest first; ``{where}`` narrows by kind or id (fixed fragments).
+            # A claim by id takes its job before it is due (``NewJob.not_before``).
             "claim": f"""
                 UPDATE jobs SET status = 'leased', attempts = attempts + 1, lease_owner = {p},
                     lease_token = {d.new_token}, lease_expires_at = {p}, updated_at = {p}
                 WHERE id IN (
                     SELECT id FROM jobs
-                    WHERE status IN ('pending', 'retry_scheduled') AND next_attempt_at <= {p}
+                    WHERE status IN ('pending', 'retry_scheduled')
+                      AND (next_attempt_at <= {p} OR id = {p})
                     {{where}}
                     ORDER BY next_attempt_at, id LIMIT {p} {d.skip_locked}
                 )
@@ -119,10 +121,12 @@ class JobSQL:
 
         s, d = self.statements, self.d
         at = d.time(new.created_at or now)
+        due = d.time(new.not_before) if new.not_before is not None else at
         scope = new.scope
         row = (new.id, JobKind(new.kind).value, JobStatus.PENDING.value,
                d.json(dict(new.payload)), scope.team, scope.user, scope.agent, scope.run,
-               new.dedup_key, 0, new.max_attempts, at, None, None, None, None, None, None, at, at)
+               new.dedup_key, 0, new.max_attempts, due, None, None, None, None, None, None, at,
+               at)
         while True:  # the holder can finish between our insert and our read: try again
             inserted = conn.execute(s["insert"], row).fetchone()
             if inserted is not None:
@@ -172,7 +176,7 @@ class SQLJobQueue:
         at, expires = js.d.time(now), js.d.time(now + timedelta(seconds=lease_s))
         sql = js.statements["claim"].format(where=where)
         rows = self._in_transaction(lambda conn: conn.execute(
-            sql, (owner, expires, at, at, *params, limit)).fetchall())
+            sql, (owner, expires, at, at, job_id, *params, limit)).fetchall())
         return sorted(map(js.job, rows), key=lambda j: (j.next_attempt_at, j.id))
 
     def fail(self: _Transactional, lease: LeaseRef, failure: JobFailure, now: datetime) -> Job:

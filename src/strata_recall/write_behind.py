@@ -1,0 +1,107 @@
+"""``WriteBehind``: the pipeline jobs a ``behind`` remember left to run after it answered.
+
+The remember wrote its events, its verbatim memories and its extract job in one transaction,
+so nothing acknowledged depends on this thread (decision 0051). The thread runs those jobs in
+the order they were written, one at a time: a correction's decision must see the fact it
+corrects, as it would had the two remembers been processed inline. Reads in this process call
+``settle`` first and so never see a remember without its decisions (read your own writes);
+``submit`` makes a remember wait while ``max_pending`` jobs are already waiting, so a burst
+cannot outrun the pipeline without bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from strata_recall.threads import quick_switching
+
+log = logging.getLogger("strata_recall.write_behind")
+
+
+class WriteBehind:
+    """One thread running ``run(job_id)`` for each submitted job, in submission order."""
+
+    def __init__(self, run: Callable[[str], object], *, max_pending: int = 64) -> None:
+        if max_pending < 1:
+            raise ValueError("max_pending must be at least 1")
+        self._run = run
+        self._max_pending = max_pending
+        self._queue: deque[tuple[int, str]] = deque()
+        self._changed = threading.Condition()
+        self._submitted = 0  # sequence number of the last job submitted
+        self._finished = 0  # every job up to this number has run (or failed)
+        self._last_of_team: dict[str, int] = {}
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @property
+    def pending(self) -> int:
+        """Jobs submitted and not yet finished (the one running included)."""
+        with self._changed:
+            return self._submitted - self._finished
+
+    def submit(self, team: str, job_id: str) -> bool:
+        """Queue ``job_id`` (written for ``team``); ``False`` once closed (the job stays in
+        the store for a worker). Waits while ``max_pending`` jobs are already waiting."""
+        with self._changed:
+            while not self._closed and len(self._queue) >= self._max_pending:
+                self._changed.wait()
+            if self._closed:
+                return False
+            self._submitted += 1
+            self._queue.append((self._submitted, job_id))
+            self._last_of_team[team] = self._submitted
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run_forever,
+                                                name="strata-write-behind", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+            return True
+
+    def settle(self, team: str | None = None, timeout_s: float | None = None) -> bool:
+        """Wait until every job submitted so far for ``team`` (any team: ``None``) has run;
+        ``False`` if ``timeout_s`` passed first. On the write-behind thread itself (a job
+        that reads) it returns at once: that job is the one being waited for."""
+        if threading.current_thread() is self._thread:
+            return True
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        with self._changed:
+            target = self._submitted if team is None else self._last_of_team.get(team, 0)
+            while self._finished < target:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+            return True
+
+    def close(self) -> None:
+        """Run what is queued, then stop. Later submits answer ``False``."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run_forever(self) -> None:
+        while True:
+            with self._changed:
+                while not self._queue and not self._closed:
+                    self._changed.wait()
+                if not self._queue:
+                    return
+                number, job_id = self._queue.popleft()
+                self._changed.notify_all()  # a submit waiting for room
+            try:
+                with quick_switching():  # a remember beside it gets the GIL back quickly
+                    self._run(job_id)
+            except Exception:  # the job's own failure is recorded by its runner; go on
+                log.exception("write-behind job %s failed", job_id)
+            finally:
+                with self._changed:
+                    self._finished = number
+                    self._changed.notify_all()

@@ -1,0 +1,130 @@
+"""``WriteBehind``: async remembers' jobs run after the answer, in order, and reads wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from strata_recall.write_behind import WriteBehind
+
+
+class Jobs:
+    """A run function that records the order and can hold a job until released."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.held: dict[str, threading.Event] = {}
+        self.started: dict[str, threading.Event] = {}
+        self.running = 0
+        self.most_at_once = 0
+        self._lock = threading.Lock()
+
+    def hold(self, job_id: str) -> threading.Event:
+        self.started[job_id] = threading.Event()
+        self.held[job_id] = threading.Event()
+        return self.held[job_id]
+
+    def __call__(self, job_id: str) -> None:
+        with self._lock:
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+        if job_id in self.started:
+            self.started[job_id].set()
+        if job_id in self.held:
+            assert self.held[job_id].wait(5)
+        if job_id.startswith("boom"):
+            with self._lock:
+                self.running -= 1
+            raise RuntimeError("handler failed")
+        with self._lock:
+            self.running -= 1
+            self.ran.append(job_id)
+
+
+def test_jobs_run_one_at_a_time_in_the_order_they_were_submitted() -> None:
+    jobs = Jobs()
+    behind = WriteBehind(jobs)
+    for i in range(20):
+        behind.submit("t", f"j{i}")
+    assert behind.settle(timeout_s=5)
+    assert jobs.ran == [f"j{i}" for i in range(20)] and jobs.most_at_once == 1
+    assert behind.pending == 0
+    behind.close()
+
+
+def test_settle_waits_for_its_team_and_not_for_jobs_submitted_after_its_last() -> None:
+    jobs = Jobs()
+    release = jobs.hold("b1")
+    behind = WriteBehind(jobs)
+    behind.submit("a", "a1")
+    behind.submit("b", "b1")
+    assert jobs.started["b1"].wait(5)
+    assert behind.settle("a", timeout_s=5)  # a1 ran; b1 is still held
+    assert jobs.ran == ["a1"]
+    assert not behind.settle("b", timeout_s=0.05)  # b1 still running: gives up in time
+    assert not behind.settle(timeout_s=0.05)
+    release.set()
+    assert behind.settle("b", timeout_s=5) and jobs.ran == ["a1", "b1"]
+    assert behind.settle("never-wrote", timeout_s=0)
+    behind.close()
+
+
+def test_a_submit_waits_while_max_pending_jobs_wait() -> None:
+    jobs = Jobs()
+    release = jobs.hold("j1")
+    behind = WriteBehind(jobs, max_pending=1)
+    behind.submit("t", "j1")
+    assert jobs.started["j1"].wait(5)
+    behind.submit("t", "j2")  # room for one waiting job
+    third_in = threading.Event()
+    submitter = threading.Thread(target=lambda: (behind.submit("t", "j3"), third_in.set()))
+    submitter.start()
+    assert not third_in.wait(0.1)  # j2 still waits for j1
+    release.set()
+    assert third_in.wait(5)
+    submitter.join()
+    assert behind.settle(timeout_s=5) and jobs.ran == ["j1", "j2", "j3"]
+    behind.close()
+
+
+def test_a_failing_job_is_logged_and_the_next_ones_still_run(caplog: pytest.LogCaptureFixture
+                                                              ) -> None:
+    jobs = Jobs()
+    behind = WriteBehind(jobs)
+    behind.submit("t", "boom1")
+    behind.submit("t", "j2")
+    assert behind.settle("t", timeout_s=5)
+    assert jobs.ran == ["j2"]
+    assert any("boom1" in r.getMessage() for r in caplog.records)
+    behind.close()
+
+
+def test_close_runs_what_is_queued_then_refuses_more() -> None:
+    jobs = Jobs()
+    release = jobs.hold("j1")
+    behind = WriteBehind(jobs)
+    for i in range(1, 4):
+        behind.submit("t", f"j{i}")
+    threading.Timer(0.05, release.set).start()
+    behind.close()
+    assert jobs.ran == ["j1", "j2", "j3"]
+    assert behind.submit("t", "j4") is False
+    assert behind.settle(timeout_s=0)
+
+
+def test_a_job_that_reads_does_not_wait_for_itself() -> None:
+    answers: list[bool] = []
+    behind: WriteBehind
+
+    def run(job_id: str) -> None:
+        began = time.monotonic()
+        answers.append(behind.settle("t", timeout_s=2))
+        answers.append(time.monotonic() - began < 1)
+
+    behind = WriteBehind(run)
+    behind.submit("t", "j1")
+    assert behind.settle(timeout_s=5)
+    assert answers == [True, True]
+    behind.close()
