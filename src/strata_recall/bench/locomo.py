@@ -521,8 +521,8 @@ class StrataTurns:
 def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope,
                   mode: str = "raw") -> dict[str, str]:
     """Remember every session of ``dialog`` in ``scope`` (raw: one memory per turn, plus an
-    episode per call; auto: the default write path with its pipeline); returns the
-    ``dia_id`` of each event id."""
+    episode per call; auto: the pipeline inline; default: no mode named, the pipeline run
+    behind each call); returns the ``dia_id`` of each event id."""
     dia_ids: dict[str, str] = {}
     chunk = memory.settings.max_messages
     for session in dialog.sessions:
@@ -530,7 +530,8 @@ def ingest_dialog(memory: Strata, dialog: Dialog, scope: str | Scope,
             turns = session.turns[start:start + chunk]
             result = memory.remember(
                 messages=[_message(t, session.date) for t in turns],
-                conversation_id=f"session_{session.number}", scope=scope, mode=mode,
+                conversation_id=f"session_{session.number}", scope=scope,
+                mode=None if mode == "default" else mode,
             )
             dia_ids.update(zip(result.event_ids, (t.dia_id for t in turns), strict=True))
     return dia_ids
@@ -558,7 +559,7 @@ class LocomoConfig:
     limit_conversations: int | None = None
     categories: tuple[int, ...] = ALL_CATEGORIES
     compress: bool = False  # run the compression hammer over every memory after ingest
-    mode: str = "raw"  # remember mode: "raw" (one memory per turn) or "auto" (the default)
+    mode: str = "raw"  # remember mode: "raw" (one memory per turn), "auto" or "default"
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,10 +46,12 @@ def bench() -> None:
 
 
 class RememberModeChoice(StrEnum):
-    """How a benchmark's remembers are written: raw turns only, or the default pipeline."""
+    """How a benchmark's remembers are written: raw turns only, the pipeline inline, or the
+    mode a remember that names none gets (behind)."""
 
     raw = "raw"
     auto = "auto"
+    default = "default"
 
 
 class TimedRememberChoice(StrEnum):
@@ -300,7 +302,8 @@ def locomo(
         "(recall then injects each memory's active representation).")] = False,
     mode: Annotated[RememberModeChoice, typer.Option(
         help="Remember mode: raw (one memory per turn, as measured before truth "
-             "maintenance) or auto (the default write path a user gets).")] = (
+             "maintenance), auto (the pipeline inline) or default (no mode named: the "
+             "write path a user gets, the pipeline run behind each call).")] = (
         RememberModeChoice.raw),
 ) -> None:
     """Retrieval quality on LoCoMo: recall_any/recall_all@k, nDCG@10, MRR, latency, and the
