@@ -85,6 +85,10 @@ class _Searched:
     lexical: list[str]
 
 
+#: What was said where: a preparation's key (the scope's key, the turn's text).
+_Said = tuple[str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     """A turn's extraction, its facts' vectors and candidate searches, computed before its
@@ -126,12 +130,12 @@ class WritePipeline:
         self.graph = graph
         #: Called between pieces of a long text (``pacing.ReadsFirst.pause``).
         self.pause = pause
-        self._prepared: OrderedDict[str, Future[_Prepared]] = OrderedDict()
+        self._prepared: OrderedDict[_Said, Future[_Prepared]] = OrderedDict()
         self._prepared_lock = threading.Lock()
         #: Vectors of the turns just embedded, by their words (``embedded``).
         self._turn_vectors: OrderedDict[str, Vector] = OrderedDict()
         #: Each prepared turn's extraction, as soon as it is read (``own_words_fact``).
-        self._extracted: OrderedDict[str, Future[ExtractionOutcome]] = OrderedDict()
+        self._extracted: OrderedDict[_Said, Future[ExtractionOutcome]] = OrderedDict()
         self._prepare_pool = LazyPool(PREPARE_THREADS, "strata-prepare")
 
     def close(self) -> None:
@@ -164,19 +168,21 @@ class WritePipeline:
                 alone = memory_embedding_text(event.text, event, shown[index - 1] if index
                                               else None) == event.text
                 extracted: Future[ExtractionOutcome] = Future()
-                self._keep(self._extracted, event.text, extracted)
+                said = (event.scope.key, event.text)
+                self._keep(self._extracted, said, extracted)
                 if search:
-                    self._keep(self._prepared, event.text, self._prepare_pool.submit(
+                    self._keep(self._prepared, said, self._prepare_pool.submit(
                         self._prepare_one, event.scope, event.text, alone, extracted))
                 else:
                     self._prepare_pool.submit(self._read_only, event.text, extracted)
 
-    def own_words_fact(self, text: str, timeout_s: float = 1.0) -> ExtractedFact | None:
+    def own_words_fact(self, scope: Scope, text: str, timeout_s: float = 1.0
+                       ) -> ExtractedFact | None:
         """The fact with a slot that is ``text`` word for word, as the preparation read it
         (the writer writes the turn carrying it, decision 0043); ``None`` when there is none
         or the reading is not ready within ``timeout_s`` (the job then carries it)."""
         with self._prepared_lock:
-            future = self._extracted.pop(text, None)
+            future = self._extracted.pop((scope.key, text), None)
         if future is None:
             return None
         try:
@@ -232,20 +238,22 @@ class WritePipeline:
             while len(self._turn_vectors) > PREPARED_MAX:
                 self._turn_vectors.popitem(last=False)
 
-    def _keep(self, table: OrderedDict[str, Future[Any]], text: str, future: Future[Any]
+    def _keep(self, table: OrderedDict[_Said, Future[Any]], said: _Said, future: Future[Any]
               ) -> None:
-        """Remember ``future`` under ``text``; past ``PREPARED_MAX``, the oldest is dropped
-        (cancelled if it has not started: its job computes it itself)."""
+        """Remember ``future`` under what was said where; past ``PREPARED_MAX``, the oldest
+        is dropped (cancelled if it has not started: its job computes it itself)."""
         with self._prepared_lock:
-            table[text] = future
+            table[said] = future
             while len(table) > PREPARED_MAX:
                 table.popitem(last=False)[1].cancel()
 
-    def _take_prepared(self, text: str) -> _Prepared | None:
-        """The prepared result for ``text``: waited for if running, ``None`` if it never
-        started (the job computes it itself rather than queue behind others) or failed."""
+    def _take_prepared(self, scope: Scope, text: str) -> _Prepared | None:
+        """The prepared result for ``text`` said in ``scope`` (its searches are that
+        scope's: the same words said in another scope at the same time are another's):
+        waited for if running, ``None`` if it never started (the job computes it itself
+        rather than queue behind others) or failed."""
         with self._prepared_lock:
-            future = self._prepared.pop(text, None)
+            future = self._prepared.pop((scope.key, text), None)
         if future is None or future.cancel():
             return None
         try:
@@ -332,13 +340,14 @@ class WritePipeline:
             for piece in paced_chunks(event.text, self.pause):
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
-                x = self._extract_piece(piece, warnings, prepared)
+                x = self._extract_piece(event.scope, piece, warnings, prepared)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in x.facts)
         return found[:MAX_FACTS], warnings
 
-    def _extract_piece(self, text: str, warnings: list[str], prepared: _Ready) -> Extraction:
-        ready = self._take_prepared(text)
+    def _extract_piece(self, scope: Scope, text: str, warnings: list[str], prepared: _Ready
+                       ) -> Extraction:
+        ready = self._take_prepared(scope, text)
         if ready is not None:
             prepared.add(ready)
         outcome = ready.outcome if ready is not None else self.chain.extract(text)

@@ -23,14 +23,13 @@ log = logging.getLogger("strata_recall.write_behind")
 
 
 class WriteBehind:
-    """One thread running ``run(job_id)`` for each submitted job, in submission order."""
+    """One thread running each submitted piece of work, in submission order."""
 
-    def __init__(self, run: Callable[[str], object], *, max_pending: int = 64) -> None:
+    def __init__(self, *, max_pending: int = 64) -> None:
         if max_pending < 1:
             raise ValueError("max_pending must be at least 1")
-        self._run = run
         self._max_pending = max_pending
-        self._queue: deque[tuple[int, str]] = deque()
+        self._queue: deque[tuple[int, str, Callable[[], object]]] = deque()
         self._changed = threading.Condition()
         self._submitted = 0  # sequence number of the last job submitted
         self._finished = 0  # every job up to this number has run (or failed)
@@ -44,16 +43,17 @@ class WriteBehind:
         with self._changed:
             return self._submitted - self._finished
 
-    def submit(self, team: str, job_id: str) -> bool:
-        """Queue ``job_id`` (written for ``team``); ``False`` once closed (the job stays in
-        the store for a worker). Waits while ``max_pending`` jobs are already waiting."""
+    def submit(self, team: str, name: str, work: Callable[[], object]) -> bool:
+        """Queue ``work`` (``name``: what the log calls it) done for ``team``; ``False``
+        once closed (not run: a remember's job stays in the store for a worker). Waits while
+        ``max_pending`` pieces are already waiting."""
         with self._changed:
             while not self._closed and len(self._queue) >= self._max_pending:
                 self._changed.wait()
             if self._closed:
                 return False
             self._submitted += 1
-            self._queue.append((self._submitted, job_id))
+            self._queue.append((self._submitted, name, work))
             self._last_of_team[team] = self._submitted
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run_forever,
@@ -94,13 +94,13 @@ class WriteBehind:
                     self._changed.wait()
                 if not self._queue:
                     return
-                number, job_id = self._queue.popleft()
+                number, name, work = self._queue.popleft()
                 self._changed.notify_all()  # a submit waiting for room
             try:
                 with quick_switching():  # a remember beside it gets the GIL back quickly
-                    self._run(job_id)
-            except Exception:  # the job's own failure is recorded by its runner; go on
-                log.exception("write-behind job %s failed", job_id)
+                    work()
+            except Exception:  # a job's own failure is recorded by its runner; go on
+                log.exception("write-behind work %s failed", name)
             finally:
                 with self._changed:
                     self._finished = number

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -88,8 +89,10 @@ class Preparation(Protocol):
         """The texts the turns were embedded as, and their vectors: a derived fact in a
         turn's own words reuses its turn's vector."""
 
-    def own_words_fact(self, text: str, timeout_s: float) -> ExtractedFact | None:
-        """The fact with a slot that ``text`` is word for word, if read within the time."""
+    def own_words_fact(self, scope: Scope, text: str, timeout_s: float
+                       ) -> ExtractedFact | None:
+        """The fact with a slot that ``text`` (said in ``scope``) is word for word, if read
+        within the time."""
 
 
 class Writer:
@@ -111,7 +114,7 @@ class Writer:
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.preparation = preparation
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
-        self._behind = WriteBehind(self._claim_and_run, max_pending=WRITE_BEHIND_PENDING)
+        self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING)
 
     def close(self) -> None:
         """Run the ``behind`` remembers' jobs still waiting, then wait for the inline
@@ -201,16 +204,17 @@ class Writer:
         derived: tuple[str, ...]
         warnings: tuple[str, ...]
         if mode == "behind" and job_id is not None and not raw:
-            # The answer does not wait for the pipeline: it is queued, whatever the
-            # write-behind thread has done by now (and a replay answers the same).
+            # The answer does not wait for the pipeline, nor for the turns' graph: it is
+            # queued, whatever the write-behind thread has done by now (a replay: the same).
             if not outcome.replayed:
-                self._behind.submit(request.scope.team, job_id)
+                self._behind.submit(request.scope.team, f"job {job_id}", partial(
+                    self._run_behind, job_id, memories, stored))
             status, derived, warnings = "queued", (), ()
         else:
             status, derived, warnings = self._pipeline_status(raw, job_id, mode,
                                                               max(1, timeout_ms - waited_ms))
-        if not defer_embedding:  # else the embed job indexes the graph too
-            self._index_new(memories, stored, outcome.replayed)
+            if not defer_embedding:  # else the embed job indexes the graph too
+                self._index_new(memories, stored, outcome.replayed)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
@@ -359,6 +363,15 @@ class Writer:
             job = self.store.get_job(job_id)
         return job
 
+    def _run_behind(self, job_id: str, memories: Sequence[Memory],
+                    stored: Sequence[StoredMemory]) -> None:
+        """A ``behind`` remember's work on the write-behind thread: its job, then its turns'
+        graph, in that order as inline."""
+        try:
+            self._claim_and_run(job_id)
+        finally:
+            self._index_new(memories, stored, replayed=False)
+
     def _claim_and_run(self, job_id: str) -> Job | None:
         claimed = self.store.claim(f"inline:{threading.get_ident()}", self.clock.now(),
                                    self.settings.job_lease_s, job_id=job_id)
@@ -415,7 +428,8 @@ class Writer:
         deadline = time.monotonic() + budget_s
         carried = []
         for item, draft in zip(new, drafts, strict=True):
-            fact = preparation.own_words_fact(masked(events[draft.event_index]).text,
+            said = masked(events[draft.event_index])
+            fact = preparation.own_words_fact(said.scope, said.text,
                                               max(0.0, deadline - time.monotonic()))
             memory = item.memory
             if fact is not None and fact.subject and memory.content_hash == content_hash(

@@ -109,14 +109,30 @@ def test_a_job_computes_a_turn_itself_when_its_preparation_has_not_started() -> 
     pipeline.prepare(blocked)  # both threads now wait on the gate
     waiting = _event("I live in Lisbon.")
     pipeline.prepare([waiting])  # queued behind them, not started
-    taken = pipeline._take_prepared(waiting.text)
+    taken = pipeline._take_prepared(U, waiting.text)
     assert taken is None  # cancelled: the job reads the turn itself instead of queueing
     gate.set()
-    ready = pipeline._take_prepared("I work at Acme.")
+    ready = pipeline._take_prepared(U, "I work at Acme.")
     assert ready is not None and ready.outcome.extraction is not None
     contents = [f.content for f in ready.outcome.extraction.facts]
     assert contents and list(ready.vectors) == contents == list(ready.searched)
     pipeline.close()
+
+
+def test_the_same_words_said_in_two_scopes_are_prepared_and_taken_apart() -> None:
+    other = Scope(team="t", user="bo")
+    strata = facade(RuleBasedProvider())
+    strata.remember("I live in Lisbon.", scope=U, mode="sync")  # only ana has lived there
+    pipeline = strata.pipeline
+    for scope in (U, other):
+        pipeline.prepare([_event("I moved to Porto.", scope)])
+    bos = pipeline._take_prepared(other, "I moved to Porto.")
+    anas = pipeline._take_prepared(U, "I moved to Porto.")
+    assert bos is not None and anas is not None
+    lisbon = {m.id for m in strata.list(scope=U).items if "Lisbon" in m.content}
+    assert lisbon & set(anas.searched["User lives in Porto"].similarity)
+    assert not lisbon & set(bos.searched["User lives in Porto"].similarity)
+    strata.close()
 
 
 def test_a_failed_preparation_leaves_the_work_to_the_job() -> None:
@@ -124,13 +140,13 @@ def test_a_failed_preparation_leaves_the_work_to_the_job() -> None:
     failed: Future[object] = Future()
     failed.set_running_or_notify_cancel()
     failed.set_exception(EmbedderError("the model is gone"))
-    pipeline._keep(pipeline._prepared, "I live in Lisbon.", failed)
-    assert pipeline._take_prepared("I live in Lisbon.") is None
+    pipeline._keep(pipeline._prepared, (U.key, "I live in Lisbon."), failed)
+    assert pipeline._take_prepared(U, "I live in Lisbon.") is None
     pipeline.close()
 
 
-def _event(text: str) -> Event:
-    request = parse_request(text=text, messages=None, scope=U, type=None, importance=None,
+def _event(text: str, scope: Scope = U) -> Event:
+    request = parse_request(text=text, messages=None, scope=scope, type=None, importance=None,
                             pinned=False, tags=(), conversation_id=None, author=None,
                             meta=None, idempotency_key=None, max_chars=10_000, max_messages=10)
     [event] = build_events(request, FakeClock().now())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 
 import pytest
 
@@ -45,9 +46,9 @@ class Jobs:
 
 def test_jobs_run_one_at_a_time_in_the_order_they_were_submitted() -> None:
     jobs = Jobs()
-    behind = WriteBehind(jobs)
+    behind = WriteBehind()
     for i in range(20):
-        behind.submit("t", f"j{i}")
+        behind.submit("t", f"j{i}", partial(jobs, f"j{i}"))
     assert behind.settle(timeout_s=5)
     assert jobs.ran == [f"j{i}" for i in range(20)] and jobs.most_at_once == 1
     assert behind.pending == 0
@@ -57,9 +58,9 @@ def test_jobs_run_one_at_a_time_in_the_order_they_were_submitted() -> None:
 def test_settle_waits_for_its_team_and_not_for_jobs_submitted_after_its_last() -> None:
     jobs = Jobs()
     release = jobs.hold("b1")
-    behind = WriteBehind(jobs)
-    behind.submit("a", "a1")
-    behind.submit("b", "b1")
+    behind = WriteBehind()
+    behind.submit("a", "a1", partial(jobs, "a1"))
+    behind.submit("b", "b1", partial(jobs, "b1"))
     assert jobs.started["b1"].wait(5)
     assert behind.settle("a", timeout_s=5)  # a1 ran; b1 is still held
     assert jobs.ran == ["a1"]
@@ -74,12 +75,13 @@ def test_settle_waits_for_its_team_and_not_for_jobs_submitted_after_its_last() -
 def test_a_submit_waits_while_max_pending_jobs_wait() -> None:
     jobs = Jobs()
     release = jobs.hold("j1")
-    behind = WriteBehind(jobs, max_pending=1)
-    behind.submit("t", "j1")
+    behind = WriteBehind(max_pending=1)
+    behind.submit("t", "j1", partial(jobs, "j1"))
     assert jobs.started["j1"].wait(5)
-    behind.submit("t", "j2")  # room for one waiting job
+    behind.submit("t", "j2", partial(jobs, "j2"))  # room for one waiting job
     third_in = threading.Event()
-    submitter = threading.Thread(target=lambda: (behind.submit("t", "j3"), third_in.set()))
+    submitter = threading.Thread(
+        target=lambda: (behind.submit("t", "j3", partial(jobs, "j3")), third_in.set()))
     submitter.start()
     assert not third_in.wait(0.1)  # j2 still waits for j1
     release.set()
@@ -92,9 +94,9 @@ def test_a_submit_waits_while_max_pending_jobs_wait() -> None:
 def test_a_failing_job_is_logged_and_the_next_ones_still_run(caplog: pytest.LogCaptureFixture
                                                               ) -> None:
     jobs = Jobs()
-    behind = WriteBehind(jobs)
-    behind.submit("t", "boom1")
-    behind.submit("t", "j2")
+    behind = WriteBehind()
+    behind.submit("t", "boom1", partial(jobs, "boom1"))
+    behind.submit("t", "j2", partial(jobs, "j2"))
     assert behind.settle("t", timeout_s=5)
     assert jobs.ran == ["j2"]
     assert any("boom1" in r.getMessage() for r in caplog.records)
@@ -104,13 +106,13 @@ def test_a_failing_job_is_logged_and_the_next_ones_still_run(caplog: pytest.LogC
 def test_close_runs_what_is_queued_then_refuses_more() -> None:
     jobs = Jobs()
     release = jobs.hold("j1")
-    behind = WriteBehind(jobs)
+    behind = WriteBehind()
     for i in range(1, 4):
-        behind.submit("t", f"j{i}")
+        behind.submit("t", f"j{i}", partial(jobs, f"j{i}"))
     threading.Timer(0.05, release.set).start()
     behind.close()
     assert jobs.ran == ["j1", "j2", "j3"]
-    assert behind.submit("t", "j4") is False
+    assert behind.submit("t", "j4", partial(jobs, "j4")) is False
     assert behind.settle(timeout_s=0)
 
 
@@ -123,8 +125,8 @@ def test_a_job_that_reads_does_not_wait_for_itself() -> None:
         answers.append(behind.settle("t", timeout_s=2))
         answers.append(time.monotonic() - began < 1)
 
-    behind = WriteBehind(run)
-    behind.submit("t", "j1")
+    behind = WriteBehind()
+    behind.submit("t", "j1", partial(run, "j1"))
     assert behind.settle(timeout_s=5)
     assert answers == [True, True]
     behind.close()

@@ -12,6 +12,7 @@ claim by its value is what lets "I like cilantro" and "I like basil" accumulate 
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -90,8 +91,22 @@ def _singular(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def lemminflect_module() -> Any:
-    """lemminflect, imported on first use (it loads numpy and its tables): a process that
-    never reads English (``strata list``) does not pay for it."""
-    import lemminflect  # type: ignore[import-untyped]
+    """lemminflect, imported on first use with its lemma and inflection tables loaded, once:
+    a process that never reads English (``strata list``) does not pay for it. Its own lazy
+    loading is unguarded: three threads reading English at once (a remember's preparation,
+    the write-behind job, the graph) each loaded the tables, ~0.3 s apiece alone and seconds
+    together on two cores."""
+    global _lexicon
+    if _lexicon is None:
+        with _lexicon_loading:
+            if _lexicon is None:
+                import lemminflect  # type: ignore[import-untyped]
 
-    return lemminflect
+                lemminflect.getAllLemmas("gave", upos="VERB")  # loads the lemma table
+                lemminflect.getInflection("give", tag="VBD")  # and the inflection table
+                _lexicon = lemminflect
+    return _lexicon
+
+
+_lexicon: Any = None
+_lexicon_loading = threading.Lock()
