@@ -206,9 +206,10 @@ class Writer:
         if mode == "behind" and job_id is not None and not raw:
             # The answer does not wait for the pipeline, nor for the turns' graph: it is
             # queued, whatever the write-behind thread has done by now (a replay: the same).
-            if not outcome.replayed:
-                self._behind.submit(request.scope.team, f"job {job_id}", partial(
-                    self._run_behind, job_id, memories, stored))
+            if not outcome.replayed and not self._behind.submit(
+                    request.scope.team, f"job {job_id}",
+                    partial(self._run_behind, job_id, memories, stored)):
+                self._index_new(memories, stored, replayed=False)  # closing: a worker runs it
             status, derived, warnings = "queued", (), ()
         else:
             status, derived, warnings = self._pipeline_status(raw, job_id, mode,
