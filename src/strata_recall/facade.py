@@ -86,8 +86,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def settled(method: F) -> F:
     """A method that reads (or changes) what remembers wrote: it first waits for this
-    process's ``behind`` remembers in the scope's team to be processed (``Writer.settle``;
-    without a scope, every team's), so a caller never sees its own remember half done."""
+    process's ``behind`` remembers whose results the scope may see to be processed
+    (``Writer.settle``; without a scope, all of them), so a caller never sees its own
+    remember half done."""
 
     @functools.wraps(method)
     def after_writes(self: Strata, *args: Any, **kwargs: Any) -> Any:
@@ -305,6 +306,7 @@ class Strata:
             conversation_id=conversation_id, author=author, actor=actor, batch_size=batch_size,
         )
 
+    @settled
     def index_graph(
         self, memory_id: str, entities: Sequence[str] = (),
         relations: Sequence[Relation | tuple[str, str, str]] = (), *, scope: ScopeLike = None,
@@ -445,6 +447,7 @@ class Strata:
     def job_counts(self) -> dict[str, int]:
         return self.queue.job_counts()
 
+    @settled
     def reembed(self, *, scope: ScopeLike = None,
                 memory_ids: Sequence[str] | None = None) -> builtins.list[str]:
         """Enqueue ``reembed`` jobs for ``memory_ids`` (default: all the scope sees)."""
@@ -583,6 +586,7 @@ class Strata:
         """Every stored representation of the memory, oldest first."""
         return self.reader.versions(memory_id, scope=scope)
 
+    @settled
     def compress_run(
         self, *, scope: ScopeLike = None, topic: str | None = None, candidates: bool = False,
         everything: bool = False, dry_run: bool = False, limit: int | None = None,
@@ -725,17 +729,20 @@ class Strata:
         return self.editor.unarchive(memory_id, reason=reason, scope=scope,
                                      if_version=if_version, actor=actor)
 
+    @settled
     def run_tiers(self, *, dry_run: bool = False, team: str | None = None,
                   actor: Actor | None = None) -> SweepReport:
         """Move every memory (of ``team``, if given) to the tier the rules give it now
         (``strata_recall.domain.tier_rules``)."""
         return self._sweeper.run_tiers(actor=actor, dry_run=dry_run, team=team)
 
+    @settled
     def run_decay(self, *, dry_run: bool = False, team: str | None = None,
                   actor: Actor | None = None) -> SweepReport:
         """Archive idle memories and expire those past ``valid_to`` (of ``team``, if given)."""
         return self._sweeper.run_decay(actor=actor, dry_run=dry_run, team=team)
 
+    @settled
     def run_retention(self, *, dry_run: bool = False,
                       progress: Callable[[str, int], None] | None = None,
                       team: str | None = None) -> RetentionReport:

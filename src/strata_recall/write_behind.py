@@ -6,7 +6,11 @@ the order they were written, one at a time: a correction's decision must see the
 corrects, as it would had the two remembers been processed inline. Reads in this process call
 ``settle`` first and so never see a remember without its decisions (read your own writes);
 ``submit`` makes a remember wait while ``max_pending`` jobs are already waiting, so a burst
-cannot outrun the pipeline without bound.
+cannot outrun the pipeline without bound, and a read waits for at most that many.
+
+Work is filed by the scope it was written in, as a ``(team, user)`` pair; a read waits for
+the work its viewer could see the result of: the same team, and the viewer's user or none (a
+remember of another user of the team derives facts that user sees).
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from strata_recall.threads import quick_switching
 log = logging.getLogger("strata_recall.write_behind")
 
 
+Owner = tuple[str, str | None]  # (team, user) of the scope the work was written in
+
+
 class WriteBehind:
     """One thread running each submitted piece of work, in submission order."""
 
-    def __init__(self, *, max_pending: int = 64) -> None:
+    def __init__(self, *, max_pending: int = 16) -> None:
         if max_pending < 1:
             raise ValueError("max_pending must be at least 1")
         self._max_pending = max_pending
@@ -33,7 +40,7 @@ class WriteBehind:
         self._changed = threading.Condition()
         self._submitted = 0  # sequence number of the last job submitted
         self._finished = 0  # every job up to this number has run (or failed)
-        self._last_of_team: dict[str, int] = {}
+        self._last_of: dict[Owner, int] = {}
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -43,8 +50,8 @@ class WriteBehind:
         with self._changed:
             return self._submitted - self._finished
 
-    def submit(self, team: str, name: str, work: Callable[[], object]) -> bool:
-        """Queue ``work`` (``name``: what the log calls it) done for ``team``; ``False``
+    def submit(self, owner: Owner, name: str, work: Callable[[], object]) -> bool:
+        """Queue ``work`` (``name``: what the log calls it) written for ``owner``; ``False``
         once closed (not run: a remember's job stays in the store for a worker). Waits while
         ``max_pending`` pieces are already waiting."""
         with self._changed:
@@ -54,7 +61,7 @@ class WriteBehind:
                 return False
             self._submitted += 1
             self._queue.append((self._submitted, name, work))
-            self._last_of_team[team] = self._submitted
+            self._last_of[owner] = self._submitted
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run_forever,
                                                 name="strata-write-behind", daemon=True)
@@ -62,21 +69,31 @@ class WriteBehind:
             self._changed.notify_all()
             return True
 
-    def settle(self, team: str | None = None, timeout_s: float | None = None) -> bool:
-        """Wait until every job submitted so far for ``team`` (any team: ``None``) has run;
-        ``False`` if ``timeout_s`` passed first. On the write-behind thread itself (a job
-        that reads) it returns at once: that job is the one being waited for."""
+    def settle(self, viewer: Owner | None = None, timeout_s: float | None = None) -> bool:
+        """Wait until all work submitted so far whose results ``viewer`` may see (all work:
+        ``None``) has run; ``False`` if ``timeout_s`` passed first. On the write-behind
+        thread itself (a job that reads) it returns at once: that job is being waited for."""
         if threading.current_thread() is self._thread:
             return True
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._changed:
-            target = self._submitted if team is None else self._last_of_team.get(team, 0)
+            target = self._submitted if viewer is None else self._last_seen_by(viewer)
             while self._finished < target:
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
                 self._changed.wait(left)
             return True
+
+    def _last_seen_by(self, viewer: Owner) -> int:
+        """The last submitted work ``viewer`` may see the result of (the caller holds the
+        lock); entries already run are dropped on the way."""
+        team, user = viewer
+        done = [owner for owner, number in self._last_of.items() if number <= self._finished]
+        for owner in done:
+            del self._last_of[owner]
+        return max((number for (t, u), number in self._last_of.items()
+                    if t == team and u in (None, user)), default=0)
 
     def close(self) -> None:
         """Run what is queued, then stop. Later submits answer ``False``."""

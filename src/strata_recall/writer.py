@@ -66,8 +66,8 @@ REMEMBER_MODES = ("behind", "sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
 #: Jobs of ``behind`` remembers that may wait for the write-behind thread before the next
-#: such remember waits for room.
-WRITE_BEHIND_PENDING = 64
+#: such remember waits for room: also the most a read waits for (~10 ms a job on SQLite).
+WRITE_BEHIND_PENDING = 16
 #: How long a ``behind`` remember waits for its turns' reading (rule-based: done while the
 #: turns were embedded) to write each turn carrying its fact; later, its job carries it.
 BEHIND_READING_WAIT_S = 0.005
@@ -124,10 +124,12 @@ class Writer:
 
     def settle(self, scope: ScopeLike = None, *, everyone: bool = False) -> bool:
         """Wait (at most ``pipeline_timeout_ms``) until the jobs of this process's ``behind``
-        remembers in the scope's team (every team: ``everyone``) have run, so a read sees
-        their decisions; ``False`` if they were still running at the deadline."""
-        team = None if everyone else Scope.parse(scope).team
-        return self._behind.settle(team, self.settings.pipeline_timeout_ms / 1000)
+        remembers whose results the scope may see (its team's, of its user or of none;
+        every job: ``everyone``) have run, so a read sees their decisions; ``False`` if they
+        were still running at the deadline."""
+        where = None if everyone else Scope.parse(scope)
+        return self._behind.settle(None if where is None else (where.team, where.user),
+                                   self.settings.pipeline_timeout_ms / 1000)
 
     def remember(
         self,
@@ -207,7 +209,7 @@ class Writer:
             # The answer does not wait for the pipeline, nor for the turns' graph: it is
             # queued, whatever the write-behind thread has done by now (a replay: the same).
             if not outcome.replayed and not self._behind.submit(
-                    request.scope.team, f"job {job_id}",
+                    (request.scope.team, request.scope.user), f"job {job_id}",
                     partial(self._run_behind, job_id, memories, stored)):
                 self._index_new(memories, stored, replayed=False)  # closing: a worker runs it
             status, derived, warnings = "queued", (), ()

@@ -185,11 +185,12 @@ class Poster(threading.Thread):
         super().__init__(daemon=True)
         self.base, self.label, self.acks, self.lock = base, name, acks, lock
         self.failure: BaseException | None = None
+        self.stop = threading.Event()  # or until told to stop
 
     def run(self) -> None:
         with httpx.Client(base_url=self.base, timeout=10) as client:
             i = 0
-            while True:
+            while not self.stop.is_set():
                 text = f"client {self.label} says note {i}: buy {i} lemons"
                 try:
                     response = client.post("/v1/remember", json={"text": text})

@@ -73,6 +73,7 @@ def test_counts_follow_every_change(strata: Strata) -> None:
         elif action == "index" and target not in deleted:
             a, b = rng.sample(NAMES, 2)
             strata.index_graph(target, [a], [(a, "knows", b)], scope=A)
+    strata.writer.settle(everyone=True)  # the turns' graph, indexed behind (decision 0051)
     store = strata.store
     if store.backend == "memory":
         entities, relations = memory_rows(store)

@@ -184,6 +184,9 @@ def test_a_server_killed_mid_stream_loses_nothing_acknowledged(url: str, tmp_pat
         with lock:
             survivor_acks = len(acks)
         assert survivor_acks >= ACKS_BEFORE_KILL
+        for poster in posters[2:]:  # checked without a flood of writes (each read would
+            poster.stop.set()        # wait for the remembers queued before it: 0051)
+            poster.join(timeout=15)
         with httpx.Client(base_url=second, timeout=30) as client:
             for ack in list(acks):
                 response = client.get(f"/v1/memories/{ack['id']}")

@@ -10,6 +10,8 @@ import pytest
 
 from strata_recall.write_behind import WriteBehind
 
+T = ("t", None)
+
 
 class Jobs:
     """A run function that records the order and can hold a job until released."""
@@ -48,27 +50,29 @@ def test_jobs_run_one_at_a_time_in_the_order_they_were_submitted() -> None:
     jobs = Jobs()
     behind = WriteBehind()
     for i in range(20):
-        behind.submit("t", f"j{i}", partial(jobs, f"j{i}"))
+        behind.submit(T, f"j{i}", partial(jobs, f"j{i}"))
     assert behind.settle(timeout_s=5)
     assert jobs.ran == [f"j{i}" for i in range(20)] and jobs.most_at_once == 1
     assert behind.pending == 0
     behind.close()
 
 
-def test_settle_waits_for_its_team_and_not_for_jobs_submitted_after_its_last() -> None:
+def test_settle_waits_for_what_its_viewer_sees_and_not_for_work_submitted_after() -> None:
     jobs = Jobs()
-    release = jobs.hold("b1")
+    release = jobs.hold("bo1")
     behind = WriteBehind()
-    behind.submit("a", "a1", partial(jobs, "a1"))
-    behind.submit("b", "b1", partial(jobs, "b1"))
-    assert jobs.started["b1"].wait(5)
-    assert behind.settle("a", timeout_s=5)  # a1 ran; b1 is still held
-    assert jobs.ran == ["a1"]
-    assert not behind.settle("b", timeout_s=0.05)  # b1 still running: gives up in time
+    behind.submit(("a", "ana"), "ana1", partial(jobs, "ana1"))
+    behind.submit(("a", "bo"), "bo1", partial(jobs, "bo1"))  # held: running
+    behind.submit(("b", None), "team-b", partial(jobs, "team-b"))  # waits behind it
+    assert jobs.started["bo1"].wait(5)
+    assert behind.settle(("a", "ana"), timeout_s=5)  # ana1 ran; bo's is not ana's to see
+    assert jobs.ran == ["ana1"]
+    assert not behind.settle(("a", "bo"), timeout_s=0.05)  # still running: gives up in time
+    assert not behind.settle(("b", "cy"), timeout_s=0.05)  # team b's, of no user: cy sees it
     assert not behind.settle(timeout_s=0.05)
     release.set()
-    assert behind.settle("b", timeout_s=5) and jobs.ran == ["a1", "b1"]
-    assert behind.settle("never-wrote", timeout_s=0)
+    assert behind.settle(("b", "cy"), timeout_s=5) and jobs.ran == ["ana1", "bo1", "team-b"]
+    assert behind.settle(("c", None), timeout_s=0)  # nothing written there
     behind.close()
 
 
@@ -76,12 +80,12 @@ def test_a_submit_waits_while_max_pending_jobs_wait() -> None:
     jobs = Jobs()
     release = jobs.hold("j1")
     behind = WriteBehind(max_pending=1)
-    behind.submit("t", "j1", partial(jobs, "j1"))
+    behind.submit(T, "j1", partial(jobs, "j1"))
     assert jobs.started["j1"].wait(5)
-    behind.submit("t", "j2", partial(jobs, "j2"))  # room for one waiting job
+    behind.submit(T, "j2", partial(jobs, "j2"))  # room for one waiting job
     third_in = threading.Event()
     submitter = threading.Thread(
-        target=lambda: (behind.submit("t", "j3", partial(jobs, "j3")), third_in.set()))
+        target=lambda: (behind.submit(T, "j3", partial(jobs, "j3")), third_in.set()))
     submitter.start()
     assert not third_in.wait(0.1)  # j2 still waits for j1
     release.set()
@@ -95,9 +99,9 @@ def test_a_failing_job_is_logged_and_the_next_ones_still_run(caplog: pytest.LogC
                                                               ) -> None:
     jobs = Jobs()
     behind = WriteBehind()
-    behind.submit("t", "boom1", partial(jobs, "boom1"))
-    behind.submit("t", "j2", partial(jobs, "j2"))
-    assert behind.settle("t", timeout_s=5)
+    behind.submit(T, "boom1", partial(jobs, "boom1"))
+    behind.submit(T, "j2", partial(jobs, "j2"))
+    assert behind.settle(T, timeout_s=5)
     assert jobs.ran == ["j2"]
     assert any("boom1" in r.getMessage() for r in caplog.records)
     behind.close()
@@ -108,11 +112,11 @@ def test_close_runs_what_is_queued_then_refuses_more() -> None:
     release = jobs.hold("j1")
     behind = WriteBehind()
     for i in range(1, 4):
-        behind.submit("t", f"j{i}", partial(jobs, f"j{i}"))
+        behind.submit(T, f"j{i}", partial(jobs, f"j{i}"))
     threading.Timer(0.05, release.set).start()
     behind.close()
     assert jobs.ran == ["j1", "j2", "j3"]
-    assert behind.submit("t", "j4", partial(jobs, "j4")) is False
+    assert behind.submit(T, "j4", partial(jobs, "j4")) is False
     assert behind.settle(timeout_s=0)
 
 
@@ -122,11 +126,11 @@ def test_a_job_that_reads_does_not_wait_for_itself() -> None:
 
     def run(job_id: str) -> None:
         began = time.monotonic()
-        answers.append(behind.settle("t", timeout_s=2))
+        answers.append(behind.settle(T, timeout_s=2))
         answers.append(time.monotonic() - began < 1)
 
     behind = WriteBehind()
-    behind.submit("t", "j1", partial(run, "j1"))
+    behind.submit(T, "j1", partial(run, "j1"))
     assert behind.settle(timeout_s=5)
     assert answers == [True, True]
     behind.close()
