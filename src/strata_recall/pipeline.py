@@ -196,22 +196,20 @@ class WritePipeline:
                if f.subject is not None and content_hash(f.content) == said]
         return own[0] if len(own) == 1 else None
 
-    def _read_only(self, text: str, extracted: Future[ExtractionOutcome]) -> None:
+    def _read_only(self, text: str, extracted: Future[ExtractionOutcome] | None = None
+                   ) -> ExtractionOutcome:
+        """The turn's facts, handed to ``extracted`` as soon as they are read (or the error)."""
         try:
             outcome = self.chain.extract(text)
         except Exception as exc:
             _settle(extracted, exc)
             raise
         _settle(extracted, outcome)
+        return outcome
 
     def _prepare_one(self, scope: Scope, text: str, alone: bool = False,
                      extracted: Future[ExtractionOutcome] | None = None) -> _Prepared:
-        try:
-            outcome = self.chain.extract(text)
-        except Exception as exc:
-            _settle(extracted, exc)
-            raise
-        _settle(extracted, outcome)
+        outcome = self._read_only(text, extracted)
         if outcome.extraction is None:
             return _Prepared(outcome)
         turn = words_key(text)
