@@ -231,6 +231,7 @@ def run_on(strata: Strata, clock: FakeClock, api: Any | None = None) -> list[Any
         # The fake clock moves a minute a step, past a job's lease: it moves once the
         # write-behind thread (decision 0051) has run what the last step left it.
         strata.writer.settle(everyone=True)
+        strata.reader.access.flush()  # recall's access counts, written within 1 s (0050)
         clock.advance(minutes=1)
 
     return scenario(api or Versions(strata), tick,
