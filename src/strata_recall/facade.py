@@ -88,7 +88,8 @@ def settled(method: F) -> F:
     """A method that reads (or changes) what remembers wrote: it first waits for this
     process's ``behind`` remembers whose results the scope may see to be processed
     (``Writer.settle``; without a scope, all of them), so a caller never sees its own
-    remember half done."""
+    remember half done. A method whose first step is such a ``get`` or ``list`` (``compress``,
+    ``pin``, ``review_queue``…) waits through it, once."""
 
     @functools.wraps(method)
     def after_writes(self: Strata, *args: Any, **kwargs: Any) -> Any:
@@ -572,7 +573,6 @@ class Strata:
 
     # -- representation levels ([001]) --------------------------------------------------------
 
-    @settled
     def compress(self, memory_id: str, *, reason: str, scope: ScopeLike = None,
                  actor: Actor | None = None) -> Memory:
         """Compress now: derive the memory's R4/R3/R1 from its evidence and make the hammer's
@@ -614,7 +614,6 @@ class Strata:
                                 max_attempts=self.settings.job_max_attempts)
         return self.store.enqueue(jobs, self._clock.now()) if jobs else []
 
-    @settled
     def promote_version(self, memory_id: str, version_id: str, *, reason: str,
                         lock_minutes: int = PROMOTE_LOCK_MINUTES, scope: ScopeLike = None,
                         actor: Actor | None = None) -> Memory:
@@ -624,7 +623,6 @@ class Strata:
         return self.levels.promote(current, version_id, minutes=lock_minutes,
                                    actor=actor or Actor(), reason=reason)
 
-    @settled
     def pin(self, memory_id: str, *, min_level: int | None = None, reason: str = "pin",
             scope: ScopeLike = None, actor: Actor | None = None) -> Memory:
         """Pin: the hammer never makes a level below R3 (or ``min_level``) active."""
@@ -632,7 +630,6 @@ class Strata:
         return self.levels.pin(current, pinned=True, min_level=min_level,
                                actor=actor or Actor(), reason=reason)
 
-    @settled
     def unpin(self, memory_id: str, *, reason: str = "unpin", scope: ScopeLike = None,
               actor: Actor | None = None) -> Memory:
         current = self.get(memory_id, scope=scope)
@@ -688,7 +685,6 @@ class Strata:
 
     # -- review --------------------------------------------------------------------------------
 
-    @settled
     def review_queue(self, *, scope: ScopeLike = None, limit: int = 50,
                      cursor: str | None = None) -> Page:
         """The candidates awaiting review that ``scope`` sees, newest first, a page at a

@@ -158,7 +158,7 @@ class WritePipeline:
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
         and store give the same outcome either way, only sooner. Without ``search`` only the
-        facts are read (``own_words_fact``): an async remember's job runs after the jobs
+        facts are read (``own_words_fact``): a ``behind`` remember's job runs after the jobs
         written before it, and searches then."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):

@@ -783,8 +783,9 @@ def measure_serving(spec: dict[str, Any]) -> ServingResult:
         hits_before = _cache_hits(inner)
         remember_ms = _time_remembers(strata, spec["remember_texts"],
                                       spec.get("remember_mode", "raw"))
-        backlog_ms = {"deferred": _drained_ms, "default": _settled_ms}.get(
-            spec.get("remember_mode", "raw"), lambda _: None)(strata)
+        mode = spec.get("remember_mode", "raw")
+        backlog_ms = (_drained_ms(strata) if mode == "deferred"
+                      else _settled_ms(strata) if mode == "default" else None)
         embed_ms = list(timed.calls_ms)
         cache_hits += _cache_hits(inner) - hits_before
     finally:
@@ -812,7 +813,7 @@ def _drained_ms(strata: Strata) -> float:
 
 
 def _settled_ms(strata: Strata) -> float:
-    """Wait for the pipeline jobs the default (async) remembers left to the write-behind
+    """Wait for the pipeline jobs the default (behind) remembers left to the write-behind
     thread: the work still queued when the last remember answered, timed."""
     mark = time.perf_counter()
     strata.writer.settle(everyone=True)
@@ -866,7 +867,7 @@ def _time_contexts(strata: Strata, queries: Sequence[str]) -> list[float]:
 def _time_remembers(strata: Strata, texts: Sequence[str], mode: str = "raw") -> list[float]:
     """Wall time per remember; "deferred" is a raw remember whose embedding the embedded
     worker does meanwhile (its cost lands on the machine, not on the call); "default" names
-    no mode (async: its pipeline runs right after, beside the next remember)."""
+    no mode (behind: its pipeline runs right after, beside the next remember)."""
     deferred = mode == "deferred"
     named = None if mode == "default" else "raw" if deferred else mode
     wall: list[float] = []
