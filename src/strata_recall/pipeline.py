@@ -19,6 +19,7 @@ from concurrent.futures import CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from strata_recall.domain import applying
@@ -273,7 +274,8 @@ class WritePipeline:
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
         pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
                                   or self._search(job.scope, v, f.fact.content,
-                                                  prepared.lexical.get(f.fact.content)), own)
+                                                  prepared.lexical.get(f.fact.content)), own,
+                                  job.created_at)
                  for f, v in zip(found, vectors, strict=True)]
         decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
@@ -367,17 +369,21 @@ class WritePipeline:
         return [i for i, _ in self.store.text_search(scope, text, self.candidates_k,
                                                      _ACTIONABLE_ONLY)]
 
-    def _candidates(self, scope: Scope, searched: _Searched, own: frozenset[str]
-                    ) -> list[tuple[Candidate, Memory]]:
+    def _candidates(self, scope: Scope, searched: _Searched, own: frozenset[str],
+                    written: datetime) -> list[tuple[Candidate, Memory]]:
         """Memories of exactly this scope that the fact may duplicate or change: derived
-        facts and verbatim turns, except the turns of this very input (``own``), as they
-        are now."""
+        facts and verbatim turns, except the turns of this very input (``own``) and those
+        said after it (written after ``written``, when the input was): a job run behind its
+        remember, or by a worker, must not let an older claim replace a newer one ("I play
+        the violin" deciding after "I stopped playing the violin" was written). Derived
+        facts are kept whenever written: the jobs of earlier inputs may write them late."""
         similarity = searched.similarity
         ids = list(dict.fromkeys([*similarity, *searched.lexical]))
         return [(applying.candidate_of(m, similarity.get(m.id, 0.0)), m)
                 for m in self.store.get_many(ids, scope)
                 if (applying.is_derived(m) or applying.is_turn(m)) and m.id not in own
-                and m.scope == scope and m.lifecycle in ACTIONABLE]
+                and m.scope == scope and m.lifecycle in ACTIONABLE
+                and not (m.provenance.source != applying.EXTRACTED and m.created_at > written)]
 
     def _current(self, scope: Scope, found: Sequence[Memory], own: frozenset[str]
                  ) -> dict[str, Memory]:

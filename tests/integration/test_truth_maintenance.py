@@ -143,6 +143,84 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
     assert stale not in live
 
 
+@pytest.mark.parametrize(("before", "after", "stale"), [
+    ("My car is a Honda Civic.", "I sold the Civic and bought a Tesla Model 3.",
+     "My car is a Honda Civic."),
+    ("I have two cats.", "We adopted another cat, so I have three cats now.",
+     "I have two cats."),
+    ("I'm vegetarian.", "I went vegan last year.", "I'm vegetarian."),
+    ("I like olives.", "I can't stand olives anymore.", "I like olives."),
+])
+def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
+    store: Store, clock: FakeClock, before: str, after: str, stale: str
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(before, scope=A)
+    clock.advance(seconds=1)
+    strata.remember(after, scope=A)
+    states = by_content(strata)
+    assert states[stale] is Lifecycle.SUPERSEDED, states
+    assert states[after] is Lifecycle.ACTIVE
+
+
+def test_a_job_run_late_never_lets_the_older_claim_replace_a_newer_turn(
+    store: Store, clock: FakeClock
+) -> None:
+    """Both remembers are written before either job runs (a worker, or the write-behind
+    thread behind a burst): the first job must decide as if the second was not said yet."""
+    strata = facade(store, clock)
+    strata.remember("I play the violin.", scope=A, mode="async")
+    clock.advance(seconds=1)
+    strata.remember("I stopped playing the violin.", scope=A, mode="async")
+    assert strata.work() >= 2  # the two extract jobs (and their graph jobs)
+    states = by_content(strata)
+    assert states["I stopped playing the violin."] is Lifecycle.ACTIVE, states
+    assert states["I play the violin."] is Lifecycle.SUPERSEDED
+    assert states["User no longer plays the violin"] is Lifecycle.ACTIVE
+
+
+def test_a_turn_corrected_later_in_the_same_conversation_is_superseded(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(messages=[
+        {"role": "user", "content": "My gym is Fitness First."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "Oops, I meant my gym is Anytime Fitness."},
+    ], scope=A)
+    states = by_content(strata)
+    assert states["My gym is Fitness First."] is Lifecycle.SUPERSEDED, states
+    assert states["User's gym is Anytime Fitness"] is Lifecycle.ACTIVE  # applied, not held
+    assert "User's gym is Fitness First" not in states
+    top = strata.recall("Which gym do I go to?", scope=A).hits[0].memory.content
+    assert "Anytime" in top
+
+
+def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    strata.remember("I like olives. I hate olives.", scope=A)
+    states = by_content(strata)
+    assert states["User likes olives"] is Lifecycle.DISPUTED
+    assert states["User hates olives"] is Lifecycle.DISPUTED
+
+
+@pytest.mark.parametrize(("first", "again", "value"), [
+    ("I love hiking in the mountains.", "Hiking in the mountains is something I love.",
+     "hiking"),
+    ("I grew up in Lyon.", "Lyon is where I grew up.", "Lyon"),
+    ("My birthday is on July 4.", "My birthday is July 4th.", "July"),
+])
+def test_a_claim_said_again_in_other_words_is_one_live_memory(
+    store: Store, clock: FakeClock, first: str, again: str, value: str
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(first, scope=A)
+    clock.advance(seconds=1)
+    strata.remember(again, scope=A)
+    live = [m.content for m in strata.list(scope=A).items]
+    assert sum(value.casefold() in c.casefold() for c in live) == 1, live
+
+
 @pytest.mark.parametrize(("mine", "theirs"), [
     ("I drive a Honda Civic.", "My brother sold his Honda Civic."),
     ("I work at Acme.", "My wife left Acme."),

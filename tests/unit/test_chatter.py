@@ -9,6 +9,9 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Aww, congrats! Noted.", "assistant")
     assert is_chatter("good point") and is_chatter("Great job!") and is_chatter("nice one")
     assert is_chatter("Anytime!", "assistant") and is_chatter("My pleasure.", "assistant")
+    assert is_chatter("Cute name! I'll remember that.", "assistant")
+    assert is_chatter("Anything else?", "assistant") and is_chatter("back")
+    assert is_chatter("Understood! I'll keep that in mind for future bookings.", "assistant")
 
 
 def test_turns_with_content_are_not_chatter() -> None:
@@ -16,6 +19,8 @@ def test_turns_with_content_are_not_chatter() -> None:
     assert not is_chatter("Got it, you are allergic to peanuts.", "assistant")
     assert not is_chatter("ok, my phone is 555-1234")
     assert not is_chatter("I got a new job") and not is_chatter("I have one dog")
+    assert not is_chatter("My back hurts.") and not is_chatter("The pasta was delicious.")
+    assert not is_chatter("I'll remember that your daughter loves horses.", "assistant")
 
 
 def test_a_change_names_the_value_it_leaves() -> None:

@@ -69,7 +69,7 @@ PRESENT: list[tuple[str, Row]] = [
                                   "User dislikes loud music")),
     ("I have a dog named Rex", ("user.has_pet.dog_named_rex", "dog named Rex", False, False,
                                 "User has a dog named Rex")),
-    ("I have two cats", ("user.has_pet.two_cat", "two cats", False, False,
+    ("I have two cats", ("user.has_pet.cat", "two cats", False, False,
                          "User has two cats")),
     ("I eat meat", ("user.eats.meat", "meat", False, False, "User eats meat")),
     ("I drink oat milk", ("user.drinks.oat_milk", "oat milk", False, False,
@@ -100,6 +100,15 @@ PRESENT: list[tuple[str, Row]] = [
                                                "User runs the tests before pushing")),
     ("I'm vegetarian", ("user.diet", "vegetarian", False, False,
                         "User's diet is vegetarian")),
+    ("I went vegan last year.", ("user.diet", "vegan", False, True, "User's diet is vegan")),
+    ("Hiking in the mountains is something I love.", ("user.likes.hiking_mountain",
+                                                      "hiking in the mountains", False, False,
+                                                      "User loves hiking in the mountains")),
+    ("Lyon is where I grew up.", ("user.grew_up_in", "Lyon", False, False,
+                                  "User grew up in Lyon")),
+    ("My birthday is on July 4.", ("user.birthday", "July 4", False, False,
+                                   "User's birthday is July 4")),
+    ("I have 3 kids", ("user.has.kid", "3 kids", False, False, "User has 3 kids")),
 ]
 
 

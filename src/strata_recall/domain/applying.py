@@ -45,6 +45,8 @@ OVERRIDE_KEY = "manual_override_until"
 #: ``meta`` key holding what the decision rules need about a derived fact.
 FACT_KEY = FACT
 DERIVED_TAG = "derived"
+#: ``provenance.source`` of a memory the pipeline derived (a verbatim turn has another).
+EXTRACTED = "extract"
 #: ``meta`` key: the verbatim turn(s) whose words asserted a derived fact.
 ASSERTED_BY_KEY = "asserted_by"
 #: ``meta`` key: how many times the claim was said (a repetition adds one).
@@ -132,7 +134,7 @@ def candidate_of(memory: Memory, similarity: float) -> Candidate:
 def is_turn(memory: Memory) -> bool:
     """A verbatim record of one turn (not a derived fact, not a whole episode)."""
     return FACT_KEY not in memory.meta and memory.meta.get("kind") != "episode" and \
-        memory.provenance.source != "extract" and len(memory.provenance.event_ids) >= 1
+        memory.provenance.source != EXTRACTED and len(memory.provenance.event_ids) >= 1
 
 
 def override_until(memory: Memory) -> datetime | None:
@@ -195,6 +197,9 @@ def plan(
             continue  # proposed only: the candidate carries what it would change
         for target_id in _targets(decision):
             _retarget(touched, current, target_id, derived, decision, now)
+        for earlier in decision.corrects:
+            _retract_turn(touched, current, turns.get(facts[earlier].event_id), own_turn,
+                          per_turn[facts[earlier].event_id] == 1, derived, decision, now)
     for target_id, touch in touched.items():
         before = current[target_id]
         result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
@@ -251,12 +256,14 @@ class _Touch:
 def _applies(decision: Decision, review: ReviewMode) -> bool:
     """Whether the decision takes effect now. ``capture_only`` holds brand-new facts for
     review but applies a decision that changes what is already known (an update, a
-    retraction, a conflict): a correction never waits while the stale fact keeps winning."""
+    retraction, a conflict, a correction of what the same input said first): a correction
+    never waits while the stale fact keeps winning."""
     if review is ReviewMode.OFF:
         return True
     if review is ReviewMode.ALL:
         return False
-    return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed
+    return decision.action in (Action.UPDATE, Action.DELETE) or decision.disputed or \
+        bool(decision.corrects)
 
 
 def _holder(subject: str | None) -> str | None:
@@ -333,6 +340,20 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
                                       f"its claim {target_id} was {reason}", decision)
 
 
+def _retract_turn(touched: dict[str, _Touch], current: Mapping[str, Memory],
+                  turn_id: str | None, own_turn: str | None, sole: bool, derived: Derived,
+                  decision: Decision, now: datetime) -> None:
+    """The turn of this input whose claim a later turn corrected ("my gym is Fitness First"
+    … "oops, I meant Anytime Fitness"): superseded by the correction, when that claim was all
+    the turn said (a turn that says more stays, its other facts with it)."""
+    turn = _latest(touched, current, turn_id) if turn_id and sole else None
+    if turn is None or turn.id == own_turn or not _live(turn, now):
+        return
+    touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), HistoryKind.UPDATE,
+                              f"corrected later in the same input by {derived.memory.id} "
+                              f"({decision.reason})", decision)
+
+
 def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_turn: str,
               decision: Decision, fact: FactInput, now: datetime) -> None:
     """A repetition or paraphrase: the new turn folds into the memory that already says it
@@ -395,7 +416,7 @@ def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,
         lifecycle=lifecycle, subject=fact.subject, conversation_id=origin.conversation_id,
         tags=tuple(dict.fromkeys((*origin.tags, DERIVED_TAG,
                                   *((APPLIED_TAG,) if DECISION_KEY in meta else ())))),
-        provenance=Provenance(event_ids=(fact.event_id,), source="extract",
+        provenance=Provenance(event_ids=(fact.event_id,), source=EXTRACTED,
                               extractor=origin.extractor, model=origin.model,
                               prompt_version=origin.prompt_version),
         valid_from=now, meta=meta,

@@ -32,7 +32,9 @@ DIALOGUE_ACT_WORDS = frozenset(
     guess know mean really seriously honestly literally hope hopefully glad happy sorry please
     interesting fair enough ready go going hear hearing says said tell talk chat catch
     congrats congratulations bless luck much lot lots thing things day weekend one job point
-    shot aw aww doing asking ask anytime pleasure""".split()
+    shot aw aww doing asking ask anytime pleasure cute adorable beautiful gorgeous delicious
+    yummy tasty exciting impressive fun funny lucky clever shame pity anything else help
+    helpful back""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -44,7 +46,8 @@ _REPEATS = re.compile(r"(\w)\1{2,}")
 _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
-#: Content words an acknowledgement may carry and still restate nothing.
+#: Content words an acknowledgement may carry and still restate nothing (one more when it
+#: says it takes note: "I'll keep that in mind for future bookings").
 ACK_CONTENT_ALLOWANCE = 1
 
 #: What an assistant wishes the user on the way out ("Noted, safe travels!", "Enjoy the
@@ -67,7 +70,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
         return True
     if (role or "").lower() in ASSISTANT_ROLES:
         said = [w for w in content if w not in WELL_WISHES]
-        return _acknowledges(tokens) and len(said) <= ACK_CONTENT_ALLOWANCE
+        allowance = ACK_CONTENT_ALLOWANCE + (1 if _takes_note(tokens) else 0)
+        return _acknowledges(tokens) and len(said) <= allowance
     return False
 
 
@@ -82,6 +86,12 @@ def content_words(tokens: list[str]) -> list[str]:
             continue
         out.append(base)
     return [w for w in out if w not in MEMORY_VERBS] if out else out
+
+
+def _takes_note(tokens: list[str]) -> bool:
+    """The assistant says it will remember ("I'll keep that in mind for future bookings"):
+    the words around that say what for, not a fact."""
+    return any(t in MEMORY_VERBS for t in tokens)
 
 
 def _acknowledges(tokens: list[str]) -> bool:

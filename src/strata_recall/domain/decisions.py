@@ -20,7 +20,9 @@ The rules, in order (the first that applies wins):
 4. Otherwise → ADD.
 
 Within one input ([003] §11.3) two opposing claims about one subject, neither marked as a
-correction, block each other's destructive decisions: both are ADDed and flagged.
+correction, block each other's destructive decisions: both are ADDed and flagged. A later claim
+marked as a correction ("oops, I meant …") replaces the earlier one: the earlier fact is not
+kept, and the correction names it (``corrects``) so that the turn that said it is superseded.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ class Decision:
     confidence: float = 1.0
     contradicts: tuple[str, ...] = ()  # memory ids this fact conflicts with (both → disputed)
     batch_conflicts: tuple[int, ...] = ()  # indexes of facts of the same input it opposes
+    corrects: tuple[int, ...] = ()  # indexes of earlier facts of the same input it corrects
     provider: str = "rules"
     model: str | None = None
     prompt_version: str | None = None
@@ -205,12 +208,29 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         if fact.negated:
             return None  # "not in Paris" says nothing against "in Berlin"
         return "conflict"
+    if _opposite_preferences(fact.subject, candidate.subject):
+        return "conflict" if fact.negated == candidate.negated else None
     if _parts_with(fact, candidate) or _negates_narrower(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
         return "negation"
     return None
+
+
+#: Attributes that say opposite things of the same value: "likes olives" / "hates olives".
+_OPPOSITE_ATTRIBUTES = {"likes": "dislikes", "dislikes": "likes"}
+
+
+def _opposite_preferences(first: str | None, second: str | None) -> bool:
+    """Two multi-valued slots of one holder and value whose attributes oppose
+    (``user.likes.olive`` and ``user.dislikes.olive``): one claim replaces or disputes the
+    other, as a new value of a single-valued slot does."""
+    if first is None or second is None:
+        return False
+    a, b = first.split(".", 2), second.split(".", 2)
+    return len(a) == len(b) == 3 and a[0] == b[0] and a[2] == b[2] and \
+        _OPPOSITE_ATTRIBUTES.get(a[1]) == b[1]
 
 
 def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
@@ -239,7 +259,9 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     if _same_value(fact.value, candidate.value):
         return True
     held = candidate.subject.split(".")[1] if candidate.subject.count(".") else ""
-    return held in _HOLDING and _names_part_of(fact.value, candidate.value)
+    # A single-valued slot ("my car is a Honda Civic": user.car) holds its thing too.
+    holds = held in _HOLDING or candidate.subject.count(".") == 1
+    return holds and _names_part_of(fact.value, candidate.value)
 
 
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
@@ -311,6 +333,7 @@ def _flag_opposing_claims(
     for i, j in _corrected_pairs(facts):
         result[i] = Decision(Action.NONE, reason=f"corrected by fact {j} of the same input",
                              confidence=0.8)
+        result[j] = replace(result[j], corrects=(*result[j].corrects, i))
     return result
 
 
@@ -333,6 +356,8 @@ def _corrected_pairs(facts: Sequence[FactView]) -> list[tuple[int, int]]:
 
 
 def _claims_oppose(first: FactView, second: FactView) -> bool:
+    if _opposite_preferences(first.subject, second.subject):
+        return first.negated == second.negated
     if first.subject is None or first.subject != second.subject:
         return False
     if first.negated or second.negated:
@@ -359,8 +384,12 @@ def _same_value(first: str | None, second: str | None) -> bool:
 
 
 def _value_words(value: str) -> set[str]:
-    """A value's content words, plural nouns made singular: what value comparisons use."""
-    return set(keywords(singular_nouns(value)))
+    """A value's content words, plural nouns made singular and ordinals as numbers ("July
+    4th" is "July 4"): what value comparisons use."""
+    return set(keywords(_ORDINAL.sub(r"\1", singular_nouns(value))))
+
+
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
 
 
 def _overlap(first: str, second: str) -> float:

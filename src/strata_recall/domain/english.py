@@ -26,6 +26,7 @@ from strata_recall.domain.slots import (
     slot_key,
     slug,
 )
+from strata_recall.domain.text import STOPWORDS
 
 _I = re.IGNORECASE
 
@@ -507,7 +508,9 @@ def _untimed(text: str, *, time_is_value: bool = False) -> str:
     stays ("the deadline is next week"), while "I work out every morning" has no object."""
     text = _TRAIL.sub("", text.strip())
     untimed = _TIME_HEAD.sub("", _TIME_TAIL.sub("", text)).strip()
-    return untimed or (text if time_is_value else "")
+    if time_is_value and not re.search(r"[^\W\d_]", untimed):  # "on July 4": not just "4"
+        return re.sub(r"^(?:on|in|at|by)\s+", "", text, flags=_I)
+    return untimed
 
 
 def clean_value(text: str, *, time_is_value: bool = False) -> str:
@@ -705,6 +708,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
         return _Claim(f"favourite_{_category(rest)}", rest)
+    state = _state_claim(rest) if lemma in _INTO_STATE else None
+    if state is not None:
+        return state
     if lemma == "turn" and re.match(r"^\d{1,3}\b", rest):
         return _Claim("age", rest.split()[0])
     allergy = _HAVE_ALLERGY.match(rest) if lemma == "have" else None
@@ -757,16 +763,28 @@ _STATE_FAMILIES = {
 }
 
 
+def _state_claim(rest: str) -> _Claim | None:
+    """One of the states of ``_STATE_FAMILIES`` ("married", "vegan now"), or None."""
+    state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
+                   _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
+    for family, states in _STATE_FAMILIES.items():
+        if state in states:
+            return _Claim(family, state)
+    return None
+
+
+#: Verbs that put their holder into a state: "went vegan", "became engaged", "got divorced".
+_INTO_STATE = frozenset({"go", "become", "turn", "get"})
+
+
 def _be_claim(rest: str) -> _Claim | None:
     lowered = rest.casefold()
     years = re.match(r"^(\d{1,3})(?: years? old)?$", lowered)
     if years:
         return _Claim("age", years.group(1))
-    state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
-                   _TIME_TAIL.sub("", lowered))  # "married in June": a state since June
-    for family, states in _STATE_FAMILIES.items():
-        if state in states:
-            return _Claim(family, state)
+    state = _state_claim(rest)
+    if state is not None:
+        return state
     split = _prep_split(rest, _BE_CLASSES)
     if split is not None:
         return _Claim(*split)
@@ -1144,7 +1162,9 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
         return []
     if holder.key == PROJECT and claim.attribute == "lives_in":
         holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
-    changes = verb.lemma in _CHANGE_VERBS and claim.verb is None and not manner.future
+    into_state = verb.lemma in _INTO_STATE and claim.attribute in _STATE_FAMILIES
+    changes = (verb.lemma in _CHANGE_VERBS or into_state) and claim.verb is None \
+        and not manner.future
     if (manner.past and changes) or claim.attribute in _PERMANENT:
         manner = replace(manner, past=False)
     if changes and not manner.negated:
@@ -1242,8 +1262,33 @@ _LETS = re.compile(r"^(?:let's|let us|we(?: will|'ll)) (?:go with|use|pick|choos
                    _I)
 
 
+#: A cleft that puts the thing first: "Hiking is something I love", "Sushi is what we eat".
+_CLEFT = re.compile(r"^(?P<thing>.+?) (?:is|are) (?:something|one thing|the thing|what) "
+                    r"(?P<who>i|we) (?P<verb>(?:really |truly |can't |cannot |don't |do not )?"
+                    r"[a-z]+)(?: (?:the )?(?:most|best|of all))?$", _I)
+
+
+#: The place put first: "Lyon is where I grew up" says "I grew up in Lyon".
+_WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?where "
+                          r"(?P<rest>(?:i|we) .+)$", _I)
+
+
 def _expand(text: str) -> str:
-    return _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
+    text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
+    where = _WHERE_CLEFT.match(text)
+    if where is not None:
+        place = where["place"]
+        if place.split()[0].casefold() in STOPWORDS:  # "The office": a capital only as it led
+            place = place[:1].lower() + place[1:]
+        return f"{where['rest']} in {place}"
+    cleft = _CLEFT.match(text)
+    if cleft is None or verb_lemma(cleft["verb"].split()[-1]) is None:
+        return text
+    thing = cleft["thing"]
+    first = thing.split()[0].casefold()
+    if first.endswith("ing") or first in STOPWORDS:  # a capital only because it led
+        thing = thing[:1].lower() + thing[1:]
+    return f"{cleft['who']} {cleft['verb']} {thing}"
 
 
 def read_text(text: str, role: str = "user") -> list[Statement]:

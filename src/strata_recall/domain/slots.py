@@ -66,10 +66,18 @@ def slug(text: str, limit: int = 3) -> str:
 def slot_key(holder: str, attribute: str, value: str, single: bool | None = None) -> str:
     """The key decisions compare: the value is part of it only for multi-valued attributes.
     ``single`` overrides the table for an attribute the sentence itself makes single-valued
-    ("the launch venue is X": one venue); a key of two parts is always single-valued."""
+    ("the launch venue is X": one venue); a key of two parts is always single-valued. A
+    counted value keys by what it counts: "two cats" and "three cats" are one claim (how many
+    cats), so a new count replaces the old one, as "a cat" is replaced by "two cats"."""
     if single if single is not None else is_single_valued(attribute):
         return f"{holder}.{attribute}"
-    return f"{holder}.{attribute}.{slug(singular_nouns(value))}"
+    counted = _COUNTED.match(value)
+    return f"{holder}.{attribute}.{slug(singular_nouns(counted['what'] if counted else value))}"
+
+
+#: A value that counts something: "two cats", "3 kids", "a couple of bikes".
+_COUNTED = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                      r"a couple of|a few|several|no)\s+(?P<what>\S.*)$")
 
 
 _ANY_WORD = re.compile(r"[0-9A-Za-z]+")
