@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from strata_recall.domain import applying
+from strata_recall.domain import applying, pronouns
 from strata_recall.domain.chatter import is_chatter
 from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata_recall.domain.jobs import Job, JobKind, NewJob
@@ -60,6 +60,9 @@ PREPARED_MAX = 64
 PREPARE_THREADS = 2
 #: What a fact may duplicate or change: memories whose lifecycle a decision may act on.
 _ACTIONABLE_ONLY = Filters(lifecycles=tuple(ACTIONABLE))
+#: Longest turn (in words) read together with the user's turn before it when it gives no
+#: fact alone ("Sorry, Springfield, Missouri.").
+BARE_TURN_WORDS = 6
 
 
 @runtime_checkable
@@ -277,6 +280,8 @@ class WritePipeline:
                                                   prepared.lexical.get(f.fact.content)), own,
                                   job.created_at)
                  for f, v in zip(found, vectors, strict=True)]
+        found = [_resolved(f, [c for c, _ in pool]) for f, pool in zip(found, pools,
+                                                                        strict=True)]
         decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
         origin = self._origin(job, found[0])
@@ -332,6 +337,7 @@ class WritePipeline:
         What ``prepare`` already computed for a turn is added to ``prepared``."""
         found: list[_Found] = []
         warnings: list[str] = []
+        said_before: str | None = None  # the user's turn before, for a bare correction
         for event in events:
             if not _extractable(event):
                 continue
@@ -341,9 +347,24 @@ class WritePipeline:
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(event.scope, piece, warnings, prepared)
+                facts = x.facts or self._read_after(said_before, piece)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
-                             for f in x.facts)
+                             for f in facts)
+                said_before = piece
         return found[:MAX_FACTS], warnings
+
+    def _read_after(self, said_before: str | None, piece: str) -> tuple[ExtractedFact, ...]:
+        """A short turn with no fact of its own read after the user's turn before it:
+        "Sorry, Springfield, Missouri." corrects "I live in Springfield, Illinois." said one
+        turn earlier. Only the facts the pair adds are this turn's."""
+        if said_before is None or len(piece.split()) > BARE_TURN_WORDS:
+            return ()
+        together = self.chain.extract(f"{said_before}\n{piece}").extraction
+        alone = self.chain.extract(said_before).extraction
+        if together is None or alone is None:
+            return ()
+        known = {f.content for f in alone.facts}
+        return tuple(f for f in together.facts if f.content not in known)
 
     def _extract_piece(self, scope: Scope, text: str, warnings: list[str], prepared: _Ready
                        ) -> Extraction:
@@ -387,10 +408,13 @@ class WritePipeline:
 
     def _current(self, scope: Scope, found: Sequence[Memory], own: frozenset[str]
                  ) -> dict[str, Memory]:
-        """The memories a plan may change: the candidates, the turns that asserted them and
-        this input's own turns (a repetition folds them into what they repeat)."""
+        """The memories a plan may change: the candidates, the turns that asserted them, the
+        other facts those turns gave (made live when such a turn is superseded) and this
+        input's own turns (a repetition folds them into what they repeat)."""
         current = {m.id: m for m in found}
-        asserted = {str(i) for m in found for i in m.meta.get(applying.ASSERTED_BY_KEY, ())}
+        asserted = {str(i) for m in found for key in (applying.ASSERTED_BY_KEY,
+                                                      applying.SIBLINGS_KEY)
+                    for i in m.meta.get(key, ())}
         wanted = [i for i in (*asserted, *own) if i not in current]
         current.update({m.id: m for m in self.store.get_many(wanted, scope) if m.scope == scope})
         return current
@@ -434,6 +458,23 @@ def _settle(future: Future[ExtractionOutcome] | None,
             future.set_exception(result)
         else:
             future.set_result(result)
+
+
+def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
+    """A fact said of "his"/"her"/"their" X about the person whose X a candidate holds
+    (``domain/pronouns.py``), in that memory's words with the new value; else as it is."""
+    fact = found.fact
+    if not pronouns.is_pronoun_subject(fact.subject) or fact.value is None:
+        return found
+    person = pronouns.referent(str(fact.subject), candidates)
+    if person is None or person.subject is None or person.value is None \
+            or person.value not in person.content:
+        return found
+    content = person.content.replace(person.value, fact.value)
+    return replace(found, fact=replace(
+        fact, subject=person.subject, content=content,
+        holder=person.subject.partition(".")[0],
+        entities=tuple(e for e in fact.entities if e.casefold() not in ("his", "her", "their"))))
 
 
 def _extractable(event: Event) -> bool:

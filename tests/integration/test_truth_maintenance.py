@@ -71,6 +71,46 @@ def test_undo_brings_back_what_a_correction_superseded_and_retires_the_correctio
         strata.undo(priya, reason="again", scope=A)
 
 
+def test_a_turn_that_said_several_facts_gives_way_and_its_other_facts_stay_recalled(
+    store: Store, clock: FakeClock
+) -> None:
+    """"I live in Paris and work at Google." then a move: the turn that says Paris is
+    superseded; what else it said ("works at Google") is made live in its place, and undo
+    puts everything back as it was."""
+    strata = facade(store, clock)
+    strata.remember("I live in Paris and work at Google.", scope=A)
+    before = by_content(strata)
+    assert before["User works at Google"] is Lifecycle.CANDIDATE
+    clock.advance(seconds=1)
+    strata.remember("I moved to Berlin.", scope=A)
+    states = by_content(strata)
+    assert states["I live in Paris and work at Google."] is Lifecycle.SUPERSEDED, states
+    assert states["User lives in Paris"] is Lifecycle.SUPERSEDED
+    assert states["User works at Google"] is Lifecycle.ACTIVE
+    assert states["User lives in Berlin"] is Lifecycle.ACTIVE
+    work = [h.memory.content for h in strata.recall("Where do I work?", scope=A, k=3).hits]
+    assert work[0] == "User works at Google", work
+    live = " ".join(m.content for m in strata.list(scope=A).items)
+    assert "Paris" not in live
+    berlin = next(m.id for m in strata.list(scope=A).items
+                  if m.content == "User lives in Berlin")
+    strata.undo(berlin, reason="did not move", scope=A)
+    after = by_content(strata)
+    assert {c: after[c] for c in before} == before
+
+
+def test_a_turn_with_a_claim_no_fact_holds_is_not_superseded_for_its_other_fact(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    strata.remember("I live in Paris and my passport expires in May.", scope=A)
+    clock.advance(seconds=1)
+    strata.remember("I moved to Berlin.", scope=A)
+    states = by_content(strata)
+    assert states["User lives in Paris"] is Lifecycle.SUPERSEDED, states
+    assert states["I live in Paris and my passport expires in May."] is Lifecycle.ACTIVE
+
+
 def test_a_repetition_folds_into_the_memory_and_undo_brings_the_turn_back(
     store: Store, clock: FakeClock
 ) -> None:
@@ -194,6 +234,43 @@ def test_a_turn_corrected_later_in_the_same_conversation_is_superseded(
     assert "User's gym is Fitness First" not in states
     top = strata.recall("Which gym do I go to?", scope=A).hits[0].memory.content
     assert "Anytime" in top
+
+
+@pytest.mark.parametrize(("steps", "stale", "fresh"), [
+    (["My son's school is Greenfield Primary.", "Scratch that, his school is Oakwood Primary."],
+     "My son's school is Greenfield Primary.", "User's son's school is Oakwood Primary"),
+    (["My daughter's teacher is Mrs. Patel.", "Sorry, her teacher is Mrs. Shah."],
+     "My daughter's teacher is Mrs. Patel.", "User's daughter's teacher is Mrs. Shah"),
+])
+def test_a_correction_that_says_his_or_her_corrects_that_persons_claim(
+    store: Store, clock: FakeClock, steps: list[str], stale: str, fresh: str
+) -> None:
+    strata = facade(store, clock)
+    for text in steps:
+        strata.remember(text, scope=A)
+        clock.advance(seconds=1)
+    states = by_content(strata)
+    assert states[stale] is Lifecycle.SUPERSEDED, states
+    assert states[fresh] is Lifecycle.ACTIVE
+
+
+@pytest.mark.parametrize(("first", "bare", "stale", "fresh"), [
+    ("I live in Springfield, Illinois.", "Sorry, Springfield, Missouri.",
+     "I live in Springfield, Illinois.", "User lives in Springfield, Missouri"),
+    ("My dad's birthday is March 2.", "Oops, March 12.", "My dad's birthday is March 2.",
+     "User's dad's birthday is March 12"),
+])
+def test_a_bare_value_corrects_the_users_turn_before_it_in_a_conversation(
+    store: Store, clock: FakeClock, first: str, bare: str, stale: str, fresh: str
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(messages=[{"role": "user", "content": first},
+                              {"role": "assistant", "content": "Noted!"},
+                              {"role": "user", "content": bare}], scope=A)
+    states = by_content(strata)
+    assert states[stale] is Lifecycle.SUPERSEDED, states
+    assert states[fresh] is Lifecycle.ACTIVE
+    assert states[bare] is Lifecycle.ACTIVE
 
 
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:

@@ -109,7 +109,20 @@ PRESENT: list[tuple[str, Row]] = [
     ("My birthday is on July 4.", ("user.birthday", "July 4", False, False,
                                    "User's birthday is July 4")),
     ("I have 3 kids", ("user.has.kid", "3 kids", False, False, "User has 3 kids")),
+    ("His school is Oakwood Primary.", ("pronoun:he.school", "Oakwood Primary", False, False,
+                                        "His school is Oakwood Primary")),
 ]
+
+
+def test_a_clause_with_a_subject_of_its_own_after_and_is_read_apart() -> None:
+    assert [c for _, _, _, _, c in facts("I live in Paris and my passport expires in May.")] \
+        == ["User lives in Paris", "User's passport expires in May"]
+
+
+def test_a_bare_value_after_an_apology_corrects_the_claim_before_it() -> None:
+    said = facts("My flight is on Tuesday. Oops, Wednesday.")
+    assert said[-1] == ("user.flight", "Wednesday", False, True, "User's flight is Wednesday")
+    assert facts("Sorry, I'm late.")[0][3] is False  # an apology before a clause: no change
 
 
 @pytest.mark.parametrize(("text", "row"), PRESENT, ids=[t for t, _ in PRESENT])

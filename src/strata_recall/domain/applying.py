@@ -49,6 +49,12 @@ DERIVED_TAG = "derived"
 EXTRACTED = "extract"
 #: ``meta`` key: the verbatim turn(s) whose words asserted a derived fact.
 ASSERTED_BY_KEY = "asserted_by"
+#: ``meta`` key of a fact from a turn that said several: the other facts that turn gave.
+SIBLINGS_KEY = "siblings"
+#: ``meta`` keys of a fact made live because the turn that said it was superseded (the
+#: fact keeps that turn's claim), and of the correction that did it (``undo`` reverts both).
+PROMOTED_BY_KEY = "promoted_by"
+PROMOTED_KEY = "promoted"
 #: ``meta`` key: how many times the claim was said (a repetition adds one).
 MENTIONS_KEY = "mentions"
 #: ``meta`` key of a fact whose decision was applied at once under review mode.
@@ -169,6 +175,8 @@ def plan(
     corrected = _corrected_holders(facts, decisions, origin.review)
     result = Plan()
     touched: dict[str, _Touch] = {}  # memories changed so far, by id (latest state)
+    held_by_turn: set[str] = set()  # events with a claim only their turn holds
+    promoted: dict[str, list[str]] = {}  # new fact id -> the facts it made live
     for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
         own_turn = turns.get(fact.event_id)
         sole = per_turn[fact.event_id] == 1
@@ -180,10 +188,10 @@ def plan(
         turn_text = current[own_turn].content if own_turn and own_turn in current else None
         if _kept_as_turn(fact, decision, turn_text):
             result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
+            held_by_turn.add(fact.event_id)
             continue
         applied = _applies(decision, origin.review) or _companion(fact, decision, corrected)
-        derived = _derived(fact, decision, index, origin, now, applied,
-                           own_turn if sole else None)
+        derived = _derived(fact, decision, index, origin, now, applied, own_turn)
         carrier = _carrier(touched, current, own_turn, derived, now)
         if carrier is None:
             result.added.append(derived)
@@ -196,14 +204,41 @@ def plan(
         if not applied:
             continue  # proposed only: the candidate carries what it would change
         for target_id in _targets(decision):
-            _retarget(touched, current, target_id, derived, decision, now)
+            made_live = _retarget(touched, current, target_id, derived, decision, now)
+            promoted.setdefault(derived.memory.id, []).extend(made_live)
         for earlier in decision.corrects:
             _retract_turn(touched, current, turns.get(facts[earlier].event_id), own_turn,
                           per_turn[facts[earlier].event_id] == 1, derived, decision, now)
+    result.added = _with_siblings(result.added, per_turn, held_by_turn, promoted)
     for target_id, touch in touched.items():
         before = current[target_id]
         result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
                                before.version))
+    return result
+
+
+def _with_siblings(added: list[Derived], per_turn: Counter[str], held_by_turn: set[str],
+                   promoted: Mapping[str, list[str]]) -> list[Derived]:
+    """The new facts as written: a fact from a turn that said several lists the others
+    (``siblings``), so that a later correction of one can supersede the turn and make the
+    others live in its place; a turn with a claim no fact holds (kept as its turn) is never
+    superseded that way, so its facts do not name it. A correction lists the facts it made
+    live (``promoted``) for ``undo``."""
+    by_event: dict[str, list[str]] = {}
+    for d in added:
+        by_event.setdefault(d.event_id, []).append(d.memory.id)
+    result = []
+    for d in added:
+        meta = dict(d.memory.meta)
+        if per_turn[d.event_id] > 1:
+            if d.event_id in held_by_turn:
+                meta.pop(ASSERTED_BY_KEY, None)
+            else:
+                meta[SIBLINGS_KEY] = [i for i in by_event[d.event_id] if i != d.memory.id]
+        if promoted.get(d.memory.id):
+            meta[PROMOTED_KEY] = list(dict.fromkeys(promoted[d.memory.id]))
+        result.append(d if meta == d.memory.meta
+                      else replace(d, memory=replace(d.memory, meta=meta)))
     return result
 
 
@@ -318,26 +353,46 @@ def _latest(touched: Mapping[str, _Touch], current: Mapping[str, Memory],
 
 
 def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_id: str,
-              derived: Derived, decision: Decision, now: datetime) -> None:
+              derived: Derived, decision: Decision, now: datetime) -> list[str]:
     """Supersede (update, retraction) or dispute ``target_id``; a superseded fact takes the
-    verbatim turn that asserted it (and nothing else) along."""
+    verbatim turn that asserted it along. When that turn said more (``siblings``), its other
+    facts waiting for review become live in its place, so nothing it said stops being
+    recalled; returns their ids. A turn whose other facts cannot all be read stays."""
     base = _latest(touched, current, target_id)
     if base is None or base.pinned or _locked(base, now):
-        return
+        return []
     replaces = decision.action in (Action.UPDATE, Action.DELETE) and \
         decision.target_id == target_id
     if not replaces:
         touched[target_id] = _Touch(disputed(base, derived.memory.id, now), HistoryKind.UPDATE,
                                     f"disputed: contradicted ({decision.reason})", decision)
-        return
+        return []
     kind = HistoryKind(decision.action.value)
     reason = f"superseded by {derived.memory.id} ({decision.action.value}: {decision.reason})"
     touched[target_id] = _Touch(superseded(base, derived.memory.id, now), kind, reason, decision)
+    siblings = [_latest(touched, current, str(i)) for i in base.meta.get(SIBLINGS_KEY, ())]
+    made_live: list[str] = []
     for turn_id in base.meta.get(ASSERTED_BY_KEY, ()):
         turn = _latest(touched, current, str(turn_id))
-        if turn is not None and _live(turn, now) and turn.id != target_id:
-            touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), kind,
-                                      f"its claim {target_id} was {reason}", decision)
+        if turn is None or not _live(turn, now) or turn.id == target_id or None in siblings:
+            continue
+        touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), kind,
+                                  f"its claim {target_id} was {reason}", decision)
+        for sibling in siblings:
+            if sibling is not None and sibling.lifecycle is Lifecycle.CANDIDATE and \
+                    _live(sibling, now) and sibling.id not in made_live:
+                touched[sibling.id] = _Touch(
+                    promoted_by(sibling, derived.memory.id, now), HistoryKind.UPDATE,
+                    f"made live: it keeps the claim of turn {turn.id}, superseded by "
+                    f"{derived.memory.id} ({decision.reason})", decision)
+                made_live.append(sibling.id)
+    return made_live
+
+
+def promoted_by(fact: Memory, by: str, now: datetime) -> Memory:
+    """A fact waiting for review made live because the turn that said it was superseded."""
+    return fact.evolve(lifecycle=Lifecycle.ACTIVE, updated_at=now, version=fact.version + 1,
+                       meta={**fact.meta, PROMOTED_BY_KEY: by})
 
 
 def _retract_turn(touched: dict[str, _Touch], current: Mapping[str, Memory],

@@ -79,6 +79,12 @@ _CORRECTION = re.compile(
     r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
     r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
     _I)
+#: A lead-in that corrects what was just said when only a value follows ("Sorry, Porto.",
+#: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
+_BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
+                              r"i mean)\s*[,.!:;–-]+\s*(?=\S)", _I)
+#: Longest value (in words) a bare correction gives ("Springfield, Missouri").
+FRAGMENT_WORDS = 4
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
                          r"probably|possibly|apparently|supposedly|i'm not sure but|"
                          r"not sure but)\b,?\s*(?:that\s+)?", _I)
@@ -327,6 +333,24 @@ def _starts_verb_phrase(piece: str) -> bool:
     return verb_lemma(first) is not None and (not _is_noun(first) or first in _verb_class_words())
 
 
+_POSSESSIVE = frozenset({"my", "our", "the"})
+
+
+def _starts_possessed_clause(piece: str) -> bool:
+    """"my passport expires in May", "the weather is awful": a subject of one to three
+    words after my/our/the, then a verb (an auxiliary, or a word that is a verb and no
+    noun): a clause of its own after "and", not more of the one before."""
+    words = piece.split()
+    if len(words) < 3 or words[0].casefold() not in _POSSESSIVE:
+        return False
+    for at in range(2, min(5, len(words))):
+        word = words[at].casefold()
+        if _AUX_RE.match(" ".join(words[at:])) or (
+                verb_lemma(word) is not None and not _is_noun(word)):
+            return True
+    return False
+
+
 def clauses(sentence: str) -> list[str]:
     """Split on conjunctions where a new clause starts; a shared subject is carried over
     ("I live in Porto and work at Acme" → "I live in Porto", "I work at Acme")."""
@@ -348,7 +372,8 @@ def clauses(sentence: str) -> list[str]:
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
-        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)):
+        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)
+                         or _starts_possessed_clause(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
@@ -370,6 +395,16 @@ def is_chatter(clause: str) -> bool:
     return _CHATTER.match(bare) is not None or not content_words(bare)
 
 
+def _bare_value(text: str) -> bool:
+    """Only a value: no pronoun or possessive leading it, no verb ("March 12", "Porto",
+    "Springfield, Missouri"; not "I'm late", "that was fun")."""
+    words = [w.strip(",.!?;:").casefold() for w in text.split()]
+    if not words or words[0].split("'")[0] in _DEICTIC:
+        return False
+    return not any(_AUX_RE.match(w) or (verb_lemma(w) is not None and not _is_noun(w))
+                   for w in words if w)
+
+
 def read_manner(clause: str) -> tuple[str, _Manner]:
     """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
     text = _FILLER.sub("", clause.strip())
@@ -377,6 +412,10 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
     change = _CORRECTION.match(text) is not None
     text = _CORRECTION.sub("", text, count=1)
+    bare = _BARE_CORRECTION.match(clause.strip())
+    value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
+    if not change and value and len(value.split()) <= FRAGMENT_WORDS and _bare_value(value):
+        change, text = True, value  # "Sorry, Springfield, Missouri."
     hedged = _HEDGE_LEAD.match(text) is not None
     text = _HEDGE_LEAD.sub("", text, count=1)
     text = _TRAIL.sub("", _FILLER.sub("", text))
@@ -536,7 +575,8 @@ def render(holder: str, attribute: str, phrase: str, *, negated: bool = False,
         lemma, prep = verb, ""
     else:
         noun = _NOUN_PHRASE.get(attribute, attribute.replace("_", " "))
-        return _sentence(f"{holder}'s {noun}", "be", "", phrase, negated, change, past)
+        owner = holder if holder.casefold() in _PRONOUN_HOLDERS else f"{holder}'s"
+        return _sentence(f"{owner} {noun}", "be", "", phrase, negated, change, past)
     if attribute == "job_title":
         phrase = _article(phrase)
     return _sentence(holder, lemma, prep, phrase, negated, change, past)
@@ -801,7 +841,7 @@ def _be_claim(rest: str) -> _Claim | None:
 
 # -- sentence patterns that name an attribute ------------------------------------------------
 _MY_ATTRIBUTE = re.compile(
-    rf"^(?:(?P<det>my|our|the)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))'s) "
+    rf"^(?:(?P<det>my|our|the|his|her|their)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))'s) "
     r"(?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
@@ -873,10 +913,17 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     return slug(f"{noun} {of}" if of else noun, limit=4)
 
 
+#: Holders a possessive pronoun stands for until the pipeline finds whom it means among
+#: the memories ("his school is …" after "my son's school is …": ``domain/pronouns.py``).
+_PRONOUN_HOLDERS = {"his": "pronoun:he", "her": "pronoun:she", "their": "pronoun:they"}
+
+
 def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
     if det == "my":
         return _Holder(USER, "User") if role == "user" else None
+    if det in _PRONOUN_HOLDERS:
+        return _Holder(_PRONOUN_HOLDERS[det], det.capitalize(), 0.8)
     if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
             or noun.casefold() in _ATTRIBUTE_NOUNS \
             or _is_role(noun):  # "the budget", "the project lead": the team's
@@ -1135,8 +1182,8 @@ def _statement(holder: _Holder, attribute: str, phrase: str, content: str, manne
 def _entity(holder: _Holder) -> str:
     if holder.key == USER:
         return "User"
-    if holder.key == PROJECT:
-        return ""  # the team is the scope, not an entity of the graph
+    if holder.key == PROJECT or holder.key.startswith("pronoun:"):
+        return ""  # the team is the scope, a pronoun no one yet: not entities of the graph
     return holder.name.split()[-1] if holder.key.startswith("person:") else holder.name
 
 
@@ -1493,7 +1540,7 @@ def _decision(text: str, manner: _Manner) -> list[Statement]:
 
 def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> list[Statement]:
     """"Sorry, I meant Porto" / "Porto, not Lisbon": the last slotted claim, corrected."""
-    if not manner.change or not before or len(clause.split()) > 4:
+    if not manner.change or not before or len(clause.split()) > FRAGMENT_WORDS:
         return []
     last = next((s for s in reversed(before) if s.attribute is not None), None)
     if last is None or last.attribute is None or last.value is None:
@@ -1503,5 +1550,6 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
         return []
     content = last.content.replace(last.value, value) if last.value in last.content else \
         render(last.holder_name, last.attribute, value)
+    entities = tuple(dict.fromkeys(value if e == last.value else e for e in last.entities))
     return [replace(last, value=value, content=content, explicit_change=True, negated=False,
-                    importance=max(last.importance, 7))]
+                    importance=max(last.importance, 7), entities=entities)]

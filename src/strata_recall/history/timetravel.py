@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from strata_recall.domain.applying import with_manual_override
+from strata_recall.domain.applying import PROMOTED_BY_KEY, PROMOTED_KEY, with_manual_override
 from strata_recall.domain.lifecycle import Actor, Planned, check_reason
 from strata_recall.domain.models import Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.review import rejected
@@ -65,12 +65,13 @@ class TimeTravel:
                       actor: Actor) -> tuple[Memory, ...]:
         """Undo what the write pipeline decided about ``current`` in one transaction: every
         memory it superseded (``superseded_by``: the old fact, the turns that asserted it,
-        a repeated turn folded into it) goes back to the version before, and ``current``
+        a repeated turn folded into it) and every fact it made live in such a turn's place
+        goes back to the version before, and ``current``
         itself, when the pipeline applied it as an inferred correction, is retired
         (``deprecated``, like a rejected candidate). Returns the changed memories."""
         reason = check_reason(reason)
         now = self.clock.now()
-        replaced = self._superseded_by(current)
+        replaced = [*self._superseded_by(current), *self._promoted_by(current)]
         applied = _applied_decision(current)
         if not replaced and not applied:
             raise InvalidInput(f"memory {current.id} carries no decision to undo",
@@ -88,6 +89,14 @@ class TimeTravel:
                                                      expected_version=before[p.after.id])
                                         for p in plans]))
         return tuple(p.after for p in plans)
+
+    def _promoted_by(self, current: Memory) -> list[Memory]:
+        """The facts ``current`` made live when it superseded the turn that said them, still
+        as it left them (they go back to waiting for review)."""
+        ids = [str(i) for i in current.meta.get(PROMOTED_KEY, ())]
+        return [m for m in self.store.get_many(ids, current.scope)
+                if m.meta.get(PROMOTED_BY_KEY) == current.id
+                and m.lifecycle is Lifecycle.ACTIVE] if ids else []
 
     def _superseded_by(self, current: Memory) -> list[Memory]:
         found: list[Memory] = []

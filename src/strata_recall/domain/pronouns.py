@@ -1,0 +1,44 @@
+"""Whom "his", "her" or "their" stands for in a fact read on its own ("Scratch that, his
+school is Oakwood Primary."): the person of a memory that holds the same attribute. Pure.
+
+The reader keys such a fact ``pronoun:he.school``; before deciding, the pipeline looks at the
+memories the fact may change and takes the most similar one whose slot is a person's with
+the same attribute and a compatible relation (a son or a brother for "his", a daughter or a
+wife for "her", anyone for "their"; a named person for either: names say no gender here).
+Without one the fact keeps its pronoun key and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from strata_recall.domain.decisions import Candidate
+
+PRONOUN_PREFIX = "pronoun:"
+_MALE = frozenset("""son brother father dad husband boyfriend uncle nephew grandfather grandpa
+stepson stepfather stepbrother fiance""".split())
+_FEMALE = frozenset("""daughter sister mother mom mum wife girlfriend aunt niece grandmother
+grandma stepdaughter stepmother stepsister fiancee""".split())
+_RELATIONS = _MALE | _FEMALE
+
+
+def is_pronoun_subject(subject: str | None) -> bool:
+    return subject is not None and subject.startswith(PRONOUN_PREFIX)
+
+
+def referent(subject: str, candidates: Sequence[Candidate]) -> Candidate | None:
+    """The candidate whose holder ``subject``'s pronoun stands for, or None."""
+    pronoun, _, attribute = subject.removeprefix(PRONOUN_PREFIX).partition(".")
+    matching = [c for c in candidates if c.subject is not None
+                and c.subject.startswith("person:") and c.value is not None
+                and c.subject.partition(".")[2] == attribute
+                and _fits(pronoun, c.subject.partition(".")[0].removeprefix("person:"))]
+    return max(matching, key=lambda c: (c.similarity, c.id), default=None)
+
+
+def _fits(pronoun: str, person: str) -> bool:
+    """Whether ``person`` (``user_son``, ``ana``, ``ana_sister``) can be "he"/"she"/"they"."""
+    relation = person.rsplit("_", 1)[-1] if "_" in person else None
+    if pronoun == "they" or relation is None or relation not in _RELATIONS:
+        return True  # a name, or a relation with no gender: either
+    return relation in (_MALE if pronoun == "he" else _FEMALE)
