@@ -190,6 +190,13 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
      "I have two cats."),
     ("I'm vegetarian.", "I went vegan last year.", "I'm vegetarian."),
     ("I like olives.", "I can't stand olives anymore.", "I like olives."),
+    ("I drive a Volkswagen Golf.", "I now drive a Toyota Prius.", "I drive a Volkswagen Golf."),
+    ("I go to the gym three times a week.", "Now I go to the gym five times a week.",
+     "I go to the gym three times a week."),
+    ("I have a motorcycle.", "I got rid of my motorcycle.", "I have a motorcycle."),
+    ("Carlos is a dentist.", "Carlos became a professor.", "Carlos is a dentist."),
+    ("Amir's favourite food is pizza.", "Amir doesn't like pizza anymore.",
+     "Amir's favourite food is pizza."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str
@@ -271,6 +278,16 @@ def test_a_bare_value_corrects_the_users_turn_before_it_in_a_conversation(
     assert states[stale] is Lifecycle.SUPERSEDED, states
     assert states[fresh] is Lifecycle.ACTIVE
     assert states[bare] is Lifecycle.ACTIVE
+
+
+def test_two_pets_and_two_visits_are_kept_apart(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    for text in ("My dog is named Rex.", "My cat is called Pixel.", "I visited Japan in 2018.",
+                 "I visited Japan in 2023."):
+        strata.remember(text, scope=A)
+        clock.advance(seconds=1)
+    live = " ".join(m.content for m in strata.list(scope=A).items)
+    assert all(word in live for word in ("Rex", "Pixel", "2018", "2023")), live
 
 
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:

@@ -12,6 +12,7 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Cute name! I'll remember that.", "assistant")
     assert is_chatter("Anything else?", "assistant") and is_chatter("back")
     assert is_chatter("Understood! I'll keep that in mind for future bookings.", "assistant")
+    assert is_chatter("zzz") and is_chatter("idk") and is_chatter("So tiny! Enjoy!", "assistant")
 
 
 def test_turns_with_content_are_not_chatter() -> None:
@@ -46,6 +47,8 @@ def test_a_slotless_claim_is_kept_as_its_turn_only_when_it_restates_it() -> None
 
 
 def test_an_assistant_that_only_repeats_the_user_echoes() -> None:
+    assert is_echo("Autumn is lovely!", "My favourite season is autumn.", "assistant")
+    assert not is_echo("Paris is great for museums.", "I am going to Paris.", "assistant")
     assert is_echo("Got it, you work at Deloitte.", "I work at Deloitte.", "assistant")
     assert is_echo("Noted: you live in Lisbon.", "I live in Lisbon.", "assistant")
     assert not is_echo("Got it. Is Ben your manager there?", "I work at Deloitte.", "assistant")

@@ -111,7 +111,30 @@ PRESENT: list[tuple[str, Row]] = [
     ("I have 3 kids", ("user.has.kid", "3 kids", False, False, "User has 3 kids")),
     ("His school is Oakwood Primary.", ("pronoun:he.school", "Oakwood Primary", False, False,
                                         "His school is Oakwood Primary")),
+    ("I'm a big fan of jazz.", ("user.likes.jazz", "jazz", False, False, "User likes jazz")),
+    ("My dog is named Rex.", ("user.has_pet.dog_named_rex", "dog named Rex", False, False,
+                              "User has a dog named Rex")),
+    ("Max is my golden retriever.", ("user.has_pet.golden_retriever_named",
+                                     "golden retriever named Max", False, False,
+                                     "User has a golden retriever named Max")),
+    ("I got rid of my motorcycle.", ("user.has.motorcycle", "motorcycle", True, True,
+                                     "User no longer has motorcycle")),
+    ("I go to the gym three times a week.", ("user.goes.gym", "to the gym three times a week",
+                                             False, False,
+                                             "User goes to the gym three times a week")),
+    ("Carlos became a professor.", ("person:carlos.job_title", "professor", False, True,
+                                    "Carlos works as a professor")),
 ]
+
+
+def test_two_pets_named_in_noun_sentences_are_two_claims() -> None:
+    dog, cat = facts("My dog is named Rex."), facts("My cat is called Pixel.")
+    assert dog[0][0] != cat[0][0]
+
+
+def test_a_pronoun_subject_after_an_apology_is_no_bare_correction() -> None:
+    said = facts("Emma and I got married! She's my wife now.")
+    assert [c for *_, c in said] == ["User's relationship status is married"]
 
 
 def test_a_clause_with_a_subject_of_its_own_after_and_is_read_apart() -> None:

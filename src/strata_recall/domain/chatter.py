@@ -34,13 +34,14 @@ DIALOGUE_ACT_WORDS = frozenset(
     congrats congratulations bless luck much lot lots thing things day weekend one job point
     shot aw aww doing asking ask anytime pleasure cute adorable beautiful gorgeous delicious
     yummy tasty exciting impressive fun funny lucky clever shame pity anything else help
-    helpful back""".split()
+    helpful back idk dunno idc nvm tbh imo ikr smh omg tiny""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
                          "record recorded write jot logged log track".split())
 #: Laughter and elongated interjections: "hahaha", "lolol", "sooo", "hmmmm".
-_LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h+m+|m+|u+h+)$")
+_LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h+m+|m+|u+h+|"
+                       r"z+)$")
 _REPEATS = re.compile(r"(\w)\1{2,}")
 #: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.
 _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
@@ -100,13 +101,15 @@ def _acknowledges(tokens: list[str]) -> bool:
 
 
 def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
-    """An assistant's acknowledgement that only repeats the turn before it ("Got it, you work
-    at Deloitte." after "I work at Deloitte."): the user's turn holds the fact, and a copy
-    would stay live when the user later corrects it."""
+    """An assistant's acknowledgement or reaction that only repeats the turn before it ("Got
+    it, you work at Deloitte." after "I work at Deloitte.", "Autumn is lovely!" after "My
+    favourite season is autumn."): the user's turn holds the fact, and a copy would stay live
+    when the user later corrects it."""
     if previous is None or (role or "").lower() not in ASSISTANT_ROLES:
         return False
     tokens = words(text)
-    if not tokens or len(tokens) > MAX_CHATTER_WORDS or not _acknowledges(tokens):
-        return False
+    if not tokens or len(tokens) > MAX_CHATTER_WORDS or not (
+            _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
+        return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
     said = {stem(w) for w in content_words(tokens)} - {"you", "your", "yours"}
     return said <= {stem(w) for w in content_words(words(previous))}

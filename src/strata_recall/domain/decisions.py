@@ -201,6 +201,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
     """``same``, ``conflict`` (new value), ``negation`` (polarity flip) or None (unrelated)."""
     if fact.subject is not None and fact.subject == candidate.subject:
         same_value = _same_value(fact.value, candidate.value)
+        if same_value and _other_years(fact.content, candidate.content):
+            return None  # "visited Japan in 2018" and "… in 2023": two visits
         if same_value and fact.negated == candidate.negated:
             return "same"
         if same_value or fact.value is None or candidate.value is None:
@@ -210,7 +212,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "conflict"
     if _opposite_preferences(fact.subject, candidate.subject):
         return "conflict" if fact.negated == candidate.negated else None
-    if _parts_with(fact, candidate) or _negates_narrower(fact, candidate):
+    if _parts_with(fact, candidate) or _negates_narrower(fact, candidate) \
+            or _unfavours(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
@@ -267,6 +270,27 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
 _HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays"})
+
+
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def _other_years(first: str, second: str) -> bool:
+    """Both name years, and not the same ones: two events, not one said twice."""
+    a, b = set(_YEAR.findall(first)), set(_YEAR.findall(second))
+    return bool(a) and bool(b) and a != b
+
+
+def _unfavours(fact: FactView, candidate: Candidate) -> bool:
+    """"Amir doesn't like pizza anymore" retracts "Amir's favourite food is pizza": a
+    negated liking of the value a favourite of the same holder names."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    favourite = candidate.subject.partition(".")
+    return rest.split(".")[0] == "likes" and favourite[0] == holder \
+        and favourite[2].startswith("favourite_") and _names_part_of(fact.value, candidate.value)
 
 
 def _negates_narrower(fact: FactView, candidate: Candidate) -> bool:

@@ -164,7 +164,8 @@ _PROFILE = frozenset({"lives_in", "from", "age", "birthday", "phone", "email", "
                       "nationality", "has_pet", "manager", "salary", "located_in"})
 _PREFERENCE = frozenset({"likes", "dislikes", "prefers"})
 _PETS = frozenset("dog dogs cat cats puppy kitten parrot hamster rabbit fish turtle snake bird "
-                  "horse guinea pig ferret".split())
+                  "horse guinea pig ferret retriever labrador poodle terrier spaniel bulldog "
+                  "beagle husky shepherd dachshund collie corgi pug chihuahua tabby".split())
 _ROLE_NOUNS = frozenset(
     """engineer developer manager designer scientist analyst teacher student doctor nurse
     lawyer consultant founder ceo cto cfo coo researcher architect intern lead director writer
@@ -751,6 +752,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     state = _state_claim(rest) if lemma in _INTO_STATE else None
     if state is not None:
         return state
+    role = _be_claim(_untimed(rest) or rest) if lemma == "become" else None
+    if role is not None and role.attribute == "job_title":  # "became a professor"
+        return role
     if lemma == "turn" and re.match(r"^\d{1,3}\b", rest):
         return _Claim("age", rest.split()[0])
     allergy = _HAVE_ALLERGY.match(rest) if lemma == "have" else None
@@ -910,6 +914,8 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
     if noun.startswith("favourite "):
         return "favourite_" + slug(noun.removeprefix("favourite "))
+    if not of and noun.split()[-1] in _PETS:  # "my golden retriever", "my tabby cat"
+        return "has_pet"
     return slug(f"{noun} {of}" if of else noun, limit=4)
 
 
@@ -1094,6 +1100,9 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
         attribute = _ATTRIBUTE_NOUNS.get(noun.casefold(), slug(noun))  # "Omar's editor is Lena"
     if attribute == "has_pet" and not match["v"][:1].isupper():
         return None  # "my dog is sick": how the pet is, not which pet
+    if attribute == "has_pet":  # "my dog is named Rex", "Rex is my dog": one pet of several
+        said = _attribute_statement(holder, attribute, f"a {noun} named {match['v']}", manner)
+        return [replace(said, single=None)]
     moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
                       r"bumped|lowered|cut|reduced|updated|postponed|delayed|now|went|gone|"
                       r"rose|risen|dropped|fell|fallen|decreased|jumped|climbed|grew|"
@@ -1320,8 +1329,15 @@ _WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?w
                           r"(?P<rest>(?:i|we) .+)$", _I)
 
 
+#: "a big fan of X" likes X; "got rid of X" parted with it.
+_FAN_OF = re.compile(r"\b(?:am|are|is) (?:a |such a )?(?:big |huge |massive |great |real )?"
+                     r"fans? of\b", _I)
+_RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
+
+
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
+    text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
     where = _WHERE_CLEFT.match(text)
     if where is not None:
         place = where["place"]
@@ -1426,11 +1442,22 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if match.group("name") and verb.lemma in _DYING and role == "user":
         return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
     if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be" \
-            and verb.lemma not in _STOPPING and not _names_school(verb):
+            and verb.lemma not in _STOPPING and not _names_school(verb) \
+            and not _names_new_state(verb):
         # "Clara quit smoking" reads as "no longer smokes", "Ana attends X Academy" as her
         # school; other verbs of a named person stay a mention
         return _mention(clause, manner, role)
     return _verb_statements(holder, verb, role)
+
+
+def _names_new_state(verb: _Verb) -> bool:
+    """"Ana got married", "Carlos became a professor": a named person's new state or role
+    (other verbs of a named person stay a mention)."""
+    if verb.lemma not in _INTO_STATE:
+        return False
+    claim = classify(verb)
+    return claim is not None and (claim.attribute in _STATE_FAMILIES
+                                  or claim.attribute == "job_title")
 
 
 def _names_school(verb: _Verb) -> bool:
@@ -1540,7 +1567,8 @@ def _decision(text: str, manner: _Manner) -> list[Statement]:
 
 def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> list[Statement]:
     """"Sorry, I meant Porto" / "Porto, not Lisbon": the last slotted claim, corrected."""
-    if not manner.change or not before or len(clause.split()) > FRAGMENT_WORDS:
+    if not manner.change or not before or len(clause.split()) > FRAGMENT_WORDS \
+            or not _bare_value(clause):
         return []
     last = next((s for s in reversed(before) if s.attribute is not None), None)
     if last is None or last.attribute is None or last.value is None:

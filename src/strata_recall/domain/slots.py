@@ -24,7 +24,7 @@ SINGLE_VALUED = frozenset({
     "manager", "editor", "birthday", "age", "partner", "name", "from", "born_in",
     "grew_up_in", "salary", "owner", "address", "timezone", "deadline", "budget",
     "nationality", "school", "title", "rent", "price", "status", "relationship_status",
-    "diet",
+    "diet", "drives",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
@@ -72,9 +72,16 @@ def slot_key(holder: str, attribute: str, value: str, single: bool | None = None
     if single if single is not None else is_single_valued(attribute):
         return f"{holder}.{attribute}"
     counted = _COUNTED.match(value)
-    return f"{holder}.{attribute}.{slug(singular_nouns(counted['what'] if counted else value))}"
+    value = _OFTEN.sub("", counted["what"] if counted else value).strip() or value
+    return f"{holder}.{attribute}.{slug(singular_nouns(value))}"
 
 
+#: How often, which a habit's key leaves out: "the gym three times a week" and "the gym five
+#: times a week" are one habit, done more often now.
+_OFTEN = re.compile(r"\b(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|"
+                    r"several) times|once|twice)(?: (?:a|per|each|every) \w+)?\b|"
+                    r"\bevery (?:other )?(?:day|week|month|morning|evening|night|weekend)\b|"
+                    r"\b(?:daily|weekly|monthly|nightly)\b")
 #: A value that counts something: "two cats", "3 kids", "a couple of bikes".
 _COUNTED = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                       r"a couple of|a few|several|no)\s+(?P<what>\S.*)$")
