@@ -461,15 +461,16 @@ def _settle(future: Future[ExtractionOutcome] | None,
 
 
 def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
-    """A fact said of "his"/"her"/"their" X about the person whose X a candidate holds
-    (``domain/pronouns.py``), in that memory's words with the new value; else as it is."""
+    """A fact said of "he"/"she"/"they" (or "his" X…) about the person whose X a candidate
+    holds (``domain/pronouns.py``), in that memory's words with the new value; without one,
+    a plain claim with no slot (two pronouns are never taken for one person)."""
     fact = found.fact
     if not pronouns.is_pronoun_subject(fact.subject) or fact.value is None:
         return found
     person = pronouns.referent(str(fact.subject), candidates)
     if person is None or person.subject is None or person.value is None \
-            or person.value not in person.content:
-        return found
+            or person.value not in person.content:  # no one found: a plain claim, no slot
+        return replace(found, fact=replace(fact, subject=None, holder=None, attribute=None))
     content = person.content.replace(person.value, fact.value)
     return replace(found, fact=replace(
         fact, subject=person.subject, content=content,

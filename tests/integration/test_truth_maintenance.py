@@ -197,6 +197,10 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
     ("Carlos is a dentist.", "Carlos became a professor.", "Carlos is a dentist."),
     ("Amir's favourite food is pizza.", "Amir doesn't like pizza anymore.",
      "Amir's favourite food is pizza."),
+    ("I have one child.", "We just had our second baby, so now I have two children.",
+     "I have one child."),
+    ("I follow a keto diet.", "I'm not doing keto anymore.", "I follow a keto diet."),
+    ("I'm single.", "We're in a relationship now.", "I'm single."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str
@@ -248,6 +252,8 @@ def test_a_turn_corrected_later_in_the_same_conversation_is_superseded(
      "My son's school is Greenfield Primary.", "User's son's school is Oakwood Primary"),
     (["My daughter's teacher is Mrs. Patel.", "Sorry, her teacher is Mrs. Shah."],
      "My daughter's teacher is Mrs. Patel.", "User's daughter's teacher is Mrs. Shah"),
+    (["My sister lives in Oslo.", "She moved to Bergen last year."],
+     "My sister lives in Oslo.", "User's sister lives in Bergen"),
 ])
 def test_a_correction_that_says_his_or_her_corrects_that_persons_claim(
     store: Store, clock: FakeClock, steps: list[str], stale: str, fresh: str
@@ -288,6 +294,18 @@ def test_two_pets_and_two_visits_are_kept_apart(store: Store, clock: FakeClock) 
         clock.advance(seconds=1)
     live = " ".join(m.content for m in strata.list(scope=A).items)
     assert all(word in live for word in ("Rex", "Pixel", "2018", "2023")), live
+
+
+def test_a_pronoun_no_memory_names_stays_a_plain_claim(store: Store, clock: FakeClock) -> None:
+    """Two "she"s are never taken for one person: with no one to stand for, the claim has
+    no slot and changes nothing."""
+    strata = facade(store, clock)
+    strata.remember("She lives in Rome.", scope=A)
+    clock.advance(seconds=1)
+    strata.remember("She lives in Paris.", scope=A)
+    states = by_content(strata)
+    assert states["She lives in Rome."] is Lifecycle.ACTIVE, states
+    assert states["She lives in Paris."] is Lifecycle.ACTIVE
 
 
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:

@@ -124,6 +124,21 @@ PRESENT: list[tuple[str, Row]] = [
                                              "User goes to the gym three times a week")),
     ("Carlos became a professor.", ("person:carlos.job_title", "professor", False, True,
                                     "Carlos works as a professor")),
+    ("She moved to Bergen last year.", ("pronoun:she.lives_in", "Bergen", False, True,
+                                        "She lives in Bergen")),
+    ("They live in Rome.", ("pronoun:they.lives_in", "Rome", False, False,
+                            "They live in Rome")),
+    ("We're in a relationship now.", ("user.relationship_status", "in a relationship", False,
+                                      True, "User's relationship status is in a relationship")),
+    ("I've switched to Stumptown as my favourite coffee shop.", (
+        "user.favourite_coffee_shop", "Stumptown", False, True,
+        "User's favourite coffee shop is Stumptown")),
+    ("Chicago is my home.", ("user.lives_in", "Chicago", False, False, "User lives in Chicago")),
+    ("I follow a keto diet.", ("user.diet", "keto", False, False, "User's diet is keto")),
+    ("I'm not doing yoga anymore.", ("user.does.yoga", "yoga", True, True,
+                                     "User no longer does yoga")),
+    ("I have two children.", ("user.has.child", "two children", False, False,
+                              "User has two children")),
 ]
 
 

@@ -133,7 +133,8 @@ def about_another(text: str) -> bool:
     return _ANOTHER_HOLDER.match(text.strip()) is not None
 _HOLDER = re.compile(
     rf"^(?:(?P<i>[Ii])(?=\s|'m|'ve|'d|'ll)|(?P<we>[Ww]e)(?=\s|'re|'ve|'ll)|"
-    rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
+    rf"(?P<you>[Yy]ou)(?=\s|'re|'ve)|(?P<pron>[Hh]e|[Ss]he|[Tt]hey)(?=\s)|"
+    rf"[Mm]y (?P<rel>{'|'.join(_RELATIVES)})"
     rf"(?:,?\s+(?P<relname>{_NAME}),?)?(?=\s)|"
     rf"(?P<owner>{_NAME})'s (?P<orel>{'|'.join(_RELATIVES)})"
     rf"(?:,?\s+(?P<orelname>{_NAME}),?)?(?=\s)|"
@@ -154,7 +155,8 @@ _ATTRIBUTE_NOUNS = {
     "job title": "job_title", "position": "job_title", "wife": "partner",
     "husband": "partner", "partner": "partner", "girlfriend": "partner",
     "boyfriend": "partner", "salary": "salary", "rent": "rent", "timezone": "timezone",
-    "time zone": "timezone", "hometown": "from", "hobby": "hobby", "hobbies": "hobby",
+    "time zone": "timezone", "hometown": "from", "home": "lives_in", "hobby": "hobby",
+    "hobbies": "hobby",
     "allergy": "allergy", "allergies": "allergy", "budget": "budget", "deadline": "deadline",
     "dog": "has_pet", "cat": "has_pet", "pet": "has_pet", "nationality": "nationality",
 }
@@ -517,6 +519,10 @@ def _holder(match: re.Match[str], role: str) -> _Holder | None:
         return _Holder(PROJECT, "The team") if role == "user" else None
     if match.group("you"):
         return _Holder(USER, "User", 0.55) if role == "assistant" else None
+    if match.group("pron"):  # no one named before it in the text: the pipeline finds whom
+        pronoun = match.group("pron").casefold()
+        return _Holder(f"pronoun:{pronoun}", pronoun.capitalize(), 0.8) if role == "user" \
+            else None
     if match.group("rel"):
         rel, name = match.group("rel").casefold(), match.group("relname")
         if name:
@@ -602,7 +608,8 @@ def _sentence(holder: str, lemma: str, prep: str, phrase: str, negated: bool, ch
 
 
 _PLURAL_HOLDERS = frozenset("""kids children parents friends sisters brothers colleagues
-    cousins neighbors neighbours roommates coworkers grandparents twins sons daughters""".split())
+    cousins neighbors neighbours roommates coworkers grandparents twins sons daughters
+    they""".split())
 
 
 def _plural(holder: str) -> bool:
@@ -749,7 +756,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
         return _Claim(f"favourite_{_category(rest)}", rest)
-    state = _state_claim(rest) if lemma in _INTO_STATE else None
+    state = _state_claim(rest) if lemma in _INTO_STATE or lemma in _IN_STATE else None
     if state is not None:
         return state
     role = _be_claim(_untimed(rest) or rest) if lemma == "become" else None
@@ -809,8 +816,9 @@ _STATE_FAMILIES = {
 
 def _state_claim(rest: str) -> _Claim | None:
     """One of the states of ``_STATE_FAMILIES`` ("married", "vegan now"), or None."""
-    state = re.sub(r"^(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$", "",
-                   _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
+    state = re.sub(r"^(?:on\s+)?(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$",
+                   "", _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
+    state = re.sub(r"^(?:on\s+)?(?:a|an|the)\s+|\s+diet$", "", state)  # "on a keto diet"
     for family, states in _STATE_FAMILIES.items():
         if state in states:
             return _Claim(family, state)
@@ -819,6 +827,8 @@ def _state_claim(rest: str) -> _Claim | None:
 
 #: Verbs that put their holder into a state: "went vegan", "became engaged", "got divorced".
 _INTO_STATE = frozenset({"go", "become", "turn", "get"})
+#: Verbs that say the holder keeps to one: "I follow a keto diet", "I'm not doing keto".
+_IN_STATE = frozenset({"follow", "do", "eat", "try"})
 
 
 def _be_claim(rest: str) -> _Claim | None:
@@ -1216,7 +1226,7 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     manner = verb.manner
     if not stands_alone(claim, manner):
         return []
-    if holder.key == PROJECT and claim.attribute == "lives_in":
+    if holder.key == PROJECT and claim.attribute in ("lives_in", "relationship_status"):
         holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
     into_state = verb.lemma in _INTO_STATE and claim.attribute in _STATE_FAMILIES
     changes = (verb.lemma in _CHANGE_VERBS or into_state) and claim.verb is None \
@@ -1235,8 +1245,9 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     attribute, lemma = claim.attribute, claim.verb
     if attribute in ("likes", "dislikes") and verb.lemma not in ("like", "dislike", "stand"):
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
-    phrase = "" if attribute == "does" else _phrase(claim.phrase)
-    if attribute != "does" and not content_words(clean_value(phrase)) \
+    bare = attribute == "does" and claim.phrase == claim.verb  # "I work out": no object
+    phrase = "" if bare else _phrase(claim.phrase)
+    if not bare and not content_words(clean_value(phrase)) \
             and not re.search(r"\d", phrase):
         return []
     if manner.future:
@@ -1335,9 +1346,18 @@ _FAN_OF = re.compile(r"\b(?:am|are|is) (?:a |such a )?(?:big |huge |massive |gre
 _RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
 
 
+#: "I've switched to Stumptown as my favourite coffee shop": my favourite coffee shop is now
+#: Stumptown.
+_AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|moved|gone over|gone) to "
+                    r"(?P<v>.+?) as (?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40})$", _I)
+
+
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
+    as_my = _AS_MY.match(text)
+    if as_my is not None:
+        return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)
     if where is not None:
         place = where["place"]

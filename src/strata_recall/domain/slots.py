@@ -97,8 +97,15 @@ def singular_nouns(text: str) -> str:
     return _ANY_WORD.sub(lambda m: _singular(m.group(0)), text)
 
 
+#: Plurals without an s: "two children" and "one child" count the same thing.
+_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman",
+              "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose"}
+
+
 @lru_cache(maxsize=4096)
 def _singular(word: str) -> str:
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if not word.endswith("s") or word.endswith("ss") or not word.islower() or len(word) < 4:
         return word
     return str(lemminflect_module().getLemma(word, upos="NOUN")[0])
