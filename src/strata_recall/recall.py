@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
+from strata_recall.domain.applying import REPLACED_BY_KEY
 from strata_recall.domain.boosts import (
     damp_other_speakers,
     episode_bonus,
@@ -33,7 +34,7 @@ from strata_recall.domain.models import (
     Scope,
 )
 from strata_recall.domain.secrets import masked, masked_text
-from strata_recall.domain.succession import MAX_HOPS, live_successors, routed
+from strata_recall.domain.succession import MAX_HOPS, asks_for_value, live_successors, routed
 from strata_recall.domain.text import search_text
 from strata_recall.domain.timeq import mentioned_periods
 from strata_recall.domain.visibility import recallable
@@ -166,7 +167,7 @@ class Retriever:
         fetched.update(lexical_rows)
         if widened is not None:
             vector_hits, lexical_hits, fetched = self._route_superseded(
-                vector_hits, lexical_hits, viewer, widened, filters, fetched)
+                vector_hits, lexical_hits, viewer, widened, filters, fetched, query)
         scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             scored = [h for h in scored if h.relevance >= min_score]
@@ -264,7 +265,7 @@ class Retriever:
 
     def _route_superseded(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
-        widened: Filters, filters: Filters, found: dict[str, Candidate],
+        widened: Filters, filters: Filters, found: dict[str, Candidate], query: str,
     ) -> tuple[dict[str, float], dict[str, float], dict[str, Candidate]]:
         """The searches' superseded hits handed to the live memories that replaced them
         (``domain/succession.py``), and the live candidates. ``found``: the hits' candidate
@@ -275,11 +276,19 @@ class Retriever:
             if not missing:
                 break
             found.update(self._fetch(sorted(missing), viewer, widened))
+        replacing = {i: [str(r) for r in c.meta.get(REPLACED_BY_KEY, ())]
+                     for i, c in found.items() if c.meta.get(REPLACED_BY_KEY)}
+        missing = {r for heirs in replacing.values() for r in heirs if r not in found}
+        if missing:
+            found.update(self._fetch(sorted(missing), viewer, widened))
         wanted = filters.effective_lifecycles()
         old = {i: n for i, c in found.items() if (n := _successor(c))}
         live = {i: c for i, c in found.items() if c.lifecycle in wanted}
         ends = live_successors(old, live)
-        return routed(vector_hits, old, ends), routed(lexical_hits, old, ends), live
+        also = {o: [r for r in replacing.get(end, ()) if r in live] for o, end in ends.items()}
+        value = asks_for_value(query)
+        return (routed(vector_hits, old, ends, also=also, value_asked=value),
+                routed(lexical_hits, old, ends, also=also, value_asked=value), live)
 
     def _episode_parts(
         self, episodes: dict[str, Candidate], episode_scores: dict[str, float],

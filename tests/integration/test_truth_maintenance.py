@@ -308,6 +308,19 @@ def test_a_pronoun_no_memory_names_stays_a_plain_claim(store: Store, clock: Fake
     assert states["She lives in Paris."] is Lifecycle.ACTIVE
 
 
+def test_a_question_for_the_value_finds_the_new_one_a_yes_or_no_the_retraction(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    strata.remember("I take the bus to work.", scope=A)
+    clock.advance(seconds=1)
+    strata.remember("I don't take the bus anymore, I cycle.", scope=A)
+    how = strata.recall("How do I get to work?", scope=A, k=3).hits
+    assert how[0].memory.content == "User cycles", [h.memory.content for h in how]
+    yes_no = strata.recall("Do I take the bus to work?", scope=A, k=3).hits
+    assert yes_no[0].memory.content == "User no longer takes the bus"
+
+
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:
     strata = facade(store, clock)
     strata.remember("I like olives. I hate olives.", scope=A)

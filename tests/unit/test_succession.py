@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from strata_recall.domain.succession import MAX_HOPS, ROUTED_SHARE, live_successors, routed
+from strata_recall.domain.succession import (
+    HEIR_FACTOR,
+    MAX_HOPS,
+    ROUTED_SHARE,
+    asks_for_value,
+    live_successors,
+    routed,
+)
 
 
 def test_a_chain_ends_at_its_first_live_memory() -> None:
@@ -35,3 +42,13 @@ def test_only_a_share_of_the_old_score_is_passed_on() -> None:
 
 def test_a_superseded_memory_without_a_live_successor_just_disappears() -> None:
     assert routed({"old": 0.9, "x": 0.1}, {"old"}, {}) == {"x": 0.1}
+
+
+def test_a_retraction_shares_what_it_is_passed_with_the_new_value_said_with_it() -> None:
+    scores = {"bus turn": 1.0}
+    ends, also = {"bus turn": "no bus"}, {"bus turn": ["cycles"]}
+    asked = routed(scores, {"bus turn"}, ends, share=1.0, also=also, value_asked=True)
+    assert asked == {"cycles": 1.0, "no bus": HEIR_FACTOR}  # "How do I get to work?"
+    yes_no = routed(scores, {"bus turn"}, ends, share=1.0, also=also, value_asked=False)
+    assert yes_no == {"no bus": 1.0, "cycles": HEIR_FACTOR}  # "Do I take the bus?"
+    assert asks_for_value("How do I get to work?") and not asks_for_value("Do I take the bus?")

@@ -55,6 +55,10 @@ SIBLINGS_KEY = "siblings"
 #: fact keeps that turn's claim), and of the correction that did it (``undo`` reverts both).
 PROMOTED_BY_KEY = "promoted_by"
 PROMOTED_KEY = "promoted"
+#: ``meta`` key of a retraction applied with the new value(s) its turn gave for what it
+#: retracted ("I don't take the bus anymore, I cycle"): recall passes the old claim's score
+#: on to them as well.
+REPLACED_BY_KEY = "replaced_by"
 #: ``meta`` key: how many times the claim was said (a repetition adds one).
 MENTIONS_KEY = "mentions"
 #: ``meta`` key of a fact whose decision was applied at once under review mode.
@@ -177,6 +181,8 @@ def plan(
     touched: dict[str, _Touch] = {}  # memories changed so far, by id (latest state)
     held_by_turn: set[str] = set()  # events with a claim only their turn holds
     promoted: dict[str, list[str]] = {}  # new fact id -> the facts it made live
+    retractions: dict[tuple[str, str], list[str]] = {}  # (event, holder) -> applied negations
+    replacements: dict[tuple[str, str], list[str]] = {}  # (event, holder) -> their companions
     for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
         own_turn = turns.get(fact.event_id)
         sole = per_turn[fact.event_id] == 1
@@ -190,8 +196,18 @@ def plan(
             result.outcomes.append(_outcome(replace(decision, reason="kept as its turn"), None))
             held_by_turn.add(fact.event_id)
             continue
-        applied = _applies(decision, origin.review) or _companion(fact, decision, corrected)
+        companion = _companion(fact, decision, corrected)
+        applied = _applies(decision, origin.review) or companion
+        if companion:  # the new value weighs what the retraction said with it does
+            fact = replace(fact, importance=max(fact.importance, _retracted_weight(
+                facts, decisions, fact)))
         derived = _derived(fact, decision, index, origin, now, applied, own_turn)
+        holder = _holder(fact.subject)
+        if holder is not None and applied and fact.negated and \
+                decision.action in (Action.UPDATE, Action.DELETE):
+            retractions.setdefault((fact.event_id, holder), []).append(derived.memory.id)
+        elif holder is not None and companion:
+            replacements.setdefault((fact.event_id, holder), []).append(derived.memory.id)
         carrier = _carrier(touched, current, own_turn, derived, now)
         if carrier is None:
             result.added.append(derived)
@@ -209,7 +225,9 @@ def plan(
         for earlier in decision.corrects:
             _retract_turn(touched, current, turns.get(facts[earlier].event_id), own_turn,
                           per_turn[facts[earlier].event_id] == 1, derived, decision, now)
-    result.added = _with_siblings(result.added, per_turn, held_by_turn, promoted)
+    replaced_by = {n: replacements[key] for key, ids in retractions.items()
+                   if key in replacements for n in ids}
+    result.added = _with_siblings(result.added, per_turn, held_by_turn, promoted, replaced_by)
     for target_id, touch in touched.items():
         before = current[target_id]
         result.changes.append((Planned(touch.after, _history(before, touch, now, origin)),
@@ -218,12 +236,14 @@ def plan(
 
 
 def _with_siblings(added: list[Derived], per_turn: Counter[str], held_by_turn: set[str],
-                   promoted: Mapping[str, list[str]]) -> list[Derived]:
+                   promoted: Mapping[str, list[str]],
+                   replaced_by: Mapping[str, list[str]]) -> list[Derived]:
     """The new facts as written: a fact from a turn that said several lists the others
     (``siblings``), so that a later correction of one can supersede the turn and make the
     others live in its place; a turn with a claim no fact holds (kept as its turn) is never
     superseded that way, so its facts do not name it. A correction lists the facts it made
-    live (``promoted``) for ``undo``."""
+    live (``promoted``) for ``undo``; a retraction, the new values said with it
+    (``replaced_by``)."""
     by_event: dict[str, list[str]] = {}
     for d in added:
         by_event.setdefault(d.event_id, []).append(d.memory.id)
@@ -237,6 +257,8 @@ def _with_siblings(added: list[Derived], per_turn: Counter[str], held_by_turn: s
                 meta[SIBLINGS_KEY] = [i for i in by_event[d.event_id] if i != d.memory.id]
         if promoted.get(d.memory.id):
             meta[PROMOTED_KEY] = list(dict.fromkeys(promoted[d.memory.id]))
+        if replaced_by.get(d.memory.id):
+            meta[REPLACED_BY_KEY] = replaced_by[d.memory.id]
         result.append(d if meta == d.memory.meta
                       else replace(d, memory=replace(d.memory, meta=meta)))
     return result
@@ -312,6 +334,16 @@ def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision]
     return {(f.event_id, holder) for f, d in zip(facts, decisions, strict=True)
             if f.negated and d.action in (Action.UPDATE, Action.DELETE) and _applies(d, review)
             and (holder := _holder(f.subject)) is not None}
+
+
+def _retracted_weight(facts: Sequence[FactInput], decisions: Sequence[Decision],
+                      companion: FactInput) -> int:
+    """The importance of the retractions ``companion`` was said with (same turn, holder)."""
+    holder = _holder(companion.subject)
+    return max((f.importance for f, d in zip(facts, decisions, strict=True)
+                if f.negated and f.event_id == companion.event_id
+                and _holder(f.subject) == holder
+                and d.action in (Action.UPDATE, Action.DELETE)), default=companion.importance)
 
 
 def _companion(fact: FactInput, decision: Decision, corrected: set[tuple[str, str]]) -> bool:

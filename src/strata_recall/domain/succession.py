@@ -11,7 +11,8 @@ superseded memories too and hands each one's score to the live memory at the end
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import re
+from collections.abc import Collection, Mapping, Sequence
 
 #: Longest ``superseded_by`` chain followed (a fact corrected this many times in a row).
 MAX_HOPS = 4
@@ -40,13 +41,36 @@ def live_successors(successor_of: Mapping[str, str], live: Collection[str],
     return ends
 
 
+#: A question that asks for a value ("How do I get to work?", "Where does Tom live?") is
+#: answered by the new value a retraction was said with, not by the retraction: the
+#: retraction then gets this share of what it would be passed (a yes/no question, "Do I take
+#: the bus?", is answered by both: the new value gets this share instead).
+HEIR_FACTOR = 0.9
+_ASKS_FOR_VALUE = re.compile(r"^\s*(?:what|where|which|who|whom|whose|when|how)\b", re.I)
+
+
+def asks_for_value(query: str) -> bool:
+    return _ASKS_FOR_VALUE.match(query) is not None
+
+
 def routed(scores: Mapping[str, float], superseded: Collection[str],
-           ends: Mapping[str, str], share: float = ROUTED_SHARE) -> dict[str, float]:
+           ends: Mapping[str, str], share: float = ROUTED_SHARE,
+           also: Mapping[str, Sequence[str]] | None = None,
+           value_asked: bool = False) -> dict[str, float]:
     """``scores`` without the superseded ids, ``share`` of each one's score passed to its live
-    successor (which keeps the better of its own and the passed score)."""
+    successor (which keeps the better of its own and the passed score), and to the live
+    memories ``also`` names for it: what a retraction says replaced the old value ("I don't
+    take the bus anymore, I cycle": the bus turn's score reaches "User cycles" too, not only
+    "User no longer takes the bus")."""
     out = {i: s for i, s in scores.items() if i not in superseded}
     for old, score in scores.items():
         successor = ends.get(old) if old in superseded else None
-        if successor is not None and score * share > out.get(successor, float("-inf")):
-            out[successor] = score * share
+        if successor is None:
+            continue
+        replacements = (also or {}).get(old, ())
+        for heir in (successor, *replacements):
+            factor = 1.0 if not replacements or value_asked == (heir != successor) \
+                else HEIR_FACTOR
+            if score * share * factor > out.get(heir, float("-inf")):
+                out[heir] = score * share * factor
     return out
