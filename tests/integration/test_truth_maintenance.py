@@ -201,6 +201,10 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
      "I have one child."),
     ("I follow a keto diet.", "I'm not doing keto anymore.", "I follow a keto diet."),
     ("I'm single.", "We're in a relationship now.", "I'm single."),
+    ("We have a cat named Luna.", "We had to give Luna away because of my allergy.",
+     "We have a cat named Luna."),
+    ("My husband's name is Mark.", "Oops, typo: my husband's name is Marc.",
+     "My husband's name is Mark."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str

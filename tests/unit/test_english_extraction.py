@@ -142,6 +142,18 @@ PRESENT: list[tuple[str, Row]] = [
 ]
 
 
+def test_phrasal_verbs_around_their_object_reasons_and_obligations_are_read() -> None:
+    assert facts("We had to give Luna away because of my allergy.") == [
+        ("project.has.luna", "Luna", True, True, "The team no longer has Luna")]
+    assert facts("I gave my old bike away.")[0][:3] == ("user.has.old_bike", "old bike", True)
+    assert [c for *_, c in facts("I was born and raised in Brazil.")] == [
+        "User was born in Brazil", "User grew up in Brazil"]
+    assert [c for *_, c in facts("My brother quit flying and became a chef.")] == [
+        "User's brother no longer flies", "User's brother works as a chef"]
+    assert facts("Oops, typo: my husband's name is Marc.") == [
+        ("user.partner", "Marc", False, True, "User's partner is Marc")]
+
+
 def test_two_pets_named_in_noun_sentences_are_two_claims() -> None:
     dog, cat = facts("My dog is named Rex."), facts("My cat is called Pixel.")
     assert dog[0][0] != cat[0][0]

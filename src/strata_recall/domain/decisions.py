@@ -257,7 +257,9 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
             or candidate.subject is None:
         return False
     holder, _, rest = fact.subject.partition(".")
-    if rest.split(".")[0] != "has" or candidate.subject.partition(".")[0] != holder:
+    owner = candidate.subject.partition(".")[0]
+    # "we gave Luna away": the household's, so the user's too
+    if rest.split(".")[0] != "has" or owner not in (holder, *_HOUSEHOLD.get(holder, ())):
         return False
     if _same_value(fact.value, candidate.value):
         return True
@@ -267,6 +269,8 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     return holds and _names_part_of(fact.value, candidate.value)
 
 
+#: Holders whose parting with a thing is the user's too ("we" said by the user).
+_HOUSEHOLD = {"project": ("user",)}
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
 _HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays"})

@@ -73,7 +73,8 @@ _CORRECTION = re.compile(
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
-    r"i misspoke|my mistake|let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
+    r"i misspoke|my mistake|my bad|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
+    r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
     r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year))|"
     r"(?:it\s+|as it\s+)?turns out|i (?:just )?(?:found out|realized|realised|learned|"
     r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
@@ -301,7 +302,7 @@ def is_past_form(word: str, lemma: str) -> bool:
 # -- splitting ---------------------------------------------------------------------------------
 _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
                         r"(?<=[.!?;])\s+|\n+")
-_JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because)\s+|"
+_JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
                       r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
@@ -323,7 +324,9 @@ def sentences(text: str) -> list[str]:
 
 
 def _starts_clause(piece: str) -> bool:
-    return _HOLDER.match(piece) is not None and piece.split()[0].casefold() not in _PRONOUN_LIKE
+    holder = _HOLDER.match(piece)
+    return holder is not None and (piece.split()[0].casefold() not in _PRONOUN_LIKE
+                                   or holder.group("rel") is not None)  # "my brother …"
 
 
 def _starts_verb_phrase(piece: str) -> bool:
@@ -1226,7 +1229,8 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     manner = verb.manner
     if not stands_alone(claim, manner):
         return []
-    if holder.key == PROJECT and claim.attribute in ("lives_in", "relationship_status"):
+    if holder.key == PROJECT and claim.attribute in ("lives_in", "relationship_status",
+                                                     "has_pet"):
         holder = _Holder(USER, "User", holder.confidence)  # "we moved to X": so did the user
     into_state = verb.lemma in _INTO_STATE and claim.attribute in _STATE_FAMILIES
     changes = (verb.lemma in _CHANGE_VERBS or into_state) and claim.verb is None \
@@ -1344,6 +1348,34 @@ _WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?w
 _FAN_OF = re.compile(r"\b(?:am|are|is) (?:a |such a )?(?:big |huge |massive |great |real )?"
                      r"fans? of\b", _I)
 _RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
+#: Why something was done, which is not part of what was done: "… because of my allergy".
+_REASON_TAIL = re.compile(r",?\s+(?:because of|due to|thanks to|on account of)\s+[^,]+$", _I)
+#: A phrasal verb with its object inside: "gave Luna away" is "gave away Luna".
+_SPLIT_PHRASAL = re.compile(r"\b(?P<verb>[a-z]+) (?P<obj>(?:(?:my|our|his|her|their|the|a|an) )?"
+                            r"[\w'-]+(?: [\w'-]+)?) (?P<particle>away|up|over|out|in)\b")
+
+
+def _joined_phrasal(match: re.Match[str]) -> str:
+    lemma = verb_lemma(match["verb"])
+    if lemma is None or f"{lemma} {match['particle']}" not in _PHRASAL:
+        return match.group(0)
+    return f"{match['verb']} {match['particle']} {match['obj']}"
+
+
+#: "We had to give Luna away": what was done, however unwillingly ("gave Luna away").
+_HAD_TO = re.compile(r"\bhad to (?P<verb>[a-z]+)\b")
+
+
+def _did(match: re.Match[str]) -> str:
+    lemma = verb_lemma(match["verb"])
+    if lemma is None or lemma != match["verb"]:  # "had to" takes a verb's base form
+        return match.group(0)
+    return inflect(lemma, "VBD")
+
+
+#: "born and raised in X": born there, and grew up there.
+_BORN_AND_RAISED = re.compile(r"\b(?P<be>was|were) born and (?:raised|brought up) in "
+                              r"(?P<x>[^,.;!?]+)", _I)
 
 
 #: "I've switched to Stumptown as my favourite coffee shop": my favourite coffee shop is now
@@ -1355,6 +1387,8 @@ _AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|moved|gone ov
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
+    text = _BORN_AND_RAISED.sub(r"\g<be> born in \g<x> and grew up in \g<x>", text)
+    text = _SPLIT_PHRASAL.sub(_joined_phrasal, _HAD_TO.sub(_did, text))
     as_my = _AS_MY.match(text)
     if as_my is not None:
         return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
@@ -1427,7 +1461,8 @@ def read_clause(clause: str, manner: _Manner, role: str,
     """The claims of one clause; ``before`` are the claims read earlier in the same text, the
     target of a bare correction ("sorry, I meant Porto")."""
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
-    clause = _RATHER.sub(r"prefer \g<new> over \g<old>", _ASIDE_TAIL.sub("", clause))
+    clause = _RATHER.sub(r"prefer \g<new> over \g<old>",
+                         _REASON_TAIL.sub("", _ASIDE_TAIL.sub("", clause)))
     clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
     clause = _NEW_JOB.sub("started working at ", clause)
     if is_chatter(clause):
