@@ -461,6 +461,27 @@ def _settle(future: Future[ExtractionOutcome] | None,
 
 
 def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
+    """The fact with its holder found: a pronoun's person (``_pronoun_resolved``), or the
+    user for "the X" when only the user's X is known ("Sorry, the flight number is BA 177"
+    after "My flight number is BA 117")."""
+    found = _pronoun_resolved(found, candidates)
+    fact = found.fact
+    subject = fact.subject or ""
+    holder, _, attribute = subject.partition(".")
+    if holder != "project" or not attribute or "." in attribute or fact.value is None \
+            or any(c.subject == subject for c in candidates):
+        return found
+    mine = [c for c in candidates if c.subject == f"user.{attribute}" and c.value is not None
+            and c.value in c.content]
+    if not mine:
+        return found
+    known = max(mine, key=lambda c: (c.similarity, c.id))
+    assert known.value is not None and known.subject is not None
+    return replace(found, fact=replace(fact, subject=known.subject, holder="user",
+                                       content=known.content.replace(known.value, fact.value)))
+
+
+def _pronoun_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     """A fact said of "he"/"she"/"they" (or "his" X…) about the person whose X a candidate
     holds (``domain/pronouns.py``), in that memory's words with the new value; without one,
     a plain claim with no slot (two pronouns are never taken for one person)."""

@@ -205,6 +205,8 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
      "We have a cat named Luna."),
     ("My husband's name is Mark.", "Oops, typo: my husband's name is Marc.",
      "My husband's name is Mark."),
+    ("My flight number is BA 117.", "Sorry, the flight number is BA 177.",
+     "My flight number is BA 117."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str

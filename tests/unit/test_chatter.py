@@ -13,6 +13,8 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Anything else?", "assistant") and is_chatter("back")
     assert is_chatter("Understood! I'll keep that in mind for future bookings.", "assistant")
     assert is_chatter("zzz") and is_chatter("idk") and is_chatter("So tiny! Enjoy!", "assistant")
+    assert is_chatter("Have a great trip!", "assistant")
+    assert is_chatter("Not much! What's new with you?", "assistant")
 
 
 def test_turns_with_content_are_not_chatter() -> None:
@@ -22,6 +24,8 @@ def test_turns_with_content_are_not_chatter() -> None:
     assert not is_chatter("I got a new job") and not is_chatter("I have one dog")
     assert not is_chatter("My back hurts.") and not is_chatter("The pasta was delicious.")
     assert not is_chatter("I'll remember that your daughter loves horses.", "assistant")
+    assert not is_chatter("The museum opens at 9.", "assistant")
+    assert not is_chatter("Paris is lovely in spring.", "assistant")
 
 
 def test_a_change_names_the_value_it_leaves() -> None:

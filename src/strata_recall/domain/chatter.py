@@ -73,8 +73,23 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     if (role or "").lower() in ASSISTANT_ROLES:
         said = [w for w in content if w not in WELL_WISHES]
         allowance = ACK_CONTENT_ALLOWANCE + (1 if _takes_note(tokens) else 0)
-        return _acknowledges(tokens) and len(said) <= allowance
+        if not said:  # "Have a great trip!": only wishes and pleasantries
+            return True
+        return (_acknowledges(tokens) and len(said) <= allowance) or _small_talk(text)
     return False
+
+
+#: Longest question an assistant asks only to keep the talk going ("What's new with you?").
+SMALL_TALK_QUESTION_WORDS = 6
+
+
+def _small_talk(text: str) -> bool:
+    """An assistant turn whose every sentence is chit-chat or a short question back ("Not
+    much! What's new with you?"); a name or a number in it is content (checked before)."""
+    pieces = [p.strip() for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p.strip()]
+    return bool(pieces) and all(
+        (p.endswith("?") and len(words(p)) <= SMALL_TALK_QUESTION_WORDS)
+        or not content_words(words(p)) for p in pieces)
 
 
 def content_words(tokens: list[str]) -> list[str]:
