@@ -154,6 +154,20 @@ def test_phrasal_verbs_around_their_object_reasons_and_obligations_are_read() ->
         ("user.partner", "Marc", False, True, "User's partner is Marc")]
 
 
+def test_there_is_the_place_named_before_it_and_nothing_without_one() -> None:
+    assert facts("We bought a house in Boulder and moved there.")[-1] == (
+        "user.lives_in", "Boulder", False, True, "User lives in Boulder")
+    assert facts("I moved there.") == []
+
+
+def test_a_title_a_modifier_or_it_is_do_not_hide_the_value() -> None:
+    assert facts("Dr. Lopez is my doctor now.") == [
+        ("user.doctor", "Dr. Lopez", False, True, "User's doctor is Dr. Lopez")]
+    assert facts("My primary doctor is Dr. Kim.")[0][0] == "user.doctor"
+    assert facts("Our dinner is at Nobu. Wait no, it's at Zuma.")[-1][1:4] == (
+        "at Zuma", False, True)
+
+
 def test_two_pets_named_in_noun_sentences_are_two_claims() -> None:
     dog, cat = facts("My dog is named Rex."), facts("My cat is called Pixel.")
     assert dog[0][0] != cat[0][0]

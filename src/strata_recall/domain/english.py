@@ -84,6 +84,8 @@ _CORRECTION = re.compile(
 #: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
 _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
                               r"i mean)\s*[,.!:;–-]+\s*(?=\S)", _I)
+#: "it's X", "that's X": the value a bare correction gives, with a pointing subject.
+_IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)\s+(?=\S)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
 FRAGMENT_WORDS = 4
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
@@ -420,6 +422,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     text = _CORRECTION.sub("", text, count=1)
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
+    value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
     if not change and value and len(value.split()) <= FRAGMENT_WORDS and _bare_value(value):
         change, text = True, value  # "Sorry, Springfield, Missouri."
     hedged = _HEDGE_LEAD.match(text) is not None
@@ -759,6 +762,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
         return _Claim(f"favourite_{_category(rest)}", rest)
+    if lemma in ("move", "relocate") and _untimed(rest).casefold() in ("there", "here"):
+        return _Claim("lives_in", rest)  # "moved there": the place named before it
     state = _state_claim(rest) if lemma in _INTO_STATE or lemma in _IN_STATE else None
     if state is not None:
         return state
@@ -781,7 +786,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         if attribute in _PREFERENCE:
             phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
-                and not clean_value(phrase)[:1].isupper():
+                and not clean_value(phrase)[:1].isupper() \
+                and clean_value(phrase).casefold() not in ("there", "here"):
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
         return _Claim(attribute, phrase)
     if not _phrase(rest):
@@ -869,7 +875,8 @@ _MY_ATTRIBUTE = re.compile(
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
     r"(?: back| over)? to)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
-_IS_MY = re.compile(rf"^(?P<v>{_NAME}(?: {_NAME})?) is (?:now )?(?:(?P<det>my|our|the)|"
+_IS_MY = re.compile(rf"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME}(?: {_NAME})?) is (?:now )?"
+                    rf"(?:(?P<det>my|our|the)|"
                     rf"(?P<owner>{_NAME}(?: {_NAME})?)'s) "
                     r"(?:(?P<new>new) )?(?P<noun>[A-Za-z][\w -]{1,30}?)(?: now)?$")
 #: "Project Atlas is owned by Ravi", "the lead role was handed over from Marta to Ivo": who
@@ -917,6 +924,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
+    noun = re.sub(r"^(?:primary|main|regular|usual|family|current) (?=\w)", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
     if noun in _CATEGORIES and not of:
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
@@ -1251,7 +1259,9 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
     bare = attribute == "does" and claim.phrase == claim.verb  # "I work out": no object
     phrase = "" if bare else _phrase(claim.phrase)
-    if not bare and not content_words(clean_value(phrase)) \
+    pointed = attribute in _PLACE_ATTRIBUTES and clean_value(phrase).casefold() in (
+        "there", "here")  # "moved there": the place named before it (``_resolved``)
+    if not bare and not pointed and not content_words(clean_value(phrase)) \
             and not re.search(r"\d", phrase):
         return []
     if manner.future:
@@ -1419,10 +1429,18 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
             continue
         for clause in clauses(_expand(body)):
             found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
-    return list(_distinct(found))
+    return list(_distinct([s for s in found if not _points_nowhere(s)]))
+
+
+def _points_nowhere(statement: Statement) -> bool:
+    """"I moved there" with no place named before it: no claim."""
+    return statement.value is not None and statement.value.casefold() in ("there", "here")
 
 
 _PLACE_ATTRIBUTES = frozenset({"lives_in", "located_in", "visited", "works_at", "born_in"})
+
+
+_IN_PLACE = re.compile(r"\bin (?P<place>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)")
 
 
 def _resolved(statement: Statement, before: list[Statement]) -> Statement:
@@ -1432,6 +1450,9 @@ def _resolved(statement: Statement, before: list[Statement]) -> Statement:
         return statement
     place = next((s.value for s in reversed(before) if s.value
                   and s.attribute in _PLACE_ATTRIBUTES and s.value[:1].isupper()), None)
+    if place is None:  # "we bought a house in Boulder and moved there"
+        place = next((m["place"] for s in reversed(before) if s.value
+                      and (m := _IN_PLACE.search(s.value))), None)
     if place is None:
         return statement
     content = re.sub(r"\b(?:there|here)\b", place, statement.content, count=1)
