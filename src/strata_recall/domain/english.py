@@ -1609,7 +1609,15 @@ def _stopped(verb: _Verb) -> _Verb | None:
         return _Verb("work", f"at {verb.rest}", manner)
     if verb.lemma != "leave" and verb.rest:
         return _Verb("have", _parted_with(verb), manner)
+    group = re.match(rf"^(?:my|our|the) (?P<g>(?:[\w-]+ )?(?:{_GROUPS}))$",
+                     _untimed(verb.rest), _I)
+    if group is not None:  # "left the band": no longer in it
+        return _Verb("have", group["g"], manner)
     return None
+
+
+#: What one leaves by no longer being part of it ("left the band", "left my book club").
+_GROUPS = "band|club|team|choir|group|league|orchestra|gym|class|course|church|committee"
 
 
 def _parted_with(verb: _Verb) -> str:
