@@ -208,6 +208,10 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
     ("My flight number is BA 117.", "Sorry, the flight number is BA 177.",
      "My flight number is BA 117."),
     ("I play in a band.", "I left the band last month.", "I play in a band."),
+    ("My preferred language is Python.", "I've switched my preferred language to Rust.",
+     "My preferred language is Python."),
+    ("My daughter's name is Ella.", "Her name is Ellie, actually.",
+     "My daughter's name is Ella."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str

@@ -14,6 +14,7 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Understood! I'll keep that in mind for future bookings.", "assistant")
     assert is_chatter("zzz") and is_chatter("idk") and is_chatter("So tiny! Enjoy!", "assistant")
     assert is_chatter("Have a great trip!", "assistant")
+    assert is_chatter("Happy early birthday!", "assistant")
     assert is_chatter("Not much! What's new with you?", "assistant")
 
 

@@ -22,3 +22,10 @@ def test_a_named_person_fits_any_pronoun_and_other_attributes_or_the_user_never_
     assert referent("pronoun:she.phone", [ana, mine, brother_job]) == ana
     assert referent("pronoun:he.phone", [mine, brother_job]) is None
     assert is_pronoun_subject("pronoun:he.school") and not is_pronoun_subject("user.school")
+
+
+def test_her_name_is_what_a_relation_the_user_named_is_called() -> None:
+    daughter = known("user.daughter", "Ella", id="daughter")
+    son = known("user.son", "Leo", 0.9, id="son")
+    assert referent("pronoun:she.name", [daughter, son]) == daughter
+    assert referent("pronoun:he.name", [daughter, son]) == son

@@ -55,7 +55,8 @@ ACK_CONTENT_ALLOWANCE = 1
 #: What an assistant wishes the user on the way out ("Noted, safe travels!", "Enjoy the
 #: trip!"): no content in an acknowledgement, though content in a user's own turn.
 WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck care rest "
-                        "meal stay time".split())
+                        "meal stay time birthday anniversary early belated holiday holidays "
+                        "weekend".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 

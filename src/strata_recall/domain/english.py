@@ -84,6 +84,8 @@ _CORRECTION = re.compile(
 #: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
 _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
                               r"i mean)\s*[,.!:;–-]+\s*(?=\S)", _I)
+#: A correction said after the claim: "Her name is Ellie, actually."
+_ACTUALLY_TAIL = re.compile(r",?\s+(?:actually|in fact|to be exact)$", _I)
 #: "it's X", "that's X": the value a bare correction gives, with a pointing subject.
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)\s+(?=\S)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
@@ -428,6 +430,9 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     hedged = _HEDGE_LEAD.match(text) is not None
     text = _HEDGE_LEAD.sub("", text, count=1)
     text = _TRAIL.sub("", _FILLER.sub("", text))
+    actually = _ACTUALLY_TAIL.search(text)
+    if actually is not None:  # "Her name is Ellie, actually."
+        change, text = True, text[:actually.start()]
     hedged = hedged or _HEDGE_INSIDE.search(text) is not None
     return text, _Manner(change=change, hedged=hedged, pinned=pinned)
 
@@ -1394,12 +1399,17 @@ _AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|moved|gone ov
                     r"(?P<v>.+?) as (?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40})$", _I)
 
 
+#: "I've switched my preferred language to Rust": my preferred language is now Rust.
+_SET_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|set|updated|moved) "
+                     r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
+
+
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
     text = _BORN_AND_RAISED.sub(r"\g<be> born in \g<x> and grew up in \g<x>", text)
     text = _SPLIT_PHRASAL.sub(_joined_phrasal, _HAD_TO.sub(_did, text))
-    as_my = _AS_MY.match(text)
+    as_my = _AS_MY.match(text) or _SET_MY.match(text)
     if as_my is not None:
         return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)

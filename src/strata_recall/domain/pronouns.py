@@ -29,11 +29,24 @@ def is_pronoun_subject(subject: str | None) -> bool:
 def referent(subject: str, candidates: Sequence[Candidate]) -> Candidate | None:
     """The candidate whose holder ``subject``'s pronoun stands for, or None."""
     pronoun, _, attribute = subject.removeprefix(PRONOUN_PREFIX).partition(".")
-    matching = [c for c in candidates if c.subject is not None
-                and c.subject.startswith("person:") and c.value is not None
-                and c.subject.partition(".")[2] == attribute
-                and _fits(pronoun, c.subject.partition(".")[0].removeprefix("person:"))]
+    matching = [c for c in candidates if c.subject is not None and c.value is not None
+                and (_holds(c.subject, pronoun, attribute) or _names(c.subject, pronoun,
+                                                                    attribute))]
     return max(matching, key=lambda c: (c.similarity, c.id), default=None)
+
+
+def _holds(subject: str, pronoun: str, attribute: str) -> bool:
+    """``person:user_son.school`` holds "his school"."""
+    holder, _, held = subject.partition(".")
+    return holder.startswith("person:") and held == attribute \
+        and _fits(pronoun, holder.removeprefix("person:"))
+
+
+def _names(subject: str, pronoun: str, attribute: str) -> bool:
+    """``user.daughter`` ("My daughter's name is Ella") is what "her name" names."""
+    holder, _, relation = subject.partition(".")
+    return attribute == "name" and holder == "user" and relation in _RELATIONS \
+        and _fits(pronoun, f"user_{relation}")
 
 
 def _fits(pronoun: str, person: str) -> bool:
