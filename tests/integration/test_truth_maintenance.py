@@ -212,6 +212,11 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
      "My preferred language is Python."),
     ("My daughter's name is Ella.", "Her name is Ellie, actually.",
      "My daughter's name is Ella."),
+    ("My son goes to Maple Elementary.",
+     "My son changed schools, he goes to Cedar Elementary now.",
+     "My son goes to Maple Elementary."),
+    ("Tom is my manager.", "Tom isn't my manager anymore.", "Tom is my manager."),
+    ("Paulo works at a bank.", "Paulo was laid off from the bank.", "Paulo works at a bank."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str

@@ -315,6 +315,7 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
 
 
 _HE_SHE = re.compile(r"^(?:he|she)\s+", _I)
+_MY_RELATIVE = re.compile(rf"^my (?:{'|'.join(_RELATIVES)})$", _I)
 
 
 def _named(subject: str) -> bool:
@@ -377,7 +378,8 @@ def clauses(sentence: str) -> list[str]:
         holder = _HOLDER.match(bare)
         pronoun = _HE_SHE.match(bare)
         if pronoun is not None and result:  # "Tom left Google, he joined Meta": Tom joined
-            named = subject is not None and _named(subject)
+            named = subject is not None and (_named(subject) or _MY_RELATIVE.match(subject)
+                                             is not None)  # "my son …, he goes to …"
             result.append(f"{subject} {bare[pronoun.end():]}" if named else piece)
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
@@ -804,7 +806,8 @@ _SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer"})
 #: Where someone studies: "(to) Hillview School", "(at) the University of Porto".
 _SCHOOL = re.compile(r"^(?:to |at )?(?P<v>(?:the )?(?:[A-Z][\w.'-]*\s+){0,4}(?:School|Academy|"
                      r"University|College|Kindergarten|Preschool|Institute|Gymnasium|Lyceum|"
-                     r"Polytechnic)(?:\s+of(?:\s+[A-Z][\w.'-]*){1,4})?)$")
+                     r"Polytechnic|Elementary|Primary|High|Middle|Montessori)"
+                     r"(?:\s+(?:School|of(?:\s+[A-Z][\w.'-]*){1,4}))?)$")
 _HAVE_ALLERGY = re.compile(r"^(?:an?\s+|severe\s+|bad\s+)*(?:(?P<x>[\w -]+?)\s+allergy|"
                            r"allergy\s+to\s+(?P<y>.+))$", _I)
 #: "love going hiking", "like to go swimming": the activity itself.
@@ -880,7 +883,8 @@ _MY_ATTRIBUTE = re.compile(
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
     r"(?: back| over)? to)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
-_IS_MY = re.compile(rf"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME}(?: {_NAME})?) is (?:now )?"
+_IS_MY = re.compile(rf"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME}(?: {_NAME})?) "
+                    r"is(?P<neg>n't| not| no longer)? (?:now )?"
                     rf"(?:(?P<det>my|our|the)|"
                     rf"(?P<owner>{_NAME}(?: {_NAME})?)'s) "
                     r"(?:(?P<new>new) )?(?P<noun>[A-Za-z][\w -]{1,30}?)(?: now)?$")
@@ -1048,6 +1052,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if match.re is _IS_MY and match["det"] and match["det"].casefold() == "the" \
             and not _is_role(match["noun"]):
         return None  # "Marta is the best": no role named
+    if match.groupdict().get("neg"):  # "Tom isn't my manager anymore": retracted
+        manner = replace(manner, negated=True, change=True)
     noun = match["noun"].strip()
     untimed = _TIME_TAIL.sub("", noun).strip()
     if untimed and untimed != noun:  # "Greg's favourite band these days is Blur"
@@ -1388,6 +1394,9 @@ def _did(match: re.Match[str]) -> str:
     return inflect(lemma, "VBD")
 
 
+#: "was laid off from the bank", "got fired from Acme": no longer works there.
+_LAID_OFF = re.compile(r"\b(?:was|were|got|has been|have been|'s been|'ve been) "
+                       r"(?:laid off|fired|let go|made redundant) (?:from|at|by) ", _I)
 #: "born and raised in X": born there, and grew up there.
 _BORN_AND_RAISED = re.compile(r"\b(?P<be>was|were) born and (?:raised|brought up) in "
                               r"(?P<x>[^,.;!?]+)", _I)
@@ -1409,6 +1418,7 @@ def _expand(text: str) -> str:
     text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
     text = _BORN_AND_RAISED.sub(r"\g<be> born in \g<x> and grew up in \g<x>", text)
     text = _SPLIT_PHRASAL.sub(_joined_phrasal, _HAD_TO.sub(_did, text))
+    text = _LAID_OFF.sub("no longer works at ", text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
     if as_my is not None:
         return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
