@@ -9,6 +9,7 @@ from strata_recall.domain.fusion import (
     recency_score,
     reciprocal_ranks,
     scale_by_max,
+    standardize,
 )
 
 
@@ -64,3 +65,9 @@ def test_priors_break_ties_between_equal_matches() -> None:
 def test_unknown_method_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown fusion"):
         fuse({}, Weights(), "magic")
+
+
+def test_a_spread_too_small_to_mean_anything_standardises_to_nothing() -> None:
+    """BM25 of a word every memory holds is ~1e-6 for each: rounding must not rank them."""
+    assert standardize({"a": 1.16e-6, "b": 8.8e-7}) == {"a": 0.0, "b": 0.0}
+    assert standardize({"a": 0.46, "b": 0.41})["a"] > 0

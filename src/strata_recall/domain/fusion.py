@@ -81,14 +81,20 @@ def min_max(scores: Mapping[str, float]) -> dict[str, float]:
     return {key: (value - low) / (high - low) for key, value in scores.items()}
 
 
+#: A spread of scores below this says nothing: a word every stored memory holds scores
+#: ~1e-6 in BM25 in each, and standardising such a spread would let rounding decide the
+#: ranking ("work" in both "I bike to work." and "These days I take the train to work.").
+MIN_SPREAD = 1e-4
+
+
 def standardize(scores: Mapping[str, float]) -> dict[str, float]:
-    """(x - mean) / std; a lone or constant score becomes 0.0."""
+    """(x - mean) / std; a lone or (near-)constant score becomes 0.0."""
     if not scores:
         return {}
     values = list(scores.values())
     mean = sum(values) / len(values)
     spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
-    if spread < 1e-12:
+    if spread < MIN_SPREAD:
         return dict.fromkeys(scores, 0.0)
     return {key: (value - mean) / spread for key, value in scores.items()}
 
