@@ -32,6 +32,13 @@ def by_content(strata: Strata) -> dict[str, Lifecycle]:
     return {m.content: m.lifecycle for m in strata.list(scope=A, filters=EVERY).items}
 
 
+def said_in_turn(strata: Strata, clock: FakeClock, *texts: str) -> None:
+    """Each text remembered a second after the one before (default mode)."""
+    for text in texts:
+        strata.remember(text, scope=A)
+        clock.advance(seconds=1)
+
+
 def correct_manager(strata: Strata) -> str:
     strata.remember("My manager is Tom.", scope=A)
     said = strata.remember("Actually, my manager is Priya, not Tom.", scope=A)
@@ -103,9 +110,8 @@ def test_a_turn_with_a_claim_no_fact_holds_is_not_superseded_for_its_other_fact(
     store: Store, clock: FakeClock
 ) -> None:
     strata = facade(store, clock)
-    strata.remember("I live in Paris and my passport expires in May.", scope=A)
-    clock.advance(seconds=1)
-    strata.remember("I moved to Berlin.", scope=A)
+    said_in_turn(strata, clock, "I live in Paris and my passport expires in May.",
+                 "I moved to Berlin.")
     states = by_content(strata)
     assert states["User lives in Paris"] is Lifecycle.SUPERSEDED, states
     assert states["I live in Paris and my passport expires in May."] is Lifecycle.ACTIVE
@@ -222,9 +228,7 @@ def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str
 ) -> None:
     strata = facade(store, clock)
-    strata.remember(before, scope=A)
-    clock.advance(seconds=1)
-    strata.remember(after, scope=A)
+    said_in_turn(strata, clock, before, after)
     states = by_content(strata)
     assert states[stale] is Lifecycle.SUPERSEDED, states
     assert states[after] is Lifecycle.ACTIVE
@@ -275,9 +279,7 @@ def test_a_correction_that_says_his_or_her_corrects_that_persons_claim(
     store: Store, clock: FakeClock, steps: list[str], stale: str, fresh: str
 ) -> None:
     strata = facade(store, clock)
-    for text in steps:
-        strata.remember(text, scope=A)
-        clock.advance(seconds=1)
+    said_in_turn(strata, clock, *steps)
     states = by_content(strata)
     assert states[stale] is Lifecycle.SUPERSEDED, states
     assert states[fresh] is Lifecycle.ACTIVE
@@ -304,10 +306,8 @@ def test_a_bare_value_corrects_the_users_turn_before_it_in_a_conversation(
 
 def test_two_pets_and_two_visits_are_kept_apart(store: Store, clock: FakeClock) -> None:
     strata = facade(store, clock)
-    for text in ("My dog is named Rex.", "My cat is called Pixel.", "I visited Japan in 2018.",
-                 "I visited Japan in 2023."):
-        strata.remember(text, scope=A)
-        clock.advance(seconds=1)
+    said_in_turn(strata, clock, "My dog is named Rex.", "My cat is called Pixel.",
+                 "I visited Japan in 2018.", "I visited Japan in 2023.")
     live = " ".join(m.content for m in strata.list(scope=A).items)
     assert all(word in live for word in ("Rex", "Pixel", "2018", "2023")), live
 
@@ -316,9 +316,8 @@ def test_a_pronoun_no_memory_names_stays_a_plain_claim(store: Store, clock: Fake
     """Two "she"s are never taken for one person: with no one to stand for, the claim has
     no slot and changes nothing."""
     strata = facade(store, clock)
-    strata.remember("She lives in Rome.", scope=A)
-    clock.advance(seconds=1)
-    strata.remember("She lives in Paris.", scope=A)
+    said_in_turn(strata, clock, "She lives in Rome.",
+                 "She lives in Paris.")
     states = by_content(strata)
     assert states["She lives in Rome."] is Lifecycle.ACTIVE, states
     assert states["She lives in Paris."] is Lifecycle.ACTIVE
@@ -328,9 +327,8 @@ def test_a_question_for_the_value_finds_the_new_one_a_yes_or_no_the_retraction(
     store: Store, clock: FakeClock
 ) -> None:
     strata = facade(store, clock)
-    strata.remember("I take the bus to work.", scope=A)
-    clock.advance(seconds=1)
-    strata.remember("I don't take the bus anymore, I cycle.", scope=A)
+    said_in_turn(strata, clock, "I take the bus to work.",
+                 "I don't take the bus anymore, I cycle.")
     how = strata.recall("How do I get to work?", scope=A, k=3).hits
     assert how[0].memory.content == "User cycles", [h.memory.content for h in how]
     yes_no = strata.recall("Do I take the bus to work?", scope=A, k=3).hits
@@ -355,9 +353,7 @@ def test_a_claim_said_again_in_other_words_is_one_live_memory(
     store: Store, clock: FakeClock, first: str, again: str, value: str
 ) -> None:
     strata = facade(store, clock)
-    strata.remember(first, scope=A)
-    clock.advance(seconds=1)
-    strata.remember(again, scope=A)
+    said_in_turn(strata, clock, first, again)
     live = [m.content for m in strata.list(scope=A).items]
     assert sum(value.casefold() in c.casefold() for c in live) == 1, live
 
