@@ -280,8 +280,8 @@ class WritePipeline:
                                                   prepared.lexical.get(f.fact.content)), own,
                                   job.created_at)
                  for f, v in zip(found, vectors, strict=True)]
-        found = [_resolved(f, [c for c, _ in pool]) for f, pool in zip(found, pools,
-                                                                        strict=True)]
+        found = [_resolved(f, [*(c for c, _ in pool), *_said_before(found[:i])])
+                 for i, (f, pool) in enumerate(zip(found, pools, strict=True))]
         decisions = self._decide(found, pools)
         current = self._current(job.scope, [m for pool in pools for _, m in pool], own)
         origin = self._origin(job, found[0])
@@ -458,6 +458,14 @@ def _settle(future: Future[ExtractionOutcome] | None,
             future.set_exception(result)
         else:
             future.set_result(result)
+
+
+def _said_before(found: Sequence[_Found]) -> list[Candidate]:
+    """The facts read earlier in the same input, as candidates a pronoun may stand for
+    ("My nephew is named Jack." … "Sorry, his name is Zack."); never a decision's target."""
+    return [Candidate(id=f"input:{i}", content=f.fact.content, similarity=1.0,
+                      subject=f.fact.subject, value=f.fact.value)
+            for i, f in enumerate(found) if f.fact.subject and f.fact.value]
 
 
 def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:

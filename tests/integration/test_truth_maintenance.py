@@ -223,6 +223,7 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
      "My son goes to Maple Elementary."),
     ("Tom is my manager.", "Tom isn't my manager anymore.", "Tom is my manager."),
     ("Paulo works at a bank.", "Paulo was laid off from the bank.", "Paulo works at a bank."),
+    ("My uncle is a doctor.", "My uncle retired last year.", "My uncle is a doctor."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str
@@ -283,6 +284,18 @@ def test_a_correction_that_says_his_or_her_corrects_that_persons_claim(
     states = by_content(strata)
     assert states[stale] is Lifecycle.SUPERSEDED, states
     assert states[fresh] is Lifecycle.ACTIVE
+
+
+def test_his_name_in_a_conversation_corrects_the_relation_named_earlier_in_it(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    strata.remember(messages=[{"role": "user", "content": "My nephew is named Jack."},
+                              {"role": "assistant", "content": "Cute!"},
+                              {"role": "user", "content": "Sorry, his name is Zack."}], scope=A)
+    states = by_content(strata)
+    assert states["My nephew is named Jack."] is Lifecycle.SUPERSEDED, states
+    assert states["User's nephew is Zack"] is Lifecycle.ACTIVE
 
 
 @pytest.mark.parametrize(("first", "bare", "stale", "fresh"), [

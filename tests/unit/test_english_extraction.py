@@ -168,6 +168,16 @@ def test_a_title_a_modifier_or_it_is_do_not_hide_the_value() -> None:
         "at Zuma", False, True)
 
 
+def test_a_pets_age_a_correction_inside_or_after_wait_and_likes_said_otherwise() -> None:
+    assert facts("My cat is actually 5 years old.") == [
+        ("person:user_cat.age", "5", False, True, "User's cat is 5 years old")]
+    assert facts("Oh wait, I start work at 9.") == [
+        ("user.starts.work", "work at 9", False, True, "User starts work at 9")]
+    assert facts("I'm obsessed with Severance.")[0][:2] == ("user.likes.severance", "Severance")
+    assert facts("I shaved off my beard.")[0][:3] == ("user.has.beard", "beard", True)
+    assert [c for *_, c in facts("I love Paris, it's beautiful.")] == ["User loves Paris"]
+
+
 def test_two_pets_named_in_noun_sentences_are_two_claims() -> None:
     dog, cat = facts("My dog is named Rex."), facts("My cat is called Pixel.")
     assert dog[0][0] != cat[0][0]

@@ -215,6 +215,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
     if _parts_with(fact, candidate) or _negates_narrower(fact, candidate) \
             or _unfavours(fact, candidate):
         return "negation"
+    if _ends_work(fact, candidate):
+        return "conflict"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
         return "negation"
@@ -283,6 +285,20 @@ def _other_years(first: str, second: str) -> bool:
     """Both name years, and not the same ones: two events, not one said twice."""
     a, b = set(_YEAR.findall(first)), set(_YEAR.findall(second))
     return bool(a) and bool(b) and a != b
+
+
+#: States that end what a job title or an employer said: "my uncle retired".
+_NOT_WORKING = frozenset({"retired", "unemployed", "jobless", "between jobs"})
+
+
+def _ends_work(fact: FactView, candidate: Candidate) -> bool:
+    """"My uncle retired" replaces "My uncle is a doctor" (and where he worked)."""
+    if fact.negated or candidate.negated or fact.subject is None or candidate.subject is None:
+        return False
+    holder, _, attribute = fact.subject.partition(".")
+    other, _, held = candidate.subject.partition(".")
+    return attribute == "employment_status" and (fact.value or "").casefold() in _NOT_WORKING \
+        and other == holder and held in ("job_title", "works_at")
 
 
 def _unfavours(fact: FactView, candidate: Candidate) -> bool:

@@ -75,6 +75,7 @@ _CORRECTION = re.compile(
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|my bad|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
+
     r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year))|"
     r"(?:it\s+|as it\s+)?turns out|i (?:just )?(?:found out|realized|realised|learned|"
     r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
@@ -84,8 +85,17 @@ _CORRECTION = re.compile(
 #: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
 _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
                               r"i mean)\s*[,.!:;–-]+\s*(?=\S)", _I)
+#: "Oh wait, …", "Hold on, no, …": what follows corrects what was said.
+_WAIT_LEAD = re.compile(r"^(?:oh,?\s+)?(?:wait|hold on)(?:,?\s*no)?\s*[,:!.–-]", _I)
+#: "Sorry, his name is Zack.": an apology before a claim of an attribute corrects it (before
+#: another clause it is only an apology: "Sorry, I'm late.").
+_SORRY_LEAD = re.compile(r"^sorry\s*[,:!.–-]\s*", _I)
 #: A correction said after the claim: "Her name is Ellie, actually."
 _ACTUALLY_TAIL = re.compile(r",?\s+(?:actually|in fact|to be exact)$", _I)
+#: An age said as a value: "4 years old", "4".
+_AGE = re.compile(r"^(?P<n>\d{1,3})(?: (?:years?|yrs?) old)?$", _I)
+#: "is actually 5": a correction said inside the clause.
+_INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _I)
 #: "it's X", "that's X": the value a bare correction gives, with a pointing subject.
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)\s+(?=\S)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
@@ -419,15 +429,20 @@ def _bare_value(text: str) -> bool:
 
 def read_manner(clause: str) -> tuple[str, _Manner]:
     """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
+    waited = _WAIT_LEAD.match(clause.strip()) is not None  # "Oh wait, I start at 9."
+    sorry = _SORRY_LEAD.match(clause.strip())
+    if sorry is not None and _MY_ATTRIBUTE.match(clause.strip()[sorry.end():]):
+        waited = True
     text = _FILLER.sub("", clause.strip())
     pinned = _REMEMBER.match(text) is not None
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
-    change = _CORRECTION.match(text) is not None
+    change = waited or _CORRECTION.match(text) is not None
     text = _CORRECTION.sub("", text, count=1)
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
     value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
-    if not change and value and len(value.split()) <= FRAGMENT_WORDS and _bare_value(value):
+    if (not change or waited) and value and len(value.split()) <= FRAGMENT_WORDS \
+            and _bare_value(value):
         change, text = True, value  # "Sorry, Springfield, Missouri."
     hedged = _HEDGE_LEAD.match(text) is not None
     text = _HEDGE_LEAD.sub("", text, count=1)
@@ -435,6 +450,9 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     actually = _ACTUALLY_TAIL.search(text)
     if actually is not None:  # "Her name is Ellie, actually."
         change, text = True, text[:actually.start()]
+    inside = _INLINE_ACTUALLY.search(text)
+    if inside is not None:  # "My cat is actually 5 years old."
+        change, text = True, _INLINE_ACTUALLY.sub(r"\g<be>", text, count=1)
     hedged = hedged or _HEDGE_INSIDE.search(text) is not None
     return text, _Manner(change=change, hedged=hedged, pinned=pinned)
 
@@ -480,13 +498,15 @@ _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "pr
 _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
                        # parting with something: "sold my car", "cancelled my gym membership"
                        "sell", "give away", "donate", "cancel", "trade in", "replace",
-                       "delete", "close", "deactivate", "uninstall", "swap", "exchange"})
+                       "delete", "close", "deactivate", "uninstall", "swap", "exchange",
+                       "shave off"})
 #: "Rex passed away": what the user had (a pet, a person) is no longer there.
 _DYING = frozenset({"die", "pass away"})
 #: "my Fitness First membership": what was cancelled is Fitness First.
 _HELD_THROUGH = re.compile(r"\s+(?:membership|subscription|account|plan|contract|pass)$", _I)
 _PARTICLES = ("up", "over", "out", "off", "back", "down", "away")
 _PHRASAL = frozenset({"give up", "grow up", "hand over", "cut out", "work out", "find out",
+                      "shave off",
                       "show up", "hang out", "pick up", "set up", "sign up", "give away",
                       "pass away", "trade in"})
 #: "be" + preposition/adjective → attribute.
@@ -769,6 +789,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
     if lemma in ("prefer", "love") and _category(rest):
         return _Claim(f"favourite_{_category(rest)}", rest)
+    if lemma == "retire" and not re.sub(r"^from\s+.+$", "", _untimed(rest)).strip():
+        return _Claim("employment_status", "retired")  # "my uncle retired (from X)"
     if lemma in ("move", "relocate") and _untimed(rest).casefold() in ("there", "here"):
         return _Claim("lives_in", rest)  # "moved there": the place named before it
     state = _state_claim(rest) if lemma in _INTO_STATE or lemma in _IN_STATE else None
@@ -828,6 +850,8 @@ _STATE_FAMILIES = {
                                       "separated", "in a relationship"}),
     "diet": frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian", "keto",
                        "omnivore", "carnivore", "flexitarian"}),
+    "employment_status": frozenset({"retired", "unemployed", "jobless", "self-employed",
+                                    "between jobs", "on sabbatical"}),
 }
 
 
@@ -843,7 +867,7 @@ def _state_claim(rest: str) -> _Claim | None:
 
 
 #: Verbs that put their holder into a state: "went vegan", "became engaged", "got divorced".
-_INTO_STATE = frozenset({"go", "become", "turn", "get"})
+_INTO_STATE = frozenset({"go", "become", "turn", "get", "retire"})
 #: Verbs that say the holder keeps to one: "I follow a keto diet", "I'm not doing keto".
 _IN_STATE = frozenset({"follow", "do", "eat", "try"})
 
@@ -1130,6 +1154,10 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
     if attribute == f"uses_{noun.casefold()}" and noun.casefold() in _ROLE_NOUNS \
             and _category(match["v"]) is None and match["v"][:1].isupper():
         attribute = _ATTRIBUTE_NOUNS.get(noun.casefold(), slug(noun))  # "Omar's editor is Lena"
+    age = _AGE.match(match["v"]) if attribute == "has_pet" else None
+    if age is not None and holder.key == USER:  # "my cat is 4 years old": the cat's age
+        pet = _Holder(f"person:user_{slug(noun)}", f"User's {noun}")
+        return [_attribute_statement(pet, "age", age["n"], manner)]
     if attribute == "has_pet" and not match["v"][:1].isupper():
         return None  # "my dog is sick": how the pet is, not which pet
     if attribute == "has_pet":  # "my dog is named Rex", "Rex is my dog": one pet of several
@@ -1292,7 +1320,7 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     if attribute == "does":
         phrase = claim.phrase
     items = _items(phrase) if not is_single_valued(attribute) else [phrase]
-    statements = [_statement(holder, attribute, item, content if len(items) == 1 else
+    statements = [_statement(holder, attribute, item, content if items == [phrase] else
                              render(holder.name, attribute, item, negated=manner.negated,
                                     change=manner.change, past=manner.past, verb=lemma),
                              manner, lemma) for item in items]
@@ -1317,7 +1345,9 @@ def _items(phrase: str) -> list[str]:
     parts = [p.strip() for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
              if p.strip()]
     if len(parts) > 1 and all(len(p.split()) <= 3 for p in parts):
-        return parts
+        # "Paris, it's beautiful": what follows a pointing word is a remark, not an item
+        return [p for p in parts if p.split()[0].casefold().split("'")[0] not in _DEICTIC] \
+            or [phrase]
     return [phrase]
 
 
@@ -1366,8 +1396,9 @@ _WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?w
 
 
 #: "a big fan of X" likes X; "got rid of X" parted with it.
-_FAN_OF = re.compile(r"\b(?:am|are|is) (?:a |such a )?(?:big |huge |massive |great |real )?"
-                     r"fans? of\b", _I)
+_FAN_OF = re.compile(r"\b(?:am|are|is) (?:(?:a |such a )?(?:big |huge |massive |great |real )?"
+                     r"fans? of|(?:really |totally |kind of )?(?:obsessed with|hooked on|"
+                     r"crazy about|into))\b", _I)
 _RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
 #: Why something was done, which is not part of what was done: "… because of my allergy".
 _REASON_TAIL = re.compile(r",?\s+(?:because of|due to|thanks to|on account of)\s+[^,]+$", _I)

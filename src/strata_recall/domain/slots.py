@@ -24,7 +24,7 @@ SINGLE_VALUED = frozenset({
     "manager", "editor", "birthday", "age", "partner", "name", "from", "born_in",
     "grew_up_in", "salary", "owner", "address", "timezone", "deadline", "budget",
     "nationality", "school", "title", "rent", "price", "status", "relationship_status",
-    "diet", "drives",
+    "diet", "drives", "employment_status",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
@@ -72,7 +72,8 @@ def slot_key(holder: str, attribute: str, value: str, single: bool | None = None
     if single if single is not None else is_single_valued(attribute):
         return f"{holder}.{attribute}"
     counted = _COUNTED.match(value)
-    value = _OFTEN.sub("", counted["what"] if counted else value).strip() or value
+    value = _WHEN.sub("", _OFTEN.sub("", counted["what"] if counted else value)).strip() \
+        or value
     return f"{holder}.{attribute}.{slug(singular_nouns(value))}"
 
 
@@ -82,6 +83,11 @@ _OFTEN = re.compile(r"\b(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|t
                     r"several) times|once|twice)(?: (?:a|per|each|every) \w+)?\b|"
                     r"\bevery (?:other )?(?:day|week|month|morning|evening|night|weekend)\b|"
                     r"\b(?:daily|weekly|monthly|nightly)\b")
+#: When in the day or week, which a habit's key leaves out too: "start work at 8" and "start
+#: work at 9" are one habit at a new time.
+_WHEN = re.compile(r"\b(?:at|by|from|until) \d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\S)|"
+                   r"\bon (?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|"
+                   r"sundays?|weekdays|weekends)\b", re.IGNORECASE)
 #: A value that counts something: "two cats", "3 kids", "a couple of bikes".
 _COUNTED = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                       r"a couple of|a few|several|no)\s+(?P<what>\S.*)$")
