@@ -224,6 +224,9 @@ def test_parting_with_a_thing_or_a_new_state_supersedes_what_was_said_before(
     ("Tom is my manager.", "Tom isn't my manager anymore.", "Tom is my manager."),
     ("Paulo works at a bank.", "Paulo was laid off from the bank.", "Paulo works at a bank."),
     ("My uncle is a doctor.", "My uncle retired last year.", "My uncle is a doctor."),
+    ("I'm 25.", "I'm 26 now, my birthday was yesterday.", "I'm 25."),
+    ("I'm subscribed to the New York Times.", "I unsubscribed from the New York Times.",
+     "I'm subscribed to the New York Times."),
 ])
 def test_a_new_count_a_new_state_or_the_opposite_taste_replaces_the_old_claim(
     store: Store, clock: FakeClock, before: str, after: str, stale: str
@@ -361,6 +364,7 @@ def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: Fak
      "hiking"),
     ("I grew up in Lyon.", "Lyon is where I grew up.", "Lyon"),
     ("My birthday is on July 4.", "My birthday is July 4th.", "July"),
+    ("My dog's name is Rocky.", "I have a dog called Rocky.", "Rocky"),
 ])
 def test_a_claim_said_again_in_other_words_is_one_live_memory(
     store: Store, clock: FakeClock, first: str, again: str, value: str

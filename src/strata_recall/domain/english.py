@@ -805,7 +805,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if allergy is not None:  # "a peanut allergy", "an allergy to cats": allergic to them
         return _Claim("allergy", allergy["x"] or allergy["y"])
     if lemma == "have" and _PETS.intersection(content_words(rest)):
-        return _Claim("has_pet", rest)
+        return _Claim("has_pet", re.sub(r"\bcalled\b", "named", rest))  # one wording
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
@@ -874,7 +874,7 @@ _IN_STATE = frozenset({"follow", "do", "eat", "try"})
 
 def _be_claim(rest: str) -> _Claim | None:
     lowered = rest.casefold()
-    years = re.match(r"^(\d{1,3})(?: years? old)?$", lowered)
+    years = re.match(r"^(\d{1,3})(?: years? old)?$", _untimed(lowered) or lowered)
     if years:
         return _Claim("age", years.group(1))
     state = _state_claim(rest)
@@ -1088,6 +1088,12 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     owner = match.groupdict().get("owner")
     if owner is not None:
         return _owned_attribute(match, owner, noun, manner, role)
+    pet = re.match(r"^(?P<pet>[a-z]+)'s name$", noun)
+    if pet is not None and pet["pet"] in _PETS and match["det"] and \
+            match["det"].casefold() == "my" and role == "user":  # "my dog's name is Rocky"
+        named = _attribute_statement(_Holder(USER, "User"), "has_pet",
+                                     f"a {pet['pet']} named {match['v']}", manner)
+        return [replace(named, single=None)]
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
     if kin is not None and match["det"].casefold() == "my" and role == "user" \
             and kin[2] in ("name", "first name"):
@@ -1425,6 +1431,8 @@ def _did(match: re.Match[str]) -> str:
     return inflect(lemma, "VBD")
 
 
+#: "unsubscribed from X": cancelled X.
+_UNSUBSCRIBED = re.compile(r"\bunsubscribed from\b", _I)
 #: "was laid off from the bank", "got fired from Acme": no longer works there.
 _LAID_OFF = re.compile(r"\b(?:was|were|got|has been|have been|'s been|'ve been) "
                        r"(?:laid off|fired|let go|made redundant) (?:from|at|by) ", _I)
@@ -1450,6 +1458,7 @@ def _expand(text: str) -> str:
     text = _BORN_AND_RAISED.sub(r"\g<be> born in \g<x> and grew up in \g<x>", text)
     text = _SPLIT_PHRASAL.sub(_joined_phrasal, _HAD_TO.sub(_did, text))
     text = _LAID_OFF.sub("no longer works at ", text)
+    text = _UNSUBSCRIBED.sub("cancelled", text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
     if as_my is not None:
         return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
