@@ -337,7 +337,8 @@ class WritePipeline:
         What ``prepare`` already computed for a turn is added to ``prepared``."""
         found: list[_Found] = []
         warnings: list[str] = []
-        said_before: str | None = None  # the user's turn before, for a bare correction
+        said_before: tuple[str, Sequence[ExtractedFact]] | None = None  # the turn before
+        # and its facts, for a bare correction
         for event in events:
             if not _extractable(event):
                 continue
@@ -350,20 +351,22 @@ class WritePipeline:
                 facts = x.facts or self._read_after(said_before, piece)
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in facts)
-                said_before = piece
+                said_before = (piece, x.facts)
         return found[:MAX_FACTS], warnings
 
-    def _read_after(self, said_before: str | None, piece: str) -> tuple[ExtractedFact, ...]:
-        """A short turn with no fact of its own read after the user's turn before it:
-        "Sorry, Springfield, Missouri." corrects "I live in Springfield, Illinois." said one
-        turn earlier. Only the facts the pair adds are this turn's."""
+    def _read_after(self, said_before: tuple[str, Sequence[ExtractedFact]] | None,
+                    piece: str) -> tuple[ExtractedFact, ...]:
+        """A short turn with no fact of its own read after the user's turn before it (its
+        text and the facts already read from it): "Sorry, Springfield, Missouri." corrects
+        "I live in Springfield, Illinois." said one turn earlier. Only the facts the pair
+        adds are this turn's."""
         if said_before is None or len(piece.split()) > BARE_TURN_WORDS:
             return ()
-        together = self.chain.extract(f"{said_before}\n{piece}").extraction
-        alone = self.chain.extract(said_before).extraction
-        if together is None or alone is None:
+        before, known_facts = said_before
+        together = self.chain.extract(f"{before}\n{piece}").extraction
+        if together is None:
             return ()
-        known = {f.content for f in alone.facts}
+        known = {f.content for f in known_facts}
         return tuple(f for f in together.facts if f.content not in known)
 
     def _extract_piece(self, scope: Scope, text: str, warnings: list[str], prepared: _Ready

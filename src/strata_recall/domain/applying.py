@@ -199,8 +199,8 @@ def plan(
         companion = _companion(fact, decision, corrected)
         applied = _applies(decision, origin.review) or companion
         if companion:  # the new value weighs what the retraction said with it does
-            fact = replace(fact, importance=max(fact.importance, _retracted_weight(
-                facts, decisions, fact)))
+            weight = corrected[(fact.event_id, str(_holder(fact.subject)))]
+            fact = replace(fact, importance=max(fact.importance, weight))
         derived = _derived(fact, decision, index, origin, now, applied, own_turn)
         holder = _holder(fact.subject)
         if holder is not None and applied and fact.negated and \
@@ -328,25 +328,22 @@ def _holder(subject: str | None) -> str | None:
 
 
 def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision],
-                       review: ReviewMode) -> set[tuple[str, str]]:
-    """(event, holder) pairs whose input applied a retraction. (An update carries its new
-    value itself; what else its turn says waits for review as usual.)"""
-    return {(f.event_id, holder) for f, d in zip(facts, decisions, strict=True)
-            if f.negated and d.action in (Action.UPDATE, Action.DELETE) and _applies(d, review)
-            and (holder := _holder(f.subject)) is not None}
+                       review: ReviewMode) -> dict[tuple[str, str], int]:
+    """(event, holder) pairs whose input applied a retraction, with the importance of the
+    weightiest of them (the new value said with it weighs as much). (An update carries its
+    new value itself; what else its turn says waits for review as usual.)"""
+    weights: dict[tuple[str, str], int] = {}
+    for f, d in zip(facts, decisions, strict=True):
+        holder = _holder(f.subject)
+        if f.negated and d.action in (Action.UPDATE, Action.DELETE) and _applies(d, review) \
+                and holder is not None:
+            key = (f.event_id, holder)
+            weights[key] = max(weights.get(key, f.importance), f.importance)
+    return weights
 
 
-def _retracted_weight(facts: Sequence[FactInput], decisions: Sequence[Decision],
-                      companion: FactInput) -> int:
-    """The importance of the retractions ``companion`` was said with (same turn, holder)."""
-    holder = _holder(companion.subject)
-    return max((f.importance for f, d in zip(facts, decisions, strict=True)
-                if f.negated and f.event_id == companion.event_id
-                and _holder(f.subject) == holder
-                and d.action in (Action.UPDATE, Action.DELETE)), default=companion.importance)
-
-
-def _companion(fact: FactInput, decision: Decision, corrected: set[tuple[str, str]]) -> bool:
+def _companion(fact: FactInput, decision: Decision, corrected: Mapping[tuple[str, str], int]
+               ) -> bool:
     """A new fact said in the same turn as a retraction about the same holder, the value that
     replaces what was retracted ("Nadia traded in her Golf for a Prius", "Tom no longer works
     at Google, he joined Meta"): applied with the correction instead of waiting for review

@@ -16,6 +16,7 @@ the user said (decisions need 0.6), enough to be kept as a candidate claim.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -1051,6 +1052,13 @@ def _attribute_statement(holder: _Holder, attribute: str, value: str, manner: _M
                    single=not attribute.startswith("former_"))
 
 
+def _pet_statement(holder: _Holder, kind: str, name: str, manner: _Manner) -> Statement:
+    """"has a dog named Rex", keyed by the pet (several pets are several claims), however
+    the pet was named ("my dog is Rex", "my dog's name is Rex")."""
+    said = _attribute_statement(holder, "has_pet", f"a {kind} named {name}", manner)
+    return replace(said, single=None)
+
+
 def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
     """"My phone number is ...", "Bob is my manager", "the deadline was moved to Friday"."""
     match = _CALL_ME.match(clause)
@@ -1091,9 +1099,7 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     pet = re.match(r"^(?P<pet>[a-z]+)'s name$", noun)
     if pet is not None and pet["pet"] in _PETS and match["det"] and \
             match["det"].casefold() == "my" and role == "user":  # "my dog's name is Rocky"
-        named = _attribute_statement(_Holder(USER, "User"), "has_pet",
-                                     f"a {pet['pet']} named {match['v']}", manner)
-        return [replace(named, single=None)]
+        return [_pet_statement(_Holder(USER, "User"), pet["pet"], match["v"], manner)]
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
     if kin is not None and match["det"].casefold() == "my" and role == "user" \
             and kin[2] in ("name", "first name"):
@@ -1167,8 +1173,7 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
     if attribute == "has_pet" and not match["v"][:1].isupper():
         return None  # "my dog is sick": how the pet is, not which pet
     if attribute == "has_pet":  # "my dog is named Rex", "Rex is my dog": one pet of several
-        said = _attribute_statement(holder, attribute, f"a {noun} named {match['v']}", manner)
-        return [replace(said, single=None)]
+        return [_pet_statement(holder, noun, match["v"], manner)]
     moved = re.search(r"\b(?:raised|increased|moved|pushed|changed|handed|given|reassigned|"
                       r"bumped|lowered|cut|reduced|updated|postponed|delayed|now|went|gone|"
                       r"rose|risen|dropped|fell|fallen|decreased|jumped|climbed|grew|"
@@ -1452,30 +1457,41 @@ _SET_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|set|updated|
                      r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
 
 
+#: Ways of saying a thing that the reader reads in their plain form, in this order.
+_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (_FAN_OF, "like"),
+    (_RID_OF, "gave away"),
+    (_BORN_AND_RAISED, r"\g<be> born in \g<x> and grew up in \g<x>"),
+    (_HAD_TO, _did),
+    (_SPLIT_PHRASAL, _joined_phrasal),
+    (_LAID_OFF, "no longer works at "),
+    (_UNSUBSCRIBED, "cancelled"),
+)
+
+
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
-    text = _RID_OF.sub("gave away", _FAN_OF.sub("like", text))
-    text = _BORN_AND_RAISED.sub(r"\g<be> born in \g<x> and grew up in \g<x>", text)
-    text = _SPLIT_PHRASAL.sub(_joined_phrasal, _HAD_TO.sub(_did, text))
-    text = _LAID_OFF.sub("no longer works at ", text)
-    text = _UNSUBSCRIBED.sub("cancelled", text)
+    for pattern, said_plainly in _REWRITES:
+        text = pattern.sub(said_plainly, text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
     if as_my is not None:
         return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)
     if where is not None:
-        place = where["place"]
-        if place.split()[0].casefold() in STOPWORDS:  # "The office": a capital only as it led
-            place = place[:1].lower() + place[1:]
-        return f"{where['rest']} in {place}"
+        return f"{where['rest']} in {_unled(where['place'])}"
     cleft = _CLEFT.match(text)
     if cleft is None or verb_lemma(cleft["verb"].split()[-1]) is None:
         return text
-    thing = cleft["thing"]
-    first = thing.split()[0].casefold()
-    if first.endswith("ing") or first in STOPWORDS:  # a capital only because it led
-        thing = thing[:1].lower() + thing[1:]
-    return f"{cleft['who']} {cleft['verb']} {thing}"
+    return f"{cleft['who']} {cleft['verb']} {_unled(cleft['thing'], gerund=True)}"
+
+
+def _unled(phrase: str, *, gerund: bool = False) -> str:
+    """``phrase`` without the capital it has only because it led the sentence ("The office",
+    and with ``gerund`` "Hiking"); a name keeps its capital."""
+    first = phrase.split()[0].casefold()
+    if first in STOPWORDS or (gerund and first.endswith("ing")):
+        return phrase[:1].lower() + phrase[1:]
+    return phrase
 
 
 def read_text(text: str, role: str = "user") -> list[Statement]:
