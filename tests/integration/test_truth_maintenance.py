@@ -415,3 +415,29 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
     old = strata.recall(question, scope=A, k=3,
                         filters=Filters(lifecycles=(Lifecycle.SUPERSEDED,))).hits
     assert before in [h.memory.content for h in old]  # asked for by name: served as is
+
+
+@pytest.mark.parametrize(("old", "new", "question", "answer"), [
+    ("I work as a nurse.", "Big news, I just started a new job as a paramedic.",
+     "What is my job?", "paramedic"),
+    ("My bank is Wells Fargo.", "I switched banks, I'm with Chase now.",
+     "Which bank am I with?", "Chase"),
+    ("My rent is $1,800 a month.", "The landlord raised my rent to $2,000.",
+     "How much is my rent?", "$2,000"),
+    ("My son Leo is in third grade.", "Leo just started fourth grade.",
+     "What grade is Leo in?", "fourth"),
+    ("Jake lives with us.", "Jake moved out.", "Does Jake live with us?", "moved out"),
+    ("I eat meat.", "I went vegetarian last month.", "Do I eat meat?", "vegetarian"),
+    ("I'm single.", "I've been dating someone named Alex for a month now.",
+     "Am I seeing anyone?", "Alex"),
+])
+def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
+    store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str
+) -> None:
+    """The new claim names the slot another way ("switched banks", "raised my rent", "went
+    vegetarian" against "I eat meat"): the old turn is superseded all the same."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, old, new)
+    assert by_content(strata)[old] is Lifecycle.SUPERSEDED
+    hits = strata.recall(question, scope=A, k=3).hits
+    assert answer in hits[0].memory.content, [h.memory.content for h in hits]

@@ -206,3 +206,29 @@ def test_singular_and_plural_values_are_the_same_value() -> None:
     d = decide(fact("User is allergic to peanut", subject="user.allergy.peanut",
                     value="peanut"), [peanuts], NOW)
     assert (d.action, d.target_id) == (Action.NONE, "m7")
+
+
+def test_a_new_state_ends_what_other_slots_of_the_holder_said() -> None:
+    """Going vegan ends "eats cheese" (not "eats pasta"), dating ends "single", being single
+    again ends a partner; another holder's state ends nothing of the user's."""
+    cheese = Candidate("c", "User eats cheese", 0.4, subject="user.eats.cheese", value="cheese")
+    pasta = Candidate("p", "User eats pasta", 0.4, subject="user.eats.pasta", value="pasta")
+    vegan = fact("User's diet is vegan", subject="user.diet", value="vegan",
+                 explicit_change=True)
+    assert decide(vegan, [cheese], NOW).target_id == "c"
+    assert decide(vegan, [pasta], NOW).action is Action.ADD
+    veggie = fact("User's diet is vegetarian", subject="user.diet", value="vegetarian",
+                  explicit_change=True)
+    assert decide(veggie, [cheese], NOW).action is Action.ADD  # vegetarians eat cheese
+    single = Candidate("s", "User's relationship status is single", 0.4,
+                       subject="user.relationship_status", value="single")
+    dating = fact("User's partner is Alex", subject="user.partner", value="Alex",
+                  explicit_change=True)
+    assert decide(dating, [single], NOW).target_id == "s"
+    partner = Candidate("a", "User's partner is Alex", 0.4, subject="user.partner", value="Alex")
+    alone = fact("User's relationship status is single", subject="user.relationship_status",
+                 value="single", explicit_change=True)
+    assert decide(alone, [partner], NOW).target_id == "a"
+    hers = fact("Mia's diet is vegan", subject="person:mia.diet", value="vegan",
+                explicit_change=True)
+    assert decide(hers, [cheese], NOW).action is Action.ADD

@@ -934,3 +934,48 @@ def test_a_value_that_went_up_or_down_is_a_change_of_the_slot(text: str) -> None
                                   "Small update - I joined Initech", "Good news, I joined Initech"])
 def test_labelled_lead_ins_do_not_hide_the_claim(text: str) -> None:
     assert one(text).subject == "user.works_at" and one(text).value == "Initech"
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("Big news, I just started a new job as a paramedic.",
+     ("user.job_title", "paramedic", False, True, "User works as a paramedic")),
+    ("I switched banks, I'm with Chase now.",
+     ("user.bank", "Chase", False, True, "User's bank is Chase")),
+    ("I'm seeing a new dentist now, Dr. Kim.",
+     ("user.dentist", "Dr. Kim", False, True, "User's dentist is Dr. Kim")),
+    ("The landlord raised my rent to $2,000.",
+     ("user.rent", "$2,000", False, True, "User's rent is $2,000")),
+    ("My boss moved my review to Friday.",
+     ("user.review", "Friday", False, True, "User's review is Friday")),
+    ("Leo just started fourth grade.",
+     ("person:leo.school_grade", "fourth grade", False, True,
+      "Leo's school grade is fourth grade")),
+    ("Maya is in 2nd grade.",
+     ("person:maya.school_grade", "2nd grade", False, False, "Maya's school grade is 2nd grade")),
+    ("I live with my parents.",
+     ("user.lives_with", "my parents", False, False, "User lives with my parents")),
+    ("Jake moved out last week.", ("person:jake.lives_with", None, True, True, "Jake moved out")),
+])
+def test_a_new_job_a_switch_a_raise_a_grade_and_a_move_out_take_their_slot(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("Sadly Whiskers passed away last week.", [
+        ("user.has.whiskers", "Whiskers", True, True, "User no longer has Whiskers")]),
+    ("I gave up coffee for Lent.", [
+        ("user.has.coffee", "coffee", True, True, "User no longer has coffee")]),
+    ("I quit smoking for my health.", [
+        ("user.does.smoke", "smoke", True, True, "User no longer smokes")]),
+    ("On weekends I like to go hiking.", [
+        ("user.likes.hiking", "hiking", False, False, "User likes hiking")]),
+    ("Ines got her own place in Porto.", [
+        ("person:ines.lives_with", None, True, True, "Ines got her own place in Porto"),
+        ("person:ines.lives_in", "Porto", False, True, "Ines lives in Porto")]),
+])
+def test_sentence_adverbs_purposes_and_fronted_times_leave_the_claim_alone(
+    text: str, rows: list[Row]
+) -> None:
+    assert [r for r in facts(text) if r[0] is not None] == rows

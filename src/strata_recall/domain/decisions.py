@@ -215,7 +215,7 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
     if _parts_with(fact, candidate) or _negates_narrower(fact, candidate) \
             or _unfavours(fact, candidate):
         return "negation"
-    if _ends_work(fact, candidate):
+    if _ends_state(fact, candidate):
         return "conflict"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
@@ -287,18 +287,35 @@ def _other_years(first: str, second: str) -> bool:
     return bool(a) and bool(b) and a != b
 
 
-#: States that end what a job title or an employer said: "my uncle retired".
+#: Foods a diet leaves out: going vegetarian retracts "I eat meat".
+_MEAT = frozenset("meat beef pork chicken bacon steak lamb ham sausage sausages burger burgers "
+                  "turkey veal".split())
+_FISH = frozenset("fish seafood salmon tuna shrimp prawns".split())
+_ANIMAL = frozenset("dairy cheese milk egg eggs butter yogurt yoghurt honey".split())
+_LEFT_OUT = {"vegetarian": _MEAT | _FISH, "vegan": _MEAT | _FISH | _ANIMAL,
+             "pescatarian": _MEAT, "pescetarian": _MEAT}
 _NOT_WORKING = frozenset({"retired", "unemployed", "jobless", "between jobs"})
 
 
-def _ends_work(fact: FactView, candidate: Candidate) -> bool:
-    """"My uncle retired" replaces "My uncle is a doctor" (and where he worked)."""
+def _ends_state(fact: FactView, candidate: Candidate) -> bool:
+    """A new state of a holder ends what another of its slots said: "my uncle retired"
+    replaces "My uncle is a doctor" (and where he worked), "I went vegan" replaces "I eat
+    cheese", "I'm dating Alex" replaces "I'm single" and "I'm single again" a partner."""
     if fact.negated or candidate.negated or fact.subject is None or candidate.subject is None:
         return False
     holder, _, attribute = fact.subject.partition(".")
     other, _, held = candidate.subject.partition(".")
-    return attribute == "employment_status" and (fact.value or "").casefold() in _NOT_WORKING \
-        and other == holder and held in ("job_title", "works_at")
+    if other != holder:
+        return False
+    state, old = (fact.value or "").casefold(), (candidate.value or "").casefold()
+    attribute, held = attribute.partition(".")[0], held.partition(".")[0]
+    if attribute == "employment_status":
+        return state in _NOT_WORKING and held in ("job_title", "works_at")
+    if attribute == "diet":
+        return held == "eats" and bool(set(old.split()) & _LEFT_OUT.get(state, frozenset()))
+    if attribute == "relationship_status" and state == "single":
+        return held == "partner"
+    return attribute == "partner" and held == "relationship_status" and old == "single"
 
 
 def _unfavours(fact: FactView, candidate: Candidate) -> bool:

@@ -24,6 +24,7 @@ from strata_recall.domain.slots import (
     content_words,
     is_single_valued,
     lemminflect_module,
+    singular_nouns,
     slot_key,
     slug,
 )
@@ -67,6 +68,7 @@ _REMEMBER = re.compile(
     r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
+                     r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
                      r"for what it's worth)[,!.:]?\s+)+", _I)
 _CORRECTION = re.compile(
@@ -74,7 +76,8 @@ _CORRECTION = re.compile(
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
-    r"i misspoke|my mistake|my bad|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
+    r"i misspoke|my mistake|my bad|change of plans?|(?:the )?plans? (?:have )?changed|"
+    r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
 
     r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year))|"
@@ -222,6 +225,8 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"\w+day|(?:january|february|march|april|may|june|july|august|september|october|"
          r"november|december)(?: \d{1,2})?)|"
          r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
+         r"on (?:the )?(?:weekends?|weekdays|weeknights|(?:mon|tues|wednes|thurs|fri|satur|sun)"
+         r"days)|at (?:the )?weekends?|in the (?:mornings|evenings|afternoons)|at night|"
          r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment")
 _TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
 _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
@@ -263,8 +268,10 @@ class Statement:
 
     @property
     def slot(self) -> str | None:
-        if self.attribute is None or self.value is None:
+        if self.attribute is None:
             return None
+        if self.value is None:  # "Jake moved out": the whole slot, whatever its value
+            return f"{self.holder}.{self.attribute}" if self.single else None
         return slot_key(self.holder, self.attribute, self.value, single=self.single)
 
 
@@ -461,7 +468,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
 # -- verb classes ------------------------------------------------------------------------------
 #: (verb lemma, preposition) → attribute. "" is a direct object. Phrasal verbs are one lemma.
 _VERB_CLASSES: dict[str, dict[str, str]] = {
-    "live": {"in": "lives_in", "at": "lives_in", "on": "lives_in"},
+    "live": {"in": "lives_in", "at": "lives_in", "on": "lives_in", "with": "lives_with"},
     "reside": {"in": "lives_in"},
     "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
     "relocate": {"to": "lives_in"},
@@ -527,7 +534,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "speaks": ("speak", ""), "learns": ("learn", ""), "visited": ("visit", ""),
     "met": ("meet", ""), "uses": ("use", ""), "has": ("have", ""), "has_pet": ("have", ""),
     "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
-    "grew_up_in": ("grow", "up in"),
+    "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -810,7 +817,13 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
-    split = _prep_split(rest, _VERB_CLASSES.get(lemma, {}))
+    grade = _GRADE.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
+    if grade is not None:  # "started fourth grade", "is going into second grade"
+        return _Claim("school_grade", grade["v"])
+    classes = _VERB_CLASSES.get(lemma, {})
+    if _PREFERENCE.intersection(classes.values()):  # "like to go hiking": likes hiking
+        rest = _GOING.sub("", rest)
+    split = _prep_split(rest, classes)
     if split is not None:
         attribute, phrase = split
         if attribute in _PREFERENCE:
@@ -825,7 +838,12 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
-_SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer"})
+_SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer", "enter", "finish"})
+#: A year of school: "(in) third grade", "grade 4", "(her) sophomore year", "kindergarten".
+_GRADE = re.compile(r"^(?:in |into |to )?(?:the |his |her |their |my )?(?P<v>(?:(?:\d{1,2}(?:st|nd|"
+                    r"rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                    r"eleventh|twelfth) grade|(?:grade|year) \d{1,2}|kindergarten|preschool|"
+                    r"(?:freshman|sophomore|junior|senior) year))(?: (?:of|in|at) .+)?$", _I)
 #: Where someone studies: "(to) Hillview School", "(at) the University of Porto".
 _SCHOOL = re.compile(r"^(?:to |at )?(?P<v>(?:the )?(?:[A-Z][\w.'-]*\s+){0,4}(?:School|Academy|"
                      r"University|College|Kindergarten|Preschool|Institute|Gymnasium|Lyceum|"
@@ -881,6 +899,9 @@ def _be_claim(rest: str) -> _Claim | None:
     state = _state_claim(rest)
     if state is not None:
         return state
+    grade = _GRADE.match(_untimed(rest) or rest)
+    if grade is not None:
+        return _Claim("school_grade", grade["v"])
     split = _prep_split(rest, _BE_CLASSES)
     if split is not None:
         return _Claim(*split)
@@ -940,9 +961,11 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
 #: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
-_HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:have|has|got|"
-                      r"have got|'ve got|just got) (?:a )?new (?P<noun>[a-z][\w -]{1,30}?)"
-                      r"(?:\s*[,:]|\s+-|\s+called|\s+named)\s+(?P<v>[A-Z0-9+].*)$", _I)
+_HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just )?(?:have|"
+                      r"has|got|have got|'ve got|found|have found|picked|chose|see|sees|"
+                      r"am seeing|is seeing|go to|goes to|am going to|is going to|"
+                      r"(?:have |has )?switched to)) (?:a )?new (?P<noun>[a-z][\w -]{1,30}?)"
+                      r"(?: now)?(?:\s*[,:]|\s+-|\s+called|\s+named)\s+(?P<v>[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 #: "I started a new job at KPMG", "Ana got a job with Siemens": where they work now.
 _NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+)?"
@@ -1412,7 +1435,9 @@ _FAN_OF = re.compile(r"\b(?:am|are|is) (?:(?:a |such a )?(?:big |huge |massive |
                      r"crazy about|into))\b", _I)
 _RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
 #: Why something was done, which is not part of what was done: "… because of my allergy".
-_REASON_TAIL = re.compile(r",?\s+(?:because of|due to|thanks to|on account of)\s+[^,]+$", _I)
+_REASON_TAIL = re.compile(r",?\s+(?:(?:because of|due to|thanks to|on account of)\s+[^,]+|"
+                          r"for (?:my|his|her|their|our) (?:health|own good|sanity|wellbeing)|"
+                          r"for (?:health|religious|medical|personal|ethical|money) reasons)$", _I)
 #: A phrasal verb with its object inside: "gave Luna away" is "gave away Luna".
 _SPLIT_PHRASAL = re.compile(r"\b(?P<verb>[a-z]+) (?P<obj>(?:(?:my|our|his|her|their|the|a|an) )?"
                             r"[\w'-]+(?: [\w'-]+)?) (?P<particle>away|up|over|out|in)\b")
@@ -1457,6 +1482,28 @@ _SET_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|set|updated|
                      r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
 
 
+#: "started a new job as a paramedic": works as one now.
+_NEW_JOB_AS = re.compile(r"\b(?:just )?(?:started|got|landed|took|accepted|found|began)\s+"
+                         r"(?:a\s+)?(?:new\s+)?(?:job|position|role|career)\s+as\b", _I)
+#: "The landlord raised my rent to $2,000": my rent was raised to it (whoever raised it).
+_SET_BY_ANOTHER = re.compile(
+    r"^(?!(?:i|we)\s)(?P<who>(?:[\w'.-]+\s){0,3}?[\w'.-]+) (?P<verb>raised|increased|lowered|"
+    r"cut|reduced|bumped|moved|pushed|changed|postponed|delayed|updated|set) "
+    r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) (?P<prep>to|on) (?P<v>.+)$", _I)
+#: "I switched gyms, I go to Crunch now": the gym is Crunch now (the plural names the slot).
+_SWITCHED_KIND = re.compile(
+    r"^(?:i|we)(?: have| had)? (?:switched|changed) (?P<kind>[a-z]{3,}s)(?: again)?"
+    r"\s*(?:,|;|:|-|and|so|and now)\s+(?:now\s+)?(?:i|we)(?: am| are| have)?(?: now)? "
+    r"(?:go to|going to|use|using|with|bank with|see|seeing|go with|belong to|got|shop at|"
+    r"shopping at|fly with|flying with|go see) (?P<v>.+)$", _I)
+
+
+def _switched_kind(match: re.Match[str]) -> str:
+    kind = singular_nouns(match["kind"].casefold())
+    return f"my {kind} is now {match['v']}" if kind != match["kind"].casefold() else \
+        match.group(0)
+
+
 #: Ways of saying a thing that the reader reads in their plain form, in this order.
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_FAN_OF, "like"),
@@ -1466,6 +1513,9 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_SPLIT_PHRASAL, _joined_phrasal),
     (_LAID_OFF, "no longer works at "),
     (_UNSUBSCRIBED, "cancelled"),
+    (_NEW_JOB_AS, "now work as"),
+    (_SET_BY_ANOTHER, r"\g<det> \g<noun> was \g<verb> \g<prep> \g<v>"),
+    (_SWITCHED_KIND, _switched_kind),
 )
 
 
@@ -1593,6 +1643,11 @@ def read_clause(clause: str, manner: _Manner, role: str,
             _mention(clause, manner, role) if holder.key == USER else [])
     if match.group("name") and verb.lemma in _DYING and role == "user":
         return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
+    left = _LEFT_HOME.match(f"{verb.lemma} {_untimed(verb.rest)}")
+    if left is not None:
+        where = left["place"] and _verb_statements(
+            holder, _Verb("live", f"in {left['place']}", replace(manner, change=True)), role)
+        return [_moved_out(holder, clause, manner), *(where or ())]
     if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be" \
             and verb.lemma not in _STOPPING and not _names_school(verb) \
             and not _names_new_state(verb):
@@ -1613,7 +1668,10 @@ def _names_new_state(verb: _Verb) -> bool:
 
 
 def _names_school(verb: _Verb) -> bool:
-    return verb.lemma in _SCHOOL_VERBS and _SCHOOL.match(_untimed(verb.rest)) is not None
+    """"Ana attends X Academy", "Leo started fourth grade": where or in which year she
+    studies."""
+    rest = _untimed(verb.rest)
+    return verb.lemma in _SCHOOL_VERBS and (_SCHOOL.match(rest) or _GRADE.match(rest)) is not None
 
 
 def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
@@ -1701,9 +1759,25 @@ def _parted_with(verb: _Verb) -> str:
     what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
     if verb.lemma in ("sell", "give away", "donate", "trade in", "swap", "exchange"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
+    if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
+        what = re.sub(r"\s+for\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):
         what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
     return _HELD_THROUGH.sub("", what)
+
+
+#: "moved out (of my parents' place)", "got his own apartment": whoever the holder lived
+#: with, they no longer do.
+_LEFT_HOME = re.compile(r"^(?:move out(?: of .+)?|(?:move into|get|find|rent|buy) (?:my|his|her|"
+                        r"their|our) own (?:place|apartment|flat|house|home|room)"
+                        r"(?: in (?P<place>[A-Z].*))?)$", _I)
+
+
+def _moved_out(holder: _Holder, clause: str, manner: _Manner) -> Statement:
+    """No longer lives with whoever the holder lived with (the slot, with no value)."""
+    gone = replace(manner, negated=True, change=True, past=False)
+    said = _statement(holder, "lives_with", "", _phrase(third_person(clause)), gone, "move")
+    return replace(said, value=None, single=True)
 
 
 def _no_longer_had(name: str, manner: _Manner) -> Statement:

@@ -24,7 +24,8 @@ SINGLE_VALUED = frozenset({
     "manager", "editor", "birthday", "age", "partner", "name", "from", "born_in",
     "grew_up_in", "salary", "owner", "address", "timezone", "deadline", "budget",
     "nationality", "school", "title", "rent", "price", "status", "relationship_status",
-    "diet", "drives", "employment_status",
+    "diet", "drives", "employment_status", "school_grade",
+    "lives_with",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
