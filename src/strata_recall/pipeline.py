@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from strata_recall.domain import applying, pronouns
 from strata_recall.domain.chatter import is_chatter
 from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
+from strata_recall.domain.english import opens_with_bare_correction
 from strata_recall.domain.jobs import Job, JobKind, NewJob
 from strata_recall.domain.models import Event, Filters, Memory, Scope
 from strata_recall.domain.secrets import masked
@@ -348,7 +349,9 @@ class WritePipeline:
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(event.scope, piece, warnings, prepared)
-                facts = x.facts or self._read_after(said_before, piece)
+                facts = x.facts
+                if not facts or opens_with_bare_correction(piece):
+                    facts = self._read_after(said_before, piece) or facts
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in facts)
                 said_before = (piece, x.facts)
@@ -356,11 +359,12 @@ class WritePipeline:
 
     def _read_after(self, said_before: tuple[str, Sequence[ExtractedFact]] | None,
                     piece: str) -> tuple[ExtractedFact, ...]:
-        """A short turn with no fact of its own read after the user's turn before it (its
-        text and the facts already read from it): "Sorry, Springfield, Missouri." corrects
-        "I live in Springfield, Illinois." said one turn earlier. Only the facts the pair
-        adds are this turn's."""
-        if said_before is None or len(piece.split()) > BARE_TURN_WORDS:
+        """A short turn with no fact of its own, or one that opens with a bare correction, read
+        after the user's turn before it (its text and the facts already read from it):
+        "Sorry, Springfield, Missouri." corrects "I live in Springfield, Illinois." said one
+        turn earlier. Only the facts the pair adds are this turn's."""
+        long = len(piece.split()) > BARE_TURN_WORDS
+        if said_before is None or (long and not opens_with_bare_correction(piece)):
             return ()
         before, known_facts = said_before
         together = self.chain.extract(f"{before}\n{piece}").extraction

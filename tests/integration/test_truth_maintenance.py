@@ -441,3 +441,19 @@ def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     assert by_content(strata)[old] is Lifecycle.SUPERSEDED
     hits = strata.recall(question, scope=A, k=3).hits
     assert answer in hits[0].memory.content, [h.memory.content for h in hits]
+
+
+def test_a_turn_that_opens_with_a_bare_correction_corrects_the_turn_before(
+    store: Store, clock: FakeClock
+) -> None:
+    """"Oh wait, I mean Porto. Lisbon is where my sister lives.": the opening sentence is a
+    bare value, read against the user's turn before, whatever follows it."""
+    strata = facade(store, clock)
+    strata.remember(messages=[
+        {"role": "user", "content": "I live in Lisbon."},
+        {"role": "assistant", "content": "Lisbon is lovely!"},
+        {"role": "user", "content": "Oh wait, I mean Porto. I always mix the two up."},
+    ], scope=A)
+    assert by_content(strata)["I live in Lisbon."] is Lifecycle.SUPERSEDED
+    top = strata.recall("Where do I live?", scope=A, k=3).hits[0].memory.content
+    assert "Porto" in top

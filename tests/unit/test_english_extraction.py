@@ -979,3 +979,34 @@ def test_sentence_adverbs_purposes_and_fronted_times_leave_the_claim_alone(
     text: str, rows: list[Row]
 ) -> None:
     assert [r for r in facts(text) if r[0] is not None] == rows
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("We moved standup to 10:15.",
+     ("project.standup", "10:15", False, True, "The standup is 10:15")),
+    ("The client pushed the deadline back to June 15.",
+     ("project.deadline", "June 15", False, True, "The deadline is June 15")),
+    ("The project deadline is June 1.",
+     ("project.deadline", "June 1", False, False, "The project deadline is June 1")),
+    ("I haven't played guitar in years.",
+     ("user.plays.guitar", "guitar", True, True, "User no longer plays guitar")),
+    ("I'm down to 165 pounds now.",
+     ("user.weight", "165 pounds", False, True, "User's weight is 165 pounds")),
+    ("Sorry, I'm actually 5'8\".",
+     ("user.height", "5'8\"", False, True, "User's height is 5'8\"")),
+    ("My personal trainer is Mike.",
+     ("user.trainer", "Mike", False, False, "User's trainer is Mike")),
+    ("I just moved to Queens, any sushi there?",
+     ("user.lives_in", "Queens", False, True, "User lives in Queens")),
+])
+def test_times_measures_lapsed_habits_and_a_claim_before_a_question_are_read(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+@pytest.mark.parametrize("text", ["I was wondering, do you know a good vet?",
+                                  "I moved house to Denver, you know?"])
+def test_a_question_keeps_no_claim_without_a_value(text: str) -> None:
+    assert all(f.subject is None or f.value for f in extract_facts(text))
+    assert not any(f.subject == "user.lives_in" for f in extract_facts(text))

@@ -80,7 +80,7 @@ _CORRECTION = re.compile(
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
 
-    r"i meant(?: to say)?|as of (?:today|now|this (?:week|month|year))|"
+    r"i meant(?: to say)?|i mean(?=\s+(?-i:[A-Z0-9]))|as of (?:today|now|this (?:week|month|year))|"
     r"(?:it\s+|as it\s+)?turns out|i (?:just )?(?:found out|realized|realised|learned|"
     r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
     r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
@@ -227,7 +227,8 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
          r"on (?:the )?(?:weekends?|weekdays|weeknights|(?:mon|tues|wednes|thurs|fri|satur|sun)"
          r"days)|at (?:the )?weekends?|in the (?:mornings|evenings|afternoons)|at night|"
-         r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment")
+         r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment|"
+         r"in (?:years|ages|months|forever|a long time)")
 _TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
 _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
@@ -470,6 +471,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
 _VERB_CLASSES: dict[str, dict[str, str]] = {
     "live": {"in": "lives_in", "at": "lives_in", "on": "lives_in", "with": "lives_with"},
     "reside": {"in": "lives_in"},
+    "weigh": {"": "weight"},
     "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
     "relocate": {"to": "lives_in"},
     "work": {"at": "works_at", "for": "works_at", "as": "job_title", "on": "works_on"},
@@ -891,6 +893,16 @@ _INTO_STATE = frozenset({"go", "become", "turn", "get", "retire"})
 _IN_STATE = frozenset({"follow", "do", "eat", "try"})
 
 
+#: A body measure said after "be": how tall, how heavy.
+_MEASURES = {
+    "height": re.compile(r"^(?:about |around |almost |nearly )?(?P<v>\d'\s?\d{1,2}(?:\"|'')?|"
+                         r"\d(?:\.\d\d?)?\s?m|1\d\d\s?cm|\d (?:feet|foot|ft)(?: \d{1,2}"
+                         r"(?: inches| in)?)?)(?: tall)?$", _I),
+    "weight": re.compile(r"^(?:down to |up to |about |around |roughly )*(?P<v>\d{2,3}(?:\.\d)?"
+                         r"\s?(?:pounds|lbs?|kg|kilos|kilograms|stone))$", _I),
+}
+
+
 def _be_claim(rest: str) -> _Claim | None:
     lowered = rest.casefold()
     years = re.match(r"^(\d{1,3})(?: years? old)?$", _untimed(lowered) or lowered)
@@ -902,6 +914,10 @@ def _be_claim(rest: str) -> _Claim | None:
     grade = _GRADE.match(_untimed(rest) or rest)
     if grade is not None:
         return _Claim("school_grade", grade["v"])
+    for attribute, measure in _MEASURES.items():
+        measured = measure.match(_untimed(rest) or rest)
+        if measured is not None:  # "I'm 5'8\"", "I'm down to 165 pounds"
+            return _Claim(attribute, measured["v"])
     split = _prep_split(rest, _BE_CLASSES)
     if split is not None:
         return _Claim(*split)
@@ -953,8 +969,8 @@ _WHEN = re.compile(r"^(?:on |at |until )?(?:\d|(?:mon|tues|wednes|thurs|fri|satu
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
                    r"next\b|tomorrow|today|tonight|noon|midnight|the (?:\d|end|start|"
                    r"beginning|middle|first|last|next|following)\b)", _I)
-_ACTIVE_SET = re.compile(r"^(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: over)? "
-                         r"(?:to|on) (?P<v>.+)$", _I)
+_ACTIVE_SET = re.compile(r"^(?:(?P<det>my|our|the) )?(?P<noun>[a-z][\w' -]{1,40}?)"
+                         r"(?: over| back| forward| out)? (?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
                         "update", "set", "bump", "give", "postpone", "delay", "increase"})
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
@@ -981,7 +997,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
-    noun = re.sub(r"^(?:primary|main|regular|usual|family|current) (?=\w)", "", noun)
+    noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal) (?=\w)", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
     if noun in _CATEGORIES and not of:
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
@@ -989,6 +1005,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         return _ATTRIBUTE_NOUNS[noun]
     if "deadline" in noun or "due date" in noun:
         owner = of or re.sub(r"\s*(?:deadline|due date)\s*", " ", noun).strip()
+        owner = re.sub(r"^(?:the|our|my)?\s*(?:project|team|work)$", "", owner)  # just "the"
         return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
     if noun.startswith("favourite "):
         return "favourite_" + slug(noun.removeprefix("favourite "))
@@ -1215,7 +1232,7 @@ _CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "sta
                            "turn", "change", "become", "get", "transfer"})
 _PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
 _CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
-                          r"no longer)\b", _I)
+                          r"no longer|in (?:years|ages|months|forever|a long time))\b", _I)
 
 
 def _importance(attribute: str, verb: str | None, manner: _Manner, holder: str) -> int:
@@ -1489,7 +1506,8 @@ _NEW_JOB_AS = re.compile(r"\b(?:just )?(?:started|got|landed|took|accepted|found
 _SET_BY_ANOTHER = re.compile(
     r"^(?!(?:i|we)\s)(?P<who>(?:[\w'.-]+\s){0,3}?[\w'.-]+) (?P<verb>raised|increased|lowered|"
     r"cut|reduced|bumped|moved|pushed|changed|postponed|delayed|updated|set) "
-    r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) (?P<prep>to|on) (?P<v>.+)$", _I)
+    r"(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: back| forward| out| up)? "
+    r"(?P<prep>to|on) (?P<v>.+)$", _I)
 #: "I switched gyms, I go to Crunch now": the gym is Crunch now (the plural names the slot).
 _SWITCHED_KIND = re.compile(
     r"^(?:i|we)(?: have| had)? (?:switched|changed) (?P<kind>[a-z]{3,}s)(?: again)?"
@@ -1549,6 +1567,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
     found: list[Statement] = []
     for sentence in sentences(text):
         if is_chatter(sentence):
+            found.extend(_said_before_asking(sentence, role, found))
             continue
         body, manner = read_manner(sentence)
         if not body or is_chatter(body):
@@ -1556,6 +1575,26 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         for clause in clauses(_expand(body)):
             found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
+
+
+def opens_with_bare_correction(text: str) -> bool:
+    """The text's first sentence only corrects a value said before it ("Oh wait, I mean
+    Porto.", "Sorry, Wednesday."): it means nothing read alone."""
+    lead = next(iter(sentences(text)), "")
+    body, manner = read_manner(lead)
+    return manner.change and len(body.split()) <= FRAGMENT_WORDS and _bare_value(
+        _TRAIL.sub("", body))
+
+
+def _said_before_asking(sentence: str, role: str, before: list[Statement]) -> list[Statement]:
+    """"I just moved to Queens, any sushi there?": the claim said before a question in the
+    same sentence (only claims of a value: "I was wondering, ..." is no claim)."""
+    head, comma, _ = sentence.rstrip().rpartition(",")
+    if not comma or not sentence.rstrip().endswith("?") or is_chatter(head):
+        return []
+    body, manner = read_manner(head)
+    return [_resolved(s, before) for clause in clauses(_expand(body))
+            for s in read_clause(clause, manner, role, before) if s.attribute and s.value]
 
 
 def _points_nowhere(statement: Statement) -> bool:
@@ -1685,10 +1724,12 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
             verb = stopped
     if verb.lemma in _SET_VERBS:
         target = _ACTIVE_SET.match(verb.rest)
-        if target is not None:
+        # "we moved standup to 10:15": with no determiner, only a move in time
+        if target is not None and (target["det"] or _WHEN.match(target["v"])):
             how = "was handed over to" if verb.lemma in ("hand over", "hand", "give",
                                                          "reassign") else "changed to"
-            clause = f"{target['det']} {target['noun']} {how} {target['v']}"
+            det = target["det"] or ("our" if holder.key == PROJECT else "my")
+            clause = f"{det} {target['noun']} {how} {target['v']}"
             found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
             if found:
                 return found
@@ -1810,6 +1851,8 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
     value = clean_value(clause)
     if not content_words(value):
         return []
+    if last.attribute == "has_pet" and " named " in last.value:  # the pet's name corrected
+        value = f"{last.value.rsplit(' named ', 1)[0]} named {value}"
     content = last.content.replace(last.value, value) if last.value in last.content else \
         render(last.holder_name, last.attribute, value)
     entities = tuple(dict.fromkeys(value if e == last.value else e for e in last.entities))
