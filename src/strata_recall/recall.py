@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
-from strata_recall.domain.applying import REPLACED_BY_KEY
+from strata_recall.domain.applying import FACT_KEY, REPLACED_BY_KEY
 from strata_recall.domain.boosts import (
     damp_other_speakers,
     episode_bonus,
@@ -64,6 +64,9 @@ class RecallConfig:
     recency_half_life_hours: float = 24.0 * 30
     identity_always: bool = True
     disputed_factor: float = 0.5
+    #: Multiplier for a retraction ("User no longer plays soccer") when the query asks for a
+    #: value (what, where, who ...): it names no value, an affirmative claim answers (1: off).
+    retraction_factor: float = 0.8
     #: Share of an episode's standardised lexical score passed on to each of its turns
     #: (0: episodes are ignored). Episodes themselves are never returned: their turns are.
     episode_weight: float = 0.35
@@ -253,12 +256,15 @@ class Retriever:
             fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
         scored = []
+        value_asked = asks_for_value(query)
         for memory_id, score in fused.items():
             factor = (config.disputed_factor if turns[memory_id].lifecycle is Lifecycle.DISPUTED
                       else 1.0)
+            if value_asked and _retracts(turns[memory_id]):
+                factor *= config.retraction_factor
             breakdown = {name: values[memory_id] for name, values in signals.items()
                          if memory_id in values}
-            scored.append(Scored(memory_id, score * factor, breakdown,
+            scored.append(Scored(memory_id, _lowered(score, factor), breakdown,
                                  relevance(breakdown) * factor))
         scored.sort(key=lambda h: (-h.score, h.id))
         return scored
@@ -427,6 +433,18 @@ def through_superseded(filters: Filters) -> Filters | None:
     if filters.lifecycles:
         return None
     return replace(filters, lifecycles=tuple(sorted(RECALL_SEARCHED)))
+
+
+def _lowered(score: float, factor: float) -> float:
+    """``score`` lowered by ``factor`` in (0, 1], whatever its sign: a fused score below zero
+    (standardised signals) multiplied by 0.5 would rise."""
+    return score * factor if score >= 0 else score / max(factor, 1e-6)
+
+
+def _retracts(candidate: Candidate) -> bool:
+    """A derived fact that says a claim no longer holds."""
+    fact = candidate.meta.get(FACT_KEY)
+    return isinstance(fact, dict) and fact.get("negated") is True
 
 
 def _successor(candidate: Candidate) -> str | None:

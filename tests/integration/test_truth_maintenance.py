@@ -430,6 +430,14 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
     ("I eat meat.", "I went vegetarian last month.", "Do I eat meat?", "vegetarian"),
     ("I'm single.", "I've been dating someone named Alex for a month now.",
      "Am I seeing anyone?", "Alex"),
+    ("My grandma lives in Leeds.", "My grandma passed away last winter.",
+     "Where does my grandma live?", "passed away"),
+    ("I have a roommate named Kevin.", "Kevin moved out last month.",
+     "Do I have a roommate?", "moved out"),
+    ("I'm on the night shift.", "I finally got moved to days.", "Which shift do I work?",
+     "day shift"),
+    ("My locker number is 212.", "I got that wrong, my locker is 221.",
+     "What is my locker number?", "221"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str

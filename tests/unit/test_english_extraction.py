@@ -687,7 +687,7 @@ LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
     ("I like to think about it", []),  # points outside itself: the turn keeps it
     ("I work out every morning", ["user.does.work"]),
     ("I met the deadline", ["user.met.deadline"]),
-    ("I was moved to the night shift", ["user.was.moved_night_shift"]),
+    ("I was moved to the night shift", ["user.shift"]),
     ("The dog lives in the garden", [None]),
     ("I think so", []),
     ("I'm tired", ["user.is.tired"]),
@@ -1010,3 +1010,38 @@ def test_times_measures_lapsed_habits_and_a_claim_before_a_question_are_read(
 def test_a_question_keeps_no_claim_without_a_value(text: str) -> None:
     assert all(f.subject is None or f.value for f in extract_facts(text))
     assert not any(f.subject == "user.lives_in" for f in extract_facts(text))
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("Just turned 30 today!", ("user.age", "30", False, True, "User is 30 years old")),
+    ("I'm a huge Beatles fan.", ("user.likes.beatles", "Beatles", False, False,
+                                 "User likes Beatles")),
+    ("I'm fluent in French.", ("user.speaks.french", "French", False, False,
+                               "User speaks French")),
+    ("I speak French fluently.", ("user.speaks.french", "French", False, False,
+                                  "User speaks French")),
+    ("I bought a new car, a red Mazda.", ("user.car", "red Mazda", False, True,
+                                          "User's car is red Mazda")),
+    ("I started seeing a different therapist, Dr. Ortiz.",
+     ("user.therapist", "Dr. Ortiz", False, True, "User's therapist is Dr. Ortiz")),
+    ("We upgraded to Postgres 16.", ("project.uses_database", "Postgres 16", False, True,
+                                     "The team uses Postgres 16")),
+    ("I got that wrong, my locker is 221.", ("user.locker", "221", False, True,
+                                             "User's locker is 221")),
+    ("My grandpa passed away in March.", ("person:user_grandpa.life_status", "passed away",
+                                          False, True, "User's grandpa passed away")),
+    ("I finally got moved to days.", ("user.shift", "day shift", False, True,
+                                      "User works the day shift")),
+    ("I'm on the night shift.", ("user.shift", "night shift", False, False,
+                                 "User works the night shift")),
+])
+def test_diary_clauses_fans_new_things_shifts_and_a_death_take_their_slot(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+def test_moving_a_child_to_another_school_is_the_childs_school() -> None:
+    assert facts("We transferred the kids to Oak Park Elementary.")[0][:2] == (
+        "person:user_kids.school", "Oak Park Elementary")
+    assert facts("Rose moved to Paris.")[0][:2] == ("person:rose.lives_in", "Paris")

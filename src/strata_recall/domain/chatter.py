@@ -35,7 +35,9 @@ DIALOGUE_ACT_WORDS = frozenset(
     shot aw aww doing asking ask anytime pleasure cute adorable beautiful gorgeous delicious
     yummy tasty exciting impressive fun funny lucky clever shame pity anything else help
     helpful back idk dunno idc nvm tbh imo ikr smh omg tiny pretty ugh yay woohoo phew
-    hooray long short busy crazy wild rough earlier tired sleepy bored""".split()
+    hooray long short busy crazy wild rough earlier tired sleepy bored hilarious awful
+    terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
+    unbelievable""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "

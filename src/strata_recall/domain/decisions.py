@@ -217,6 +217,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "negation"
     if _ends_state(fact, candidate):
         return "conflict"
+    if _moves_out_of_home(fact, candidate):
+        return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
         return "negation"
@@ -295,6 +297,8 @@ _ANIMAL = frozenset("dairy cheese milk egg eggs butter yogurt yoghurt honey".spl
 _LEFT_OUT = {"vegetarian": _MEAT | _FISH, "vegan": _MEAT | _FISH | _ANIMAL,
              "pescatarian": _MEAT, "pescetarian": _MEAT}
 _NOT_WORKING = frozenset({"retired", "unemployed", "jobless", "between jobs"})
+#: What a person's death leaves true.
+_LIFELONG = frozenset({"born_in", "birthday", "grew_up_in", "from", "name", "life_status"})
 
 
 def _ends_state(fact: FactView, candidate: Candidate) -> bool:
@@ -315,7 +319,24 @@ def _ends_state(fact: FactView, candidate: Candidate) -> bool:
         return held == "eats" and bool(set(old.split()) & _LEFT_OUT.get(state, frozenset()))
     if attribute == "relationship_status" and state == "single":
         return held == "partner"
+    if attribute == "life_status":  # "my grandpa passed away": where he lived, what he did
+        return held not in _LIFELONG
     return attribute == "partner" and held == "relationship_status" and old == "single"
+
+
+#: Whom a user lives with by role: "a roommate named Kevin" ends when Kevin moves out.
+_HOUSEMATES = r"(?:room|house|flat)mate|lodger|tenant|au pair"
+
+
+def _moves_out_of_home(fact: FactView, candidate: Candidate) -> bool:
+    """"Kevin moved out" retracts "I have a roommate named Kevin"."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None or not fact.subject.endswith(".lives_with") \
+            or not fact.subject.startswith("person:") or not candidate.subject.startswith("user."):
+        return False
+    name = fact.subject.removeprefix("person:").partition(".")[0].replace("_", " ")
+    return re.search(rf"\b(?:{_HOUSEMATES}) (?:named|called) {re.escape(name)}\b",
+                     candidate.value or "", re.I) is not None
 
 
 def _unfavours(fact: FactView, candidate: Candidate) -> bool:

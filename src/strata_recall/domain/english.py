@@ -56,6 +56,8 @@ _CHATTER = re.compile(
     r"awesome|helpful|interesting|good)|me too|same here|(?:nice|good|great) (?:one|job|work|call|"
     r"point|idea|catch)|well done|love (?:it|that)|not bad|no way|agreed|same|fair|"
     r"(?:that|this) (?:is|was) (?:great|cool|nice|funny|awesome|helpful|interesting|good)|"
+    r"(?:that's|that is|so|how) (?:so )?(?:hilarious|amazing|wild|crazy|sad|lovely|sweet|"
+    r"cute|weird|annoying|frustrating)|too bad|what a shame|"
     r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
     _I,
 )
@@ -76,7 +78,8 @@ _CORRECTION = re.compile(
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
-    r"i misspoke|my mistake|my bad|change of plans?|(?:the )?plans? (?:have )?changed|"
+    r"i misspoke|my mistake|my bad|i (?:got|had) (?:that|it|this) wrong|i was mistaken|"
+    r"change of plans?|(?:the )?plans? (?:have )?changed|"
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
 
@@ -140,7 +143,10 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
               "partner", "son", "daughter", "friend", "boss", "manager", "colleague", "cousin",
               "aunt", "uncle", "girlfriend", "boyfriend", "roommate", "neighbor", "neighbour",
               "grandmother", "grandfather", "niece", "nephew", "cofounder", "co-founder",
-              "teacher", "doctor", "coworker", "best friend", "parents", "kids", "children")
+              "teacher", "doctor", "coworker", "best friend", "parents", "kids", "children",
+              "grandma", "grandpa", "granddad", "grandad", "grandparents", "stepmom", "stepdad",
+              "fiance", "fiancee", "fiancé", "fiancée", "mother-in-law", "father-in-law",
+              "brother-in-law", "sister-in-law", "twins", "housemate", "flatmate")
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
 _ANOTHER_HOLDER = re.compile(rf"^(?:(?i:(?:my|our)\s+(?:{'|'.join(_RELATIVES)}))\b|{_NAME}'s\s)")
@@ -536,7 +542,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "speaks": ("speak", ""), "learns": ("learn", ""), "visited": ("visit", ""),
     "met": ("meet", ""), "uses": ("use", ""), "has": ("have", ""), "has_pet": ("have", ""),
     "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
-    "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"),
+    "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -787,7 +793,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     lemma = verb.lemma
     if lemma == "be":
         return _be_claim(rest)
-    if lemma in ("switch", "migrate", "move") and _category(rest):
+    if lemma in ("switch", "migrate", "move", "upgrade", "downgrade") and _category(rest):
         split = _prep_split(rest, {"to": "uses", "": "uses"})
         phrase = split[1] if split else rest
         return _Claim(f"uses_{_category(phrase) or 'tool'}", phrase)
@@ -819,6 +825,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
+    shift = _SHIFT.match(_untimed(rest)) if lemma in _SHIFT_VERBS else None
+    if shift is not None:  # "I work the night shift", "got moved to days"
+        return _Claim("shift", f"{shift['v'].casefold()} shift")
     grade = _GRADE.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if grade is not None:  # "started fourth grade", "is going into second grade"
         return _Claim("school_grade", grade["v"])
@@ -828,7 +837,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     split = _prep_split(rest, classes)
     if split is not None:
         attribute, phrase = split
-        if attribute in _PREFERENCE:
+        if attribute in _PREFERENCE or attribute == "speaks":
             phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
                 and not clean_value(phrase)[:1].isupper() \
@@ -840,6 +849,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
+_SHIFT_VERBS = frozenset({"work", "get", "move", "switch", "start", "go", "pull", "do"})
 _SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer", "enter", "finish"})
 #: A year of school: "(in) third grade", "grade 4", "(her) sophomore year", "kindergarten".
 _GRADE = re.compile(r"^(?:in |into |to )?(?:the |his |her |their |my )?(?P<v>(?:(?:\d{1,2}(?:st|nd|"
@@ -855,7 +865,17 @@ _HAVE_ALLERGY = re.compile(r"^(?:an?\s+|severe\s+|bad\s+)*(?:(?P<x>[\w -]+?)\s+a
                            r"allergy\s+to\s+(?P<y>.+))$", _I)
 #: "love going hiking", "like to go swimming": the activity itself.
 _DEGREE_TAIL = re.compile(r"\s+(?:a lot|a ton|so much|very much|quite a bit|a great deal|"
-                          r"too)$", _I)
+                          r"too|fluently|natively|well|a little|a bit|poorly|badly|perfectly|"
+                          r"decently)$", _I)
+#: "I was moved to the night shift": the shift holds now.
+_PUT_ON_SHIFT = re.compile(r"\b(?:was|were|have been|'ve been|has been|'s been) (?:moved|switched|"
+                           r"put|transferred) (?:to|onto)(?= (?:the )?\w+ shifts?\b| (?:days|"
+                           r"nights)\b)", _I)
+#: Which shift one works: "the night shift", "got moved to days".
+_SHIFT = re.compile(r"^(?:(?:got |been |was )?(?:moved|switched|put|transferred) )?"
+                    r"(?:on |to |onto )?(?:the )?(?P<v>night|day|evening|morning|graveyard|"
+                    r"early|late|swing|weekend|overnight|afternoon)(?: shifts?|s)"
+                    r"(?: (?:at|in|for) .+)?$", _I)
 _GOING = re.compile(r"^(?:going|to go)\s+(?=\w+ing\b)", _I)
 
 
@@ -914,6 +934,9 @@ def _be_claim(rest: str) -> _Claim | None:
     grade = _GRADE.match(_untimed(rest) or rest)
     if grade is not None:
         return _Claim("school_grade", grade["v"])
+    shift = _SHIFT.match(_untimed(rest) or rest)
+    if shift is not None:  # "I'm on the night shift", "I got moved to days"
+        return _Claim("shift", f"{shift['v'].casefold()} shift")
     for attribute, measure in _MEASURES.items():
         measured = measure.match(_untimed(rest) or rest)
         if measured is not None:  # "I'm 5'8\"", "I'm down to 165 pounds"
@@ -980,8 +1003,10 @@ _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correc
 _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just )?(?:have|"
                       r"has|got|have got|'ve got|found|have found|picked|chose|see|sees|"
                       r"am seeing|is seeing|go to|goes to|am going to|is going to|"
-                      r"(?:have |has )?switched to)) (?:a )?new (?P<noun>[a-z][\w -]{1,30}?)"
-                      r"(?: now)?(?:\s*[,:]|\s+-|\s+called|\s+named)\s+(?P<v>[A-Z0-9+].*)$", _I)
+                      r"(?:have |has )?switched to|bought|purchased|adopted|started seeing|"
+                      r"started going to|hired)) (?:a )?(?:new|different|another) "
+                      r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:]|\s+-|\s+called|"
+                      r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 #: "I started a new job at KPMG", "Ana got a job with Siemens": where they work now.
 _NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+)?"
@@ -1003,6 +1028,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
     if noun in _ATTRIBUTE_NOUNS and not of:
         return _ATTRIBUTE_NOUNS[noun]
+    noun = re.sub(r"(?<=\w) number$", "", noun)  # "my locker number" is "my locker"
     if "deadline" in noun or "due date" in noun:
         owner = of or re.sub(r"\s*(?:deadline|due date)\s*", " ", noun).strip()
         owner = re.sub(r"^(?:the|our|my)?\s*(?:project|team|work)$", "", owner)  # just "the"
@@ -1229,7 +1255,8 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
 
 # -- statements ----------------------------------------------------------------------------
 _CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "start", "marry",
-                           "turn", "change", "become", "get", "transfer"})
+                           "turn", "change", "become", "get", "transfer", "upgrade",
+                           "downgrade"})
 _PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
 _CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
                           r"no longer|in (?:years|ages|months|forever|a long time))\b", _I)
@@ -1478,6 +1505,42 @@ def _did(match: re.Match[str]) -> str:
     return inflect(lemma, "VBD")
 
 
+#: A diary-style clause with no subject: "Just turned 30 today!", "Finally got my license".
+_SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(?:turned|got|"
+                          r"started|moved|bought|joined|quit|left|finished|adopted|sold|"
+                          r"switched|became|began|passed|signed up|graduated|retired|"
+                          r"landed|lost|won)\b)", _I)
+#: "I'm a huge Beatles fan": likes the Beatles; "fluent in French": speaks it.
+_NAMED_FAN = re.compile(r"\b(?P<be>am|are|is) (?:a |such a )?(?:big |huge |massive |great |"
+                        r"real |die-?hard |lifelong )?(?P<x>(?-i:[A-Z][\w'&.-]*)"
+                        r"(?: (?-i:[A-Z][\w'&.-]*))*) (?:fan|fanatic|nut)\b", _I)
+_FLUENT_IN = re.compile(r"\b(?:am|are|is) (?:fluent|native|conversational|proficient) in\b", _I)
+#: "We transferred the kids to Oak Park Elementary": the kids go there now.
+_MOVED_SCHOOL = re.compile(r"^(?:i|we)(?: have| had)? (?:transferred|moved|switched|enrolled|"
+                           r"put) (?:(?:my|our|the) (?P<kin>kids|children|son|daughter|boy|girl|"
+                           r"twins)|(?P<name>(?-i:[A-Z][a-z]+))) (?:to|in|at|into) (?P<v>.+)$",
+                           _I)
+
+
+#: "I bought a new car, a red Mazda": my car is the Mazda now (a new pet joins the others).
+_NEW_THING = re.compile(r"^(?:i|we)(?: have| just)? (?:bought|got|purchased|leased) "
+                        r"(?:a|an|my|our) (?:new|different|another) "
+                        r"(?P<noun>[a-z]+(?: [a-z]+)?)\s*[,:-]\s*(?:an?|the) (?P<v>.*[A-Z0-9].*)$",
+                        _I)
+
+
+def _new_thing(match: re.Match[str]) -> str:
+    if match["noun"].split()[-1].casefold() in _PETS:
+        return match.group(0)
+    return f"my {match['noun']} is now {match['v']}"
+
+
+def _moved_school(match: re.Match[str]) -> str:
+    who = f"my {match['kin']}" if match["kin"] else match["name"]
+    plural = match["kin"] in ("kids", "children", "twins")
+    return f"{who} now {'go' if plural else 'goes'} to {match['v']}"
+
+
 #: "unsubscribed from X": cancelled X.
 _UNSUBSCRIBED = re.compile(r"\bunsubscribed from\b", _I)
 #: "was laid off from the bank", "got fired from Acme": no longer works there.
@@ -1534,6 +1597,10 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_NEW_JOB_AS, "now work as"),
     (_SET_BY_ANOTHER, r"\g<det> \g<noun> was \g<verb> \g<prep> \g<v>"),
     (_SWITCHED_KIND, _switched_kind),
+    (_NAMED_FAN, r"like \g<x>"),
+    (_FLUENT_IN, "speak"),
+    (_MOVED_SCHOOL, _moved_school),
+    (_NEW_THING, _new_thing),
 )
 
 
@@ -1650,6 +1717,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
     clause = _RATHER.sub(r"prefer \g<new> over \g<old>",
                          _REASON_TAIL.sub("", _ASIDE_TAIL.sub("", clause)))
     clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
+    clause = _PUT_ON_SHIFT.sub("got moved to", clause)  # and so does a move to another shift
     clause = _NEW_JOB.sub("started working at ", clause)
     if is_chatter(clause):
         return []
@@ -1664,6 +1732,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
         starts = _STARTING.search(head.group(0)) is not None
         clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
                                                       change=manner.change or starts)
+    clause = _SUBJECTLESS.sub("I ", clause)
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
@@ -1682,6 +1751,10 @@ def read_clause(clause: str, manner: _Manner, role: str,
             _mention(clause, manner, role) if holder.key == USER else [])
     if match.group("name") and verb.lemma in _DYING and role == "user":
         return [*_mention(clause, manner, role), _no_longer_had(holder.name, manner)]
+    if verb.lemma in _DYING and holder.key.startswith("person:"):  # "my grandpa passed away"
+        died = _attribute_statement(holder, "life_status", "passed away",
+                                    replace(manner, change=True, past=False))
+        return [replace(died, content=f"{holder.name} passed away")]
     left = _LEFT_HOME.match(f"{verb.lemma} {_untimed(verb.rest)}")
     if left is not None:
         where = left["place"] and _verb_statements(
