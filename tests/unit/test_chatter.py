@@ -16,6 +16,8 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Have a great trip!", "assistant")
     assert is_chatter("Happy early birthday!", "assistant")
     assert is_chatter("Not much! What's new with you?", "assistant")
+    assert is_chatter("lol that's hilarious") and is_chatter("¡Claro!", "assistant")
+    assert is_chatter("Right? Let me know if you want more details.", "assistant")
 
 
 def test_turns_with_content_are_not_chatter() -> None:

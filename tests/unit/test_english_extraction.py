@@ -1045,3 +1045,32 @@ def test_moving_a_child_to_another_school_is_the_childs_school() -> None:
     assert facts("We transferred the kids to Oak Park Elementary.")[0][:2] == (
         "person:user_kids.school", "Oak Park Elementary")
     assert facts("Rose moved to Paris.")[0][:2] == ("person:rose.lives_in", "Paris")
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("Alice owns the billing service.", ("topic:billing_service.owner", "Alice", False, False,
+                                         "The billing service's owner is Alice")),
+    ("Dev stepped down as team lead.", ("project.team_lead", "Dev", True, True,
+                                        "The team lead is no longer Dev")),
+    ("I downgraded to the Basic plan.", ("user.plan", "Basic plan", False, True,
+                                         "User's plan is Basic plan")),
+    ("I've moved over to Cursor as my IDE.", ("user.ide", "Cursor", False, True,
+                                              "User's ide is Cursor")),
+    ("My go-to IDE is VS Code.", ("user.ide", "VS Code", False, False, "User's ide is VS Code")),
+    ("Nina switched her major to economics.", ("person:nina.major", "economics", False, True,
+                                               "Nina's major is economics")),
+    ("Please reply in Spanish from now on.", ("user.reply_language", "Spanish", False, True,
+                                              "User wants replies in Spanish")),
+    ("Switch back to English please.", ("user.reply_language", "English", False, True,
+                                        "User wants replies in English")),
+    ("I prefer short, concise answers.", ("user.answer_style", "short, concise answers", False,
+                                          False, "User prefers short, concise answers")),
+])
+def test_owners_roles_plans_and_how_to_answer_take_their_slot(text: str, row: Row) -> None:
+    assert facts(text) == [row]
+
+
+@pytest.mark.parametrize("text", ["Alice runs marathons.", "Use Python."])
+def test_what_only_looks_like_an_owner_or_a_reply_language_is_not(text: str) -> None:
+    assert not any(f.subject and f.subject.split(".")[1] in ("owner", "reply_language")
+                   for f in extract_facts(text))

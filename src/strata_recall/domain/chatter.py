@@ -37,7 +37,8 @@ DIALOGUE_ACT_WORDS = frozenset(
     helpful back idk dunno idc nvm tbh imo ikr smh omg tiny pretty ugh yay woohoo phew
     hooray long short busy crazy wild rough earlier tired sleepy bored hilarious awful
     terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
-    unbelievable""".split()
+    unbelievable details detail more questions question feel free claro vale gracias merci
+    danke bitte oui genau""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "

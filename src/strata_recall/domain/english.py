@@ -543,6 +543,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "met": ("meet", ""), "uses": ("use", ""), "has": ("have", ""), "has_pet": ("have", ""),
     "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
     "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
+    "reply_language": ("want", "replies in"), "answer_style": ("prefer", ""),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -825,6 +826,11 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
+    if lemma in ("prefer", "like", "want", "love") and _ANSWER_STYLE.match(_untimed(rest)):
+        return _Claim("answer_style", _untimed(rest))  # "I prefer short, concise answers"
+    plan = _PLAN.match(_untimed(rest)) if lemma in _PLAN_VERBS else None
+    if plan is not None:  # "downgraded to the Basic plan", "switched to the annual plan"
+        return _Claim("plan", plan["v"])
     shift = _SHIFT.match(_untimed(rest)) if lemma in _SHIFT_VERBS else None
     if shift is not None:  # "I work the night shift", "got moved to days"
         return _Claim("shift", f"{shift['v'].casefold()} shift")
@@ -849,6 +855,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
+_PLAN_VERBS = frozenset({"upgrade", "downgrade", "switch", "move", "change", "go", "sign up"})
 _SHIFT_VERBS = frozenset({"work", "get", "move", "switch", "start", "go", "pull", "do"})
 _SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer", "enter", "finish"})
 #: A year of school: "(in) third grade", "grade 4", "(her) sophomore year", "kindergarten".
@@ -923,6 +930,11 @@ _MEASURES = {
 }
 
 
+#: Which plan or tier of a service: "on the Pro plan", "downgraded to the Basic plan".
+_PLAN = re.compile(r"^(?:on |to |onto )(?:the |a |an )?(?P<v>[\w' +-]{1,30}? (?:plan|tier|"
+                   r"subscription|package|membership))$", _I)
+
+
 def _be_claim(rest: str) -> _Claim | None:
     lowered = rest.casefold()
     years = re.match(r"^(\d{1,3})(?: years? old)?$", _untimed(lowered) or lowered)
@@ -937,6 +949,9 @@ def _be_claim(rest: str) -> _Claim | None:
     shift = _SHIFT.match(_untimed(rest) or rest)
     if shift is not None:  # "I'm on the night shift", "I got moved to days"
         return _Claim("shift", f"{shift['v'].casefold()} shift")
+    plan = _PLAN.match(_untimed(rest) or rest)
+    if plan is not None:
+        return _Claim("plan", plan["v"])
     for attribute, measure in _MEASURES.items():
         measured = measure.match(_untimed(rest) or rest)
         if measured is not None:  # "I'm 5'8\"", "I'm down to 165 pounds"
@@ -1022,7 +1037,8 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
-    noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal) (?=\w)", "", noun)
+    noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred) "
+                  r"(?=\w)", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
     if noun in _CATEGORIES and not of:
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
@@ -1541,6 +1557,32 @@ def _moved_school(match: re.Match[str]) -> str:
     return f"{who} now {'go' if plural else 'goes'} to {match['v']}"
 
 
+#: "Please reply in Spanish from now on", "Switch back to English": the language the user
+#: wants to be answered in.
+_REPLY_IN = re.compile(r"^(?:please |can you |could you )?(?:(?:always|only|just) )?(?:(?:reply|"
+                       r"respond|answer|write|talk|speak|communicate)(?: to me)?(?: only)? in|"
+                       r"switch(?: back)? to|go back to|use) (?P<v>(?-i:[A-Z][a-z]+))"
+                       r"(?: please| instead| again| with me)*$", _I)
+_LANGUAGES = frozenset("""english spanish french german portuguese italian dutch japanese chinese
+    mandarin cantonese korean russian arabic hindi polish swedish norwegian danish finnish
+    turkish greek hebrew czech ukrainian vietnamese thai indonesian romanian hungarian
+    catalan""".split())
+#: "I prefer short, concise answers": how the user wants to be answered, one way at a time.
+_ANSWER_STYLE = re.compile(r"^(?P<v>.+? (?:answers|responses|replies|explanations|summaries))$",
+                           _I)
+
+
+#: "Alice owns the billing service": who holds a thing of the team's.
+_OWNS = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?:owns|leads|runs|manages|"
+                   r"maintains|heads|is in charge of|is responsible for) (?P<thing>(?:the |our )?"
+                   r"[\w' -]{0,50}\b(?:project|account|team|client|service|repo|budget|"
+                   r"portfolio|initiative|launch|migration|release|roadmap|pipeline))$", _I)
+#: "Dev stepped down as team lead": no longer is it.
+_STEPPED_DOWN = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?:has )?(?:stepped "
+                           r"down|resigned|stood down) (?:as|from(?: being)?) (?:the |our )?"
+                           r"(?P<role>[\w' -]{2,40})$", _I)
+
+
 #: "unsubscribed from X": cancelled X.
 _UNSUBSCRIBED = re.compile(r"\bunsubscribed from\b", _I)
 #: "was laid off from the bank", "got fired from Acme": no longer works there.
@@ -1553,13 +1595,15 @@ _BORN_AND_RAISED = re.compile(r"\b(?P<be>was|were) born and (?:raised|brought up
 
 #: "I've switched to Stumptown as my favourite coffee shop": my favourite coffee shop is now
 #: Stumptown.
-_AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|moved|gone over|gone) to "
+_AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:(?:switched|changed|moved)(?: over)?|gone over|"
+                    r"gone) to "
                     r"(?P<v>.+?) as (?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40})$", _I)
 
 
 #: "I've switched my preferred language to Rust": my preferred language is now Rust.
-_SET_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:switched|changed|set|updated|moved) "
-                     r"(?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
+_SET_MY = re.compile(r"^(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? "
+                     r"(?:switched|changed|set|updated|moved) (?P<det>my|our|his|her|their) "
+                     r"(?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
 
 
 #: "started a new job as a paramedic": works as one now.
@@ -1601,6 +1645,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_FLUENT_IN, "speak"),
     (_MOVED_SCHOOL, _moved_school),
     (_NEW_THING, _new_thing),
+    (_OWNS, r"\g<thing> is owned by \g<v>"),
+    (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
 
@@ -1610,7 +1656,8 @@ def _expand(text: str) -> str:
         text = pattern.sub(said_plainly, text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
     if as_my is not None:
-        return f"{as_my['det']} {as_my['noun']} is now {as_my['v']}"
+        whose = f"{as_my['name']}'s" if as_my.groupdict().get("name") else as_my["det"]
+        return f"{whose} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)
     if where is not None:
         return f"{where['rest']} in {_unled(where['place'])}"
@@ -1736,6 +1783,10 @@ def read_clause(clause: str, manner: _Manner, role: str,
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
+    reply = _REPLY_IN.match(_untimed(clause))
+    if reply is not None and role == "user" and reply["v"].casefold() in _LANGUAGES:
+        return [_attribute_statement(_Holder(USER, "User"), "reply_language", reply["v"],
+                                     replace(manner, change=True))]
     nouned = _noun_sentence(clause, manner, role)
     if nouned is not None:
         return nouned
