@@ -438,6 +438,11 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
      "day shift"),
     ("My locker number is 212.", "I got that wrong, my locker is 221.",
      "What is my locker number?", "221"),
+    ("Jamal is a vegetarian.", "Jamal started eating meat again.", "Is Jamal vegetarian?",
+     "meat"),
+    ("I wear glasses.", "I got LASIK, so no more glasses.", "Do I wear glasses?",
+     "glasses"),
+    ("I'm on Twitter a lot.", "I've stopped using Twitter.", "Am I on Twitter?", "Twitter"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str
@@ -465,3 +470,16 @@ def test_a_turn_that_opens_with_a_bare_correction_corrects_the_turn_before(
     assert by_content(strata)["I live in Lisbon."] is Lifecycle.SUPERSEDED
     top = strata.recall("Where do I live?", scope=A, k=3).hits[0].memory.content
     assert "Porto" in top
+
+
+def test_a_retraction_and_a_new_habit_in_one_input_both_stay(store: Store,
+                                                             clock: FakeClock) -> None:
+    """"I'm not vegetarian anymore, I eat fish now": eating fish ends the diet too, but the
+    retraction says so in its own words; both are kept, the old diet is superseded once."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "I'm vegetarian.",
+                 "I'm not vegetarian anymore, I eat fish now.")
+    states = by_content(strata)
+    assert states["User's diet is vegetarian"] is Lifecycle.SUPERSEDED
+    assert states["User's diet is no longer vegetarian"] is Lifecycle.ACTIVE
+    assert states["User eats fish"] is Lifecycle.ACTIVE

@@ -1074,3 +1074,31 @@ def test_owners_roles_plans_and_how_to_answer_take_their_slot(text: str, row: Ro
 def test_what_only_looks_like_an_owner_or_a_reply_language_is_not(text: str) -> None:
     assert not any(f.subject and f.subject.split(".")[1] in ("owner", "reply_language")
                    for f in extract_facts(text))
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("Jamal started eating meat again.", [
+        ("person:jamal.eats.meat", "meat", False, False, "Jamal eats meat")]),
+    ("My son has a new teacher, Mr. Ruiz.", [
+        ("person:user_son.teacher", "Mr. Ruiz", False, True, "User's son's teacher is Mr. Ruiz")]),
+    ("My parents retired to Arizona.", [
+        ("person:user_parents.lives_in", "Arizona", False, True,
+         "User's parents live in Arizona")]),
+    ("Please use sam@newmail.com from now on.", [
+        ("user.email", "sam@newmail.com", False, True,
+         "User's email address is sam@newmail.com")]),
+    ("I got LASIK, so no more glasses.", [
+        ("user.got.lasik", "LASIK", False, False, "User got LASIK"),
+        ("user.has.glass", "glasses", True, True, "User no longer has glasses")]),
+    ("Wait, she's 7, she just had a birthday.", [
+        ("pronoun:she.age", "7", False, True, "She is 7 years old"),
+        ("pronoun:she.had.birthday", "birthday", False, True, "She had a birthday")]),
+    ("She's been to Paris.", [
+        ("pronoun:she.visited.paris", "Paris", False, False, "She visited Paris")]),
+    ("Karen gave up golf after her knee surgery.", [
+        ("person:karen.has.golf", "golf", True, True, "Karen no longer has golf")]),
+])
+def test_starting_a_habit_a_new_value_of_a_relative_and_what_is_gone_are_read(
+    text: str, rows: list[Row]
+) -> None:
+    assert facts(text) == rows

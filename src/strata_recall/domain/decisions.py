@@ -128,7 +128,7 @@ def decide(fact: FactView, candidates: Sequence[Candidate], now: datetime) -> De
         if relation == "same":
             return Decision(Action.NONE, candidate.id, "same subject and value as the memory",
                             confidence=0.9)
-        if relation in ("conflict", "negation"):
+        if relation in ("conflict", "negation", "ends"):
             return _resolve_conflict(fact, candidate, relation, now)
     for candidate in live:
         if _replaces_by_cue(fact, candidate):
@@ -198,7 +198,8 @@ def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:
-    """``same``, ``conflict`` (new value), ``negation`` (polarity flip) or None (unrelated)."""
+    """``same``, ``conflict`` (new value), ``negation`` (polarity flip), ``ends`` (a new state
+    of the holder ends another slot) or None (unrelated)."""
     if fact.subject is not None and fact.subject == candidate.subject:
         same_value = _same_value(fact.value, candidate.value)
         if same_value and _other_years(fact.content, candidate.content):
@@ -216,7 +217,7 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
             or _unfavours(fact, candidate):
         return "negation"
     if _ends_state(fact, candidate):
-        return "conflict"
+        return "ends"
     if _moves_out_of_home(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
@@ -254,16 +255,18 @@ def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
 
 
 def _parts_with(fact: FactView, candidate: Candidate) -> bool:
-    """A possession ended ("sold my Honda Civic", "Rex passed away": no longer *has* it)
-    retracts what the same holder said of that very thing, whatever the attribute ("drives
-    a Honda Civic", "has a dog called Rex", "my gym is Fitness First")."""
+    """A possession ended ("sold my Honda Civic", "Rex passed away": no longer *has* it;
+    "stopped using Twitter": no longer *uses* it) retracts what the same holder said of that
+    very thing, whatever the attribute ("drives a Honda Civic", "has a dog called Rex", "my
+    gym is Fitness First", "is on Twitter a lot")."""
     if not fact.negated or candidate.negated or fact.subject is None \
             or candidate.subject is None:
         return False
     holder, _, rest = fact.subject.partition(".")
     owner = candidate.subject.partition(".")[0]
     # "we gave Luna away": the household's, so the user's too
-    if rest.split(".")[0] != "has" or owner not in (holder, *_HOUSEHOLD.get(holder, ())):
+    if rest.split(".")[0] not in ("has", "uses") or owner not in (holder,
+                                                                  *_HOUSEHOLD.get(holder, ())):
         return False
     if _same_value(fact.value, candidate.value):
         return True
@@ -277,7 +280,8 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
 _HOUSEHOLD = {"project": ("user",)}
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
-_HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays"})
+_HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays",
+                      "wears"})
 
 
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
@@ -289,6 +293,8 @@ def _other_years(first: str, second: str) -> bool:
     return bool(a) and bool(b) and a != b
 
 
+#: Why a memory of another slot is replaced ("My uncle retired." replaces his job).
+ENDED_BY_STATE = "a new state of the holder ends it"
 #: Foods a diet leaves out: going vegetarian retracts "I eat meat".
 _MEAT = frozenset("meat beef pork chicken bacon steak lamb ham sausage sausages burger burgers "
                   "turkey veal".split())
@@ -317,6 +323,8 @@ def _ends_state(fact: FactView, candidate: Candidate) -> bool:
         return state in _NOT_WORKING and held in ("job_title", "works_at")
     if attribute == "diet":
         return held == "eats" and bool(set(old.split()) & _LEFT_OUT.get(state, frozenset()))
+    if attribute == "eats" and held == "diet":  # "Jamal started eating meat again"
+        return bool(set(state.split()) & _LEFT_OUT.get(old, frozenset()))
     if attribute == "relationship_status" and state == "single":
         return held == "partner"
     if attribute == "life_status":  # "my grandpa passed away": where he lived, what he did
@@ -382,6 +390,8 @@ def _resolve_conflict(
         return Decision(Action.DELETE, candidate.id, "negated by the new fact",
                         confidence=0.9 if fact.explicit_change else 0.8)
     reason = "explicit correction" if fact.explicit_change else "same subject, new value"
+    if relation == "ends":
+        reason = ENDED_BY_STATE
     return Decision(Action.UPDATE, candidate.id, reason,
                     confidence=0.9 if fact.explicit_change else 0.8)
 
@@ -449,7 +459,14 @@ def _claims_oppose(first: FactView, second: FactView) -> bool:
 
 def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
     """An UPDATE of a memory makes a DELETE of the same memory in the same input moot
-    ("I don't live in Berlin anymore, I moved to Munich")."""
+    ("I don't live in Berlin anymore, I moved to Munich"), unless the update only follows
+    from another slot: "I'm not vegetarian anymore, I eat fish now" retracts the diet, and
+    eating fish is added beside the retraction."""
+    deleted = {d.target_id for d in decisions if d.action is Action.DELETE}
+    decisions = [Decision(Action.ADD, reason="new information; the memory it ends is retracted "
+                          "by another fact of the input", confidence=d.confidence)
+                 if d.action is Action.UPDATE and d.reason == ENDED_BY_STATE
+                 and d.target_id in deleted else d for d in decisions]
     updated = {d.target_id for d in decisions if d.action is Action.UPDATE}
     return [
         Decision(Action.NONE, d.target_id, "the memory is updated by another fact of the input",

@@ -58,6 +58,7 @@ _CHATTER = re.compile(
     r"(?:that|this) (?:is|was) (?:great|cool|nice|funny|awesome|helpful|interesting|good)|"
     r"(?:that's|that is|so|how) (?:so )?(?:hilarious|amazing|wild|crazy|sad|lovely|sweet|"
     r"cute|weird|annoying|frustrating)|too bad|what a shame|"
+    r"you(?:'re| are)? (?:rock|the best|awesome|amazing|a lifesaver|a star|a legend)|"
     r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
     _I,
 )
@@ -410,7 +411,7 @@ def clauses(sentence: str) -> list[str]:
             subject = holder.group(0)
             result.append(piece)
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)
-                         or _starts_possessed_clause(bare)):
+                         or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
@@ -477,6 +478,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
 _VERB_CLASSES: dict[str, dict[str, str]] = {
     "live": {"in": "lives_in", "at": "lives_in", "on": "lives_in", "with": "lives_with"},
     "reside": {"in": "lives_in"},
+    "retire": {"to": "lives_in"},
     "weigh": {"": "weight"},
     "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
     "relocate": {"to": "lives_in"},
@@ -1015,7 +1017,8 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
 #: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
-_HAS_NEW = re.compile(rf"^(?:(?P<i>i)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just )?(?:have|"
+_HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
+                      rf"(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just )?(?:have|"
                       r"has|got|have got|'ve got|found|have found|picked|chose|see|sees|"
                       r"am seeing|is seeing|go to|goes to|am going to|is going to|"
                       r"(?:have |has )?switched to|bought|purchased|adopted|started seeing|"
@@ -1210,6 +1213,11 @@ def _new_value(match: re.Match[str], manner: _Manner, role: str) -> list[Stateme
         if role != "user":
             return []
         holder = _Holder(USER, "User")
+    elif match["rel"]:  # "my son has a new teacher, Mr. Ruiz"
+        if role != "user":
+            return []
+        holder = _Holder(f"person:user_{match['rel'].replace(' ', '_')}",
+                         f"User's {match['rel']}")
     elif _not_a_name(match["owner"]):
         return []
     else:
@@ -1272,7 +1280,7 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
 # -- statements ----------------------------------------------------------------------------
 _CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "start", "marry",
                            "turn", "change", "become", "get", "transfer", "upgrade",
-                           "downgrade"})
+                           "downgrade", "retire"})
 _PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
 _CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
                           r"no longer|in (?:years|ages|months|forever|a long time))\b", _I)
@@ -1473,6 +1481,11 @@ def third_person(text: str) -> str:
 
 # -- the entry point -----------------------------------------------------------------------
 _CONTRACTION = re.compile(r"\b(I|we|you|they)'(m|re|ve|ll|d)\b", _I)
+#: "she's 7", "he's a nurse": "is" (not "she's been", "he's got": "has").
+_HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still |in |at |"
+                    r"from |on |with |married|single|engaged|divorced|retired))", _I)
+_HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
+                     r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 _LETS = re.compile(r"^(?:let's|let us|we(?: will|'ll)) (?:go with|use|pick|choose) (?P<v>.+)$",
                    _I)
@@ -1563,6 +1576,13 @@ _REPLY_IN = re.compile(r"^(?:please |can you |could you )?(?:(?:always|only|just
                        r"respond|answer|write|talk|speak|communicate)(?: to me)?(?: only)? in|"
                        r"switch(?: back)? to|go back to|use) (?P<v>(?-i:[A-Z][a-z]+))"
                        r"(?: please| instead| again| with me)*$", _I)
+#: "Please use sam@new.com", "reach me at 555-0199": the address or number to use now.
+_REACH_ME = re.compile(r"^(?:please )?(?:use|contact me (?:at|on)|reach me (?:at|on)|email me at|"
+                       r"text me (?:at|on)|call me (?:at|on)|write to me at)(?: my new)? "
+                       r"(?P<v>[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d ()-]{5,}\d)"
+                       r"(?: instead| please| going forward)*$", _I)
+#: "no more glasses": a clause that only says a thing is gone.
+_NO_MORE = re.compile(r"^(?:and |so )?no more (?P<x>[\w' -]{2,40})$", _I)
 _LANGUAGES = frozenset("""english spanish french german portuguese italian dutch japanese chinese
     mandarin cantonese korean russian arabic hindi polish swedish norwegian danish finnish
     turkish greek hebrew czech ukrainian vietnamese thai indonesian romanian hungarian
@@ -1652,6 +1672,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
 
 def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
+    text = _HE_HAS.sub(r"\1 has", _HE_IS.sub(r"\1 is", text))
     for pattern, said_plainly in _REWRITES:
         text = pattern.sub(said_plainly, text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
@@ -1760,6 +1781,9 @@ def read_clause(clause: str, manner: _Manner, role: str,
                 before: list[Statement] | None = None) -> list[Statement]:
     """The claims of one clause; ``before`` are the claims read earlier in the same text, the
     target of a bare correction ("sorry, I meant Porto")."""
+    gone = _NO_MORE.match(_TRAIL.sub("", clause.strip()))
+    if gone is not None and role == "user":  # "..., so no more glasses"
+        return [_no_longer_had(_phrase(gone["x"]), manner)]
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
     clause = _RATHER.sub(r"prefer \g<new> over \g<old>",
                          _REASON_TAIL.sub("", _ASIDE_TAIL.sub("", clause)))
@@ -1783,6 +1807,11 @@ def read_clause(clause: str, manner: _Manner, role: str,
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
+    reach = _REACH_ME.match(_untimed(clause))
+    if reach is not None and role == "user":  # "Please use sam@newmail.com from now on"
+        attribute = "email" if "@" in reach["v"] else "phone"
+        return [_attribute_statement(_Holder(USER, "User"), attribute, reach["v"],
+                                     replace(manner, change=True))]
     reply = _REPLY_IN.match(_untimed(clause))
     if reply is not None and role == "user" and reply["v"].casefold() in _LANGUAGES:
         return [_attribute_statement(_Holder(USER, "User"), "reply_language", reply["v"],
@@ -1846,6 +1875,8 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
         stopped = _stopped(verb)
         if stopped is not None:
             verb = stopped
+    elif verb.lemma in ("start", "begin") and not verb.manner.negated:
+        verb = _started(verb) or verb
     if verb.lemma in _SET_VERBS:
         target = _ACTIVE_SET.match(verb.rest)
         # "we moved standup to 10:15": with no determiner, only a move in time
@@ -1893,6 +1924,22 @@ def _job_parts(claim: _Claim) -> list[_Claim]:
     return [claim]
 
 
+#: What one starts doing and then does: "started eating meat", "began working at Acme".
+_HABITS = frozenset("""eat drink smoke vape work live play use wear drive ride run swim cycle bike
+    learn study teach date attend train practice commute""".split())
+
+
+def _started(verb: _Verb) -> _Verb | None:
+    """"started eating meat again", "began working at Acme": the inner claim, holding now
+    (a new claim of its slot replaces the old one as any would; no change cue of its own)."""
+    first, _, rest = verb.rest.partition(" ")
+    lemma = verb_lemma(first) if first.casefold().endswith("ing") else None
+    if lemma not in _HABITS:  # "started looking into X" stays a start: no claim of a slot
+        return None
+    rest = re.sub(r"\s+again$", "", rest, flags=_I)
+    return _Verb(lemma, rest, replace(verb.manner, past=False))
+
+
 def _stopped(verb: _Verb) -> _Verb | None:
     """"stopped eating meat", "gave up learning Spanish", "quit my job at Acme": the inner
     claim, negated, as a change."""
@@ -1925,7 +1972,7 @@ def _parted_with(verb: _Verb) -> str:
     if verb.lemma in ("sell", "give away", "donate", "trade in", "swap", "exchange"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
-        what = re.sub(r"\s+for\s+.+$", "", what, flags=_I)
+        what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):
         what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
     return _HELD_THROUGH.sub("", what)
