@@ -443,6 +443,11 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
     ("I wear glasses.", "I got LASIK, so no more glasses.", "Do I wear glasses?",
      "glasses"),
     ("I'm on Twitter a lot.", "I've stopped using Twitter.", "Am I on Twitter?", "Twitter"),
+    ("I bike to work.", "These days I take the train to work.", "How do I get to work?",
+     "train"),
+    ("Mia is my girlfriend.", "Mia and I split up.", "Is Mia my girlfriend?", "Mia"),
+    ("My aunt lives alone.", "My aunt moved in with her boyfriend.",
+     "Does my aunt live alone?", "boyfriend"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str

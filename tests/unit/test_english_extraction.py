@@ -1102,3 +1102,35 @@ def test_starting_a_habit_a_new_value_of_a_relative_and_what_is_gone_are_read(
     text: str, rows: list[Row]
 ) -> None:
     assert facts(text) == rows
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("I commute by train.", ("user.commute", "by train", False, False, "User commutes by train")),
+    ("I bike to work.", ("user.commute", "by bike", False, False, "User commutes by bike")),
+    ("These days I take the train to work.", ("user.commute", "by train", False, True,
+                                              "User commutes by train")),
+    ("I go to work by car.", ("user.commute", "by car", False, False, "User commutes by car")),
+    ("My aunt lives alone.", ("person:user_aunt.lives_with", "no one", False, False,
+                              "User's aunt lives with no one")),
+    ("My aunt moved in with her boyfriend.", ("person:user_aunt.lives_with", "her boyfriend",
+                                              False, True,
+                                              "User's aunt lives with her boyfriend")),
+    ("We renamed the wifi network to CasaNet.", ("project.wifi_network", "CasaNet", False, True,
+                                                 "The wifi network is CasaNet")),
+    ("Mia and I split up.", ("user.partner", "Mia", True, True,
+                             "User's partner is no longer Mia")),
+    ("I broke up with Tom.", ("user.partner", "Tom", True, True,
+                              "User's partner is no longer Tom")),
+    ("Leo plays the drums.", ("person:leo.plays.drum", "drums", False, False,
+                              "Leo plays the drums")),
+])
+def test_commutes_living_arrangements_renames_and_break_ups_take_their_slot(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+def test_a_correction_that_says_it_is_a_value_corrects_the_claim_before_it() -> None:
+    said = facts("My son's name is Ethan.\nHaha autocorrect — it's Evan, not Ethan.")
+    assert said[-1][:4] == ("user.son", "Evan", False, True)
+    assert facts("Actually, it's a great day.")[0][0] is None  # no value to correct with

@@ -265,8 +265,7 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     holder, _, rest = fact.subject.partition(".")
     owner = candidate.subject.partition(".")[0]
     # "we gave Luna away": the household's, so the user's too
-    if rest.split(".")[0] not in ("has", "uses") or owner not in (holder,
-                                                                  *_HOUSEHOLD.get(holder, ())):
+    if rest.split(".")[0] not in _PARTING or owner not in (holder, *_HOUSEHOLD.get(holder, ())):
         return False
     if _same_value(fact.value, candidate.value):
         return True
@@ -281,7 +280,10 @@ _HOUSEHOLD = {"project": ("user",)}
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
 _HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays",
-                      "wears"})
+                      "wears", "commute"})
+#: Attributes whose negation parts with the thing: no longer has, uses, takes or rides it
+#: ("I don't take the bus anymore" retracts "I take the bus to work": a commute by bus).
+_PARTING = frozenset({"has", "uses", "takes", "rides", "drives"})
 
 
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")

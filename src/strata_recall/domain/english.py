@@ -80,6 +80,7 @@ _CORRECTION = re.compile(
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|my bad|i (?:got|had) (?:that|it|this) wrong|i was mistaken|"
+    r"(?:damn |stupid )?autocorrect|"
     r"change of plans?|(?:the )?plans? (?:have )?changed|"
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
@@ -87,7 +88,7 @@ _CORRECTION = re.compile(
     r"i meant(?: to say)?|i mean(?=\s+(?-i:[A-Z0-9]))|as of (?:today|now|this (?:week|month|year))|"
     r"(?:it\s+|as it\s+)?turns out|i (?:just )?(?:found out|realized|realised|learned|"
     r"learnt)(?=\s+(?:that|i|i'm|my|we|our)\b))\b"
-    r"(?:\s*[,:!.–-]+)?\s*(?:that\s+)?",
+    r"(?:\s*[,:!.–—-]+)?\s*(?:that\s+)?",
     _I)
 #: A lead-in that corrects what was just said when only a value follows ("Sorry, Porto.",
 #: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
@@ -454,6 +455,12 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
     change = waited or _CORRECTION.match(text) is not None
     text = _CORRECTION.sub("", text, count=1)
+    if change and _IT_IS.match(text):  # "Autocorrect — it's Evan, not Ethan": the value
+        rest = _IT_IS.sub("", text)
+        head = _NOT_TAIL.sub("", _TRAIL.sub("", rest))
+        if len(head.split()) <= FRAGMENT_WORDS and head[:1].isupper() | head[:1].isdigit() \
+                and _bare_value(head):
+            text = rest
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
     value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
@@ -480,7 +487,8 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "reside": {"in": "lives_in"},
     "retire": {"to": "lives_in"},
     "weigh": {"": "weight"},
-    "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in"},
+    "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in",
+             "in with": "lives_with"},
     "relocate": {"to": "lives_in"},
     "work": {"at": "works_at", "for": "works_at", "as": "job_title", "on": "works_on"},
     "teach": {"at": "works_at"},
@@ -496,7 +504,7 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "dislike": {"": "dislikes"}, "hate": {"": "dislikes"}, "detest": {"": "dislikes"},
     "despise": {"": "dislikes"}, "loathe": {"": "dislikes"}, "stand": {"": "dislikes"},
     "prefer": {"": "prefers"},
-    "visit": {"": "visited"}, "meet": {"": "met"},
+    "visit": {"": "visited"}, "meet": {"": "met"}, "play": {"": "plays"},
     "marry": {"": "partner"}, "date": {"": "partner"},
     "use": {"": "uses"}, "switch": {"to": "uses"}, "migrate": {"to": "uses"},
     "own": {"": "has"}, "have": {"": "has"},
@@ -546,6 +554,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
     "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
     "reply_language": ("want", "replies in"), "answer_style": ("prefer", ""),
+    "commute": ("commute", ""), "plays": ("play", ""),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -828,6 +837,11 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
+    commute = _commute(lemma, _untimed(rest))
+    if commute is not None:  # "I bike to work", "I take the train to work", "commute by bus"
+        return _Claim("commute", commute)
+    if lemma == "live" and _ALONE.match(_untimed(rest)):  # "my aunt lives alone"
+        return _Claim("lives_with", "no one")
     if lemma in ("prefer", "like", "want", "love") and _ANSWER_STYLE.match(_untimed(rest)):
         return _Claim("answer_style", _untimed(rest))  # "I prefer short, concise answers"
     plan = _PLAN.match(_untimed(rest)) if lemma in _PLAN_VERBS else None
@@ -855,6 +869,35 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
+
+
+#: How one gets to work or school: "commute by train", "bike to work", "take the bus to school".
+_COMMUTE_BY = re.compile(r"^(?:by|on|via) (?:the |a |my )?(?P<v>[a-z]+)$", _I)
+_TO_WORK = r"(?:to|into) (?:work|the office|school|class|campus|uni|university|college)"
+_COMMUTE_ON = re.compile(rf"^(?:the |a |my )?(?P<v>bus|train|subway|tube|metro|tram|ferry|"
+                         rf"bike|car|uber|taxi|cab|scooter)(?: \w+)? {_TO_WORK}\b", _I)
+_COMMUTE_GO = re.compile(rf"^{_TO_WORK} (?:by|on) (?:the |a |my )?(?P<v>[a-z]+)$", _I)
+_COMMUTE_SELF = {"walk": "on foot", "bike": "by bike", "cycle": "by bike", "drive": "by car",
+                 "run": "running", "skate": "by skateboard", "scooter": "by scooter"}
+_ALONE = re.compile(r"^(?:alone|by (?:my|him|her|them)sel(?:f|ves)|on (?:my|his|her|their) "
+                    r"own)$", _I)
+
+
+def _commute(lemma: str, rest: str) -> str | None:
+    """How one commutes, from "commute by X", "<walk|bike|drive> to work", "take the X to
+    work" or "go to work by X" (None: no commute said)."""
+    if lemma == "commute":
+        by = _COMMUTE_BY.match(rest)
+        return f"by {by['v'].casefold()}" if by else None
+    if lemma in _COMMUTE_SELF and re.match(rf"^{_TO_WORK}\b", rest, _I):
+        return _COMMUTE_SELF[lemma]
+    if lemma in ("take", "ride", "catch", "get"):
+        on = _COMMUTE_ON.match(rest)
+        return f"by {on['v'].casefold()}" if on else None
+    if lemma in ("go", "get"):
+        by = _COMMUTE_GO.match(rest)
+        return f"by {by['v'].casefold()}" if by else None
+    return None
 
 
 _PLAN_VERBS = frozenset({"upgrade", "downgrade", "switch", "move", "change", "go", "sign up"})
@@ -1012,6 +1055,7 @@ _WHEN = re.compile(r"^(?:on |at |until )?(?:\d|(?:mon|tues|wednes|thurs|fri|satu
 _ACTIVE_SET = re.compile(r"^(?:(?P<det>my|our|the) )?(?P<noun>[a-z][\w' -]{1,40}?)"
                          r"(?: over| back| forward| out)? (?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
+                        "rename",
                         "update", "set", "bump", "give", "postpone", "delay", "increase"})
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
@@ -1597,6 +1641,12 @@ _OWNS = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?:owns|le
                    r"maintains|heads|is in charge of|is responsible for) (?P<thing>(?:the |our )?"
                    r"[\w' -]{0,50}\b(?:project|account|team|client|service|repo|budget|"
                    r"portfolio|initiative|launch|migration|release|roadmap|pipeline))$", _I)
+#: "Mia and I split up", "I broke up with Mia": Mia is no longer the user's partner.
+_SPLIT_UP = re.compile(r"^(?:(?P<x>(?-i:[A-Z][a-z]+)) and i (?:have |had )?(?:split up|broke up|"
+                       r"separated|got divorced|divorced|called it quits)|i (?:have |had )?"
+                       r"(?:split up with|broke up with|divorced|separated from|dumped) "
+                       r"(?:my (?:girlfriend|boyfriend|partner|wife|husband|fiancée?) )?"
+                       r"(?P<y>(?-i:[A-Z][a-z]+)))$", _I)
 #: "Dev stepped down as team lead": no longer is it.
 _STEPPED_DOWN = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?:has )?(?:stepped "
                            r"down|resigned|stood down) (?:as|from(?: being)?) (?:the |our )?"
@@ -1666,6 +1716,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_MOVED_SCHOOL, _moved_school),
     (_NEW_THING, _new_thing),
     (_OWNS, r"\g<thing> is owned by \g<v>"),
+    (_SPLIT_UP, r"\g<x>\g<y> is no longer my partner"),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
@@ -1717,8 +1768,8 @@ def opens_with_bare_correction(text: str) -> bool:
     Porto.", "Sorry, Wednesday."): it means nothing read alone."""
     lead = next(iter(sentences(text)), "")
     body, manner = read_manner(lead)
-    return manner.change and len(body.split()) <= FRAGMENT_WORDS and _bare_value(
-        _TRAIL.sub("", body))
+    body = _NOT_TAIL.sub("", _TRAIL.sub("", body))  # "Evan, not Ethan"
+    return manner.change and len(body.split()) <= FRAGMENT_WORDS and _bare_value(body)
 
 
 def _said_before_asking(sentence: str, role: str, before: list[Statement]) -> list[Statement]:
@@ -1882,7 +1933,8 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
         # "we moved standup to 10:15": with no determiner, only a move in time
         if target is not None and (target["det"] or _WHEN.match(target["v"])):
             how = "was handed over to" if verb.lemma in ("hand over", "hand", "give",
-                                                         "reassign") else "changed to"
+                                                         "reassign") \
+                else "is now" if verb.lemma == "rename" else "changed to"
             det = target["det"] or ("our" if holder.key == PROJECT else "my")
             clause = f"{det} {target['noun']} {how} {target['v']}"
             found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
