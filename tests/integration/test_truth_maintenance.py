@@ -448,6 +448,10 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
     ("Mia is my girlfriend.", "Mia and I split up.", "Is Mia my girlfriend?", "Mia"),
     ("My aunt lives alone.", "My aunt moved in with her boyfriend.",
      "Does my aunt live alone?", "boyfriend"),
+    ("I'm on antidepressants.", "I'm off my antidepressants now.",
+     "Am I on antidepressants?", "antidepressants"),
+    ("The launch is scheduled for March 3.", "Heads up: launch slipped to March 17.",
+     "When is the launch?", "March 17"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str

@@ -1134,3 +1134,27 @@ def test_a_correction_that_says_it_is_a_value_corrects_the_claim_before_it() -> 
     said = facts("My son's name is Ethan.\nHaha autocorrect — it's Evan, not Ethan.")
     assert said[-1][:4] == ("user.son", "Evan", False, True)
     assert facts("Actually, it's a great day.")[0][0] is None  # no value to correct with
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("Ugh, Mondays. Anyway, I finally switched jobs — I'm at Stripe now!",
+     ("user.works_at", "Stripe", False, True, "User works at Stripe")),
+    ("New phone, new number: 415-555-0199.",
+     ("user.phone", "415-555-0199", False, True, "User's phone number is 415-555-0199")),
+    ("The launch is scheduled for March 3.",
+     ("project.launch", "March 3", False, False, "The launch is March 3")),
+    ("Heads up: launch slipped to March 17.",
+     ("project.launch", "March 17", False, True, "The launch is March 17")),
+    ("I'm off my antidepressants now.",
+     ("user.is.antidepressant", "on antidepressants", True, True,
+      "User is no longer on antidepressants")),
+])
+def test_switching_jobs_a_labelled_number_a_slipped_date_and_coming_off_read(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+def test_a_lowercase_subject_moves_only_in_time() -> None:
+    assert facts("Tom moved to Boston.")[0][0] == "person:tom.lives_in"
+    assert all(r[0] != "project.stuff" for r in facts("stuff moved to the garage"))

@@ -331,6 +331,8 @@ def _ends_state(fact: FactView, candidate: Candidate) -> bool:
         return held == "partner"
     if attribute == "life_status":  # "my grandpa passed away": where he lived, what he did
         return held not in _LIFELONG
+    if attribute == "lives_in" and fact.explicit_change:  # "I moved to Porto" after "I'm in
+        return held == "located_in"                      # Lisbon": no longer there
     return attribute == "partner" and held == "relationship_status" and old == "single"
 
 

@@ -334,6 +334,7 @@ def is_past_form(word: str, lemma: str) -> bool:
 _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
+                      r"\s+[—–]\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
@@ -1027,6 +1028,7 @@ _MY_ATTRIBUTE = re.compile(
     r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
     r"(?: back| over)? to)|"
+    r"(?:is|was|has been|got) (?:re)?(?:scheduled|set|planned|booked|slated) (?:for|on)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME}(?: {_NAME})?) "
                     r"is(?P<neg>n't| not| no longer)? (?:now )?"
@@ -1195,7 +1197,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(USER, "User") if role == "user" else None
         return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
                                                                manner)]
-    labelled = _LABELLED.match(_GOT_NEW.sub("", clause))
+    labelled = _LABELLED.match(_GOT_NEW.sub("", clause)) or _LABELLED.match(
+        clause.rpartition(", ")[2])  # "New phone, new number: 415-555-0199"
     if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
         said = replace(manner, change=manner.change or bool(labelled["new"]))
         return [_attribute_statement(_Holder(USER, "User"),
@@ -1653,6 +1656,23 @@ _STEPPED_DOWN = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?
                            r"(?P<role>[\w' -]{2,40})$", _I)
 
 
+#: "launch slipped to March 17": with no determiner, the team's slot, moved in time.
+_BARE_SLIPPED = re.compile(r"^(?!(?:my|our|the|his|her|their|a|an|this|that|it|i|we)\b)"
+                           r"(?P<noun>(?-i:[a-z])[a-z]+(?: [a-z]+)?) (?:has |was |got )?"
+                           r"(?:slipped|moved|shifted|pushed|postponed|delayed|bumped|rescheduled)"
+                           r"(?: back| out)? (?:to|until) (?P<v>.+)$", _I)
+
+
+def _bare_slipped(match: re.Match[str]) -> str:
+    return f"the {match['noun']} was moved to {match['v']}" if _WHEN.match(match["v"]) \
+        else match.group(0)
+
+
+#: "I'm off my antidepressants now": no longer on them.
+_OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) (?P<x>[\w -]+?)"
+                     r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
+
+
 #: "unsubscribed from X": cancelled X.
 _UNSUBSCRIBED = re.compile(r"\bunsubscribed from\b", _I)
 #: "was laid off from the bank", "got fired from Acme": no longer works there.
@@ -1687,14 +1707,18 @@ _SET_BY_ANOTHER = re.compile(
     r"(?P<prep>to|on) (?P<v>.+)$", _I)
 #: "I switched gyms, I go to Crunch now": the gym is Crunch now (the plural names the slot).
 _SWITCHED_KIND = re.compile(
-    r"^(?:i|we)(?: have| had)? (?:switched|changed) (?P<kind>[a-z]{3,}s)(?: again)?"
-    r"\s*(?:,|;|:|-|and|so|and now)\s+(?:now\s+)?(?:i|we)(?: am| are| have)?(?: now)? "
+    r"^(?:i|we)(?: have| had)?(?: finally| just| recently)? (?:switched|changed) "
+    r"(?P<kind>[a-z]{3,}s)(?: again)?"
+    r"\s*(?:,|;|:|-|—|–|and|so|and now)\s+(?:now\s+)?(?:i|we)(?: am| are| have)?(?: now)? "
     r"(?:go to|going to|use|using|with|bank with|see|seeing|go with|belong to|got|shop at|"
-    r"shopping at|fly with|flying with|go see) (?P<v>.+)$", _I)
+    r"shopping at|fly with|flying with|go see|at|work at|working at|work for|working for) "
+    r"(?P<v>.+)$", _I)
 
 
 def _switched_kind(match: re.Match[str]) -> str:
     kind = singular_nouns(match["kind"].casefold())
+    if kind in ("job", "company", "employer"):  # "switched jobs — I'm at Stripe now"
+        return f"I now work at {match['v']}"
     return f"my {kind} is now {match['v']}" if kind != match["kind"].casefold() else \
         match.group(0)
 
@@ -1717,6 +1741,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_NEW_THING, _new_thing),
     (_OWNS, r"\g<thing> is owned by \g<v>"),
     (_SPLIT_UP, r"\g<x>\g<y> is no longer my partner"),
+    (_BARE_SLIPPED, _bare_slipped),
+    (_OFF_MY, r"\g<be> no longer on \g<x>"),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
