@@ -452,6 +452,12 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
      "Am I on antidepressants?", "antidepressants"),
     ("The launch is scheduled for March 3.", "Heads up: launch slipped to March 17.",
      "When is the launch?", "March 17"),
+    ("I teach math at Lincoln High.", "I left teaching, I'm a data analyst now.",
+     "What do I do for a living?", "data analyst"),
+    ("I have a PlayStation.", "I gave my PlayStation to my nephew.",
+     "Do I have a PlayStation?", "PlayStation"),
+    ("My friend Bo is allergic to shellfish.", "Bo outgrew the shellfish allergy.",
+     "Is Bo allergic to shellfish?", "no longer"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str

@@ -1158,3 +1158,30 @@ def test_switching_jobs_a_labelled_number_a_slipped_date_and_coming_off_read(
 def test_a_lowercase_subject_moves_only_in_time() -> None:
     assert facts("Tom moved to Boston.")[0][0] == "person:tom.lives_in"
     assert all(r[0] != "project.stuff" for r in facts("stuff moved to the garage"))
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("Remind me: my parking spot is B12.", [
+        ("user.parking_spot", "B12", False, False, "User's parking spot is B12")]),
+    ("They reassigned my parking spot to C4.", [
+        ("user.parking_spot", "C4", False, True, "User's parking spot is C4")]),
+    ("From next week standup will be at 9:30.", [
+        ("project.standup", "9:30", False, True, "The standup is 9:30")]),
+    ("I gave my PlayStation to my nephew.", [
+        ("topic:user_playstation.owner", "User's nephew", False, True,
+         "User's PlayStation's owner is User's nephew"),
+        ("user.has.playstation", "PlayStation", True, True, "User no longer has PlayStation")]),
+    ("Ken traded his truck for an electric car.", [
+        ("person:ken.has.truck", "truck", True, True, "Ken no longer has truck"),
+        ("person:ken.has.electric_car", "electric car", False, True, "Ken has an electric car")]),
+    ("Bo outgrew the shellfish allergy.", [
+        ("person:bo.allergy.shellfish", "shellfish", True, True,
+         "Bo is no longer allergic to shellfish")]),
+    ("Ken drives a pickup truck.", [
+        ("person:ken.drives", "pickup truck", False, False,
+         "Ken drives a pickup truck")]),
+])
+def test_reassignments_starting_dates_giving_away_trades_and_outgrowing_are_read(
+    text: str, rows: list[Row]
+) -> None:
+    assert facts(text) == rows

@@ -218,7 +218,7 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "negation"
     if _ends_state(fact, candidate):
         return "ends"
-    if _moves_out_of_home(fact, candidate):
+    if _moves_out_of_home(fact, candidate) or _stops_doing(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
             and _overlap(fact.content, candidate.content) >= SAME_CLAIM_OVERLAP:
@@ -349,6 +349,19 @@ def _moves_out_of_home(fact: FactView, candidate: Candidate) -> bool:
     name = fact.subject.removeprefix("person:").partition(".")[0].replace("_", " ")
     return re.search(rf"\b(?:{_HOUSEMATES}) (?:named|called) {re.escape(name)}\b",
                      candidate.value or "", re.I) is not None
+
+
+def _stops_doing(fact: FactView, candidate: Candidate) -> bool:
+    """"I left teaching" (no longer teaches) retracts "I teach math at Lincoln High": a
+    negated bare activity of the holder against what the holder was said to do with it."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    attribute, _, verb = rest.partition(".")
+    other, _, held = candidate.subject.partition(".")
+    return attribute == "does" and len(verb) > 2 and other == holder \
+        and held.partition(".")[0].startswith(verb)
 
 
 def _unfavours(fact: FactView, candidate: Candidate) -> bool:

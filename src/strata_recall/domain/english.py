@@ -72,6 +72,7 @@ _REMEMBER = re.compile(
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
+                     r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
                      r"for what it's worth)[,!.:]?\s+)+", _I)
 _CORRECTION = re.compile(
@@ -93,7 +94,7 @@ _CORRECTION = re.compile(
 #: A lead-in that corrects what was just said when only a value follows ("Sorry, Porto.",
 #: "Oops, Wednesday", "No wait, Friday"); before a whole clause it is only an apology.
 _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
-                              r"i mean)\s*[,.!:;–-]+\s*(?=\S)", _I)
+                              r"i mean)\s*[,.!:;–—-]+\s*(?=\S)", _I)
 #: "Oh wait, …", "Hold on, no, …": what follows corrects what was said.
 _WAIT_LEAD = re.compile(r"^(?:oh,?\s+)?(?:wait|hold on)(?:,?\s*no)?\s*[,:!.–-]", _I)
 #: "Sorry, his name is Zack.": an apology before a claim of an attribute corrects it (before
@@ -229,7 +230,8 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
          r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
          r"as well|for now|from now on|again|already|full[- ]time|part[- ]time|"
-         r"(?:starting|beginning|as of|effective) (?:today|now|tomorrow|(?:this|next|last) \w+|"
+         r"(?:starting|beginning|as of|effective|from) (?:today|now|tomorrow|"
+         r"(?:this|next|last) \w+|"
          r"\w+day|(?:january|february|march|april|may|june|july|august|september|october|"
          r"november|december)(?: \d{1,2})?)|"
          r"(?:in|during|over) the (?:spring|summer|fall|autumn|winter|morning|evening|weekend)|"
@@ -244,7 +246,8 @@ _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spr
 _TRAIL = re.compile(r"[\s.!;:,]+$")
 #: A lead-in time that starts something ("Starting this week, ..."); "now" and "from now on"
 #: are change cues anywhere in a clause already (``_CHANGE_TAIL``).
-_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective)\b", _I)
+_STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|tomorrow|"
+                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
                          r"like i said|you know|just so you know|for what it's worth|"
@@ -506,6 +509,7 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "despise": {"": "dislikes"}, "loathe": {"": "dislikes"}, "stand": {"": "dislikes"},
     "prefer": {"": "prefers"},
     "visit": {"": "visited"}, "meet": {"": "met"}, "play": {"": "plays"},
+    "drive": {"": "drives"},
     "marry": {"": "partner"}, "date": {"": "partner"},
     "use": {"": "uses"}, "switch": {"to": "uses"}, "migrate": {"to": "uses"},
     "own": {"": "has"}, "have": {"": "has"},
@@ -524,7 +528,7 @@ def _verb_class_words() -> frozenset[str]:
 _STRONG = frozenset({"love", "adore", "hate", "detest", "despise", "loathe", "prefer", "stand"})
 _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
                        # parting with something: "sold my car", "cancelled my gym membership"
-                       "sell", "give away", "donate", "cancel", "trade in", "replace",
+                       "sell", "give away", "donate", "cancel", "trade in", "trade", "replace",
                        "delete", "close", "deactivate", "uninstall", "swap", "exchange",
                        "shave off"})
 #: "Rex passed away": what the user had (a pet, a person) is no longer there.
@@ -555,7 +559,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "allergy": ("be", "allergic to"), "born_in": ("be", "born in"),
     "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
     "reply_language": ("want", "replies in"), "answer_style": ("prefer", ""),
-    "commute": ("commute", ""), "plays": ("play", ""),
+    "commute": ("commute", ""), "plays": ("play", ""), "drives": ("drive", ""),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -1659,8 +1663,9 @@ _STEPPED_DOWN = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?
 #: "launch slipped to March 17": with no determiner, the team's slot, moved in time.
 _BARE_SLIPPED = re.compile(r"^(?!(?:my|our|the|his|her|their|a|an|this|that|it|i|we)\b)"
                            r"(?P<noun>(?-i:[a-z])[a-z]+(?: [a-z]+)?) (?:has |was |got )?"
-                           r"(?:slipped|moved|shifted|pushed|postponed|delayed|bumped|rescheduled)"
-                           r"(?: back| out)? (?:to|until) (?P<v>.+)$", _I)
+                           r"(?:(?:slipped|moved|shifted|pushed|postponed|delayed|bumped|"
+                           r"rescheduled)(?: back| out)? (?:to|until)|(?:will be|is now|is going "
+                           r"to be) (?:at|on)) (?P<v>.+)$", _I)
 
 
 def _bare_slipped(match: re.Match[str]) -> str:
@@ -1668,6 +1673,9 @@ def _bare_slipped(match: re.Match[str]) -> str:
         else match.group(0)
 
 
+#: "Bo outgrew the shellfish allergy": no longer allergic.
+_OUTGREW = re.compile(r"\b(?:has |have )?outgr(?:ew|own) (?:the |his |her |my |their |a )?"
+                      r"(?P<x>[\w -]+?) allergy\b", _I)
 #: "I'm off my antidepressants now": no longer on them.
 _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) (?P<x>[\w -]+?)"
                      r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
@@ -1741,8 +1749,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_NEW_THING, _new_thing),
     (_OWNS, r"\g<thing> is owned by \g<v>"),
     (_SPLIT_UP, r"\g<x>\g<y> is no longer my partner"),
-    (_BARE_SLIPPED, _bare_slipped),
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
+    (_OUTGREW, r"is no longer allergic to \g<x>"),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
@@ -1880,6 +1888,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
         starts = _STARTING.search(head.group(0)) is not None
         clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
                                                       change=manner.change or starts)
+    clause = _BARE_SLIPPED.sub(_bare_slipped, clause)  # after the time it starts at
     clause = _SUBJECTLESS.sub("I ", clause)
     lets = _LETS.match(clause)
     if lets is not None:
@@ -1958,12 +1967,17 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
         target = _ACTIVE_SET.match(verb.rest)
         # "we moved standup to 10:15": with no determiner, only a move in time
         if target is not None and (target["det"] or _WHEN.match(target["v"])):
-            how = "was handed over to" if verb.lemma in ("hand over", "hand", "give",
-                                                         "reassign") \
-                else "is now" if verb.lemma == "rename" else "changed to"
+            to_person = re.fullmatch(rf"(?:my |our )?(?:{_NAME}(?: {_NAME})?|"
+                                     rf"(?i:{'|'.join(_RELATIVES)}))", target["v"])
+            how = "was handed over to" if verb.lemma in ("hand over", "hand", "give") or (
+                verb.lemma == "reassign" and to_person) \
+                else "is now" if verb.lemma in ("rename", "reassign") else "changed to"
             det = target["det"] or ("our" if holder.key == PROJECT else "my")
             clause = f"{det} {target['noun']} {how} {target['v']}"
             found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
+            if found and verb.lemma == "give" and det == "my" and holder.key == USER:
+                # "I gave my PlayStation to my nephew": no longer the user's
+                return [*found, _no_longer_had(target["noun"], verb.manner)]
             if found:
                 return found
     claim = classify(verb)
@@ -1980,7 +1994,7 @@ _IN_EXCHANGE = re.compile(r"^.+?\s+(?:for|with)\s+(?P<new>(?:an?|another|the|my|
 
 def _gained(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
     """The thing a trade or replacement brought: the holder has it now."""
-    if verb.lemma not in ("trade in", "replace", "swap", "exchange"):
+    if verb.lemma not in ("trade in", "trade", "replace", "swap", "exchange"):
         return []
     found = _IN_EXCHANGE.match(verb.rest)
     if found is None:
@@ -2047,7 +2061,7 @@ _GROUPS = "band|club|team|choir|group|league|orchestra|gym|class|course|church|c
 def _parted_with(verb: _Verb) -> str:
     """What "sold my old car to my brother" / "cancelled my gym membership" parted with."""
     what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
-    if verb.lemma in ("sell", "give away", "donate", "trade in", "swap", "exchange"):
+    if verb.lemma in ("sell", "give away", "donate", "trade in", "trade", "swap", "exchange"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
