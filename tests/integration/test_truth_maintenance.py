@@ -458,6 +458,12 @@ def test_a_question_in_the_old_words_finds_what_replaced_them(
      "Do I have a PlayStation?", "PlayStation"),
     ("My friend Bo is allergic to shellfish.", "Bo outgrew the shellfish allergy.",
      "Is Bo allergic to shellfish?", "no longer"),
+    ("My phone is an iPhone 12.", "I upgraded to an iPhone 15 last week.",
+     "What phone do I have?", "iPhone 15"),
+    ("I'm reading Dune.", "I finished Dune and started reading Foundation.",
+     "What book am I reading?", "Foundation"),
+    ("My mom's cell is 555-3030.", "Mom changed her number to 555-4040.",
+     "What's my mom's number?", "555-4040"),
 ])
 def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
     store: Store, clock: FakeClock, old: str, new: str, question: str, answer: str

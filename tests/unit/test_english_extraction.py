@@ -1185,3 +1185,41 @@ def test_reassignments_starting_dates_giving_away_trades_and_outgrowing_are_read
     text: str, rows: list[Row]
 ) -> None:
     assert facts(text) == rows
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("My husband just accepted an offer from Apple.", [
+        ("person:user_husband.works_at", "Apple", False, False, "User's husband works at Apple")]),
+    ("Mom changed her number to 555-4040.", [
+        ("person:user_mom.phone", "555-4040", False, True,
+         "User's mom's phone number is 555-4040")]),
+    ("I'm a sophomore.", [
+        ("user.school_grade", "sophomore", False, False, "User's school grade is sophomore")]),
+    ("I don't take the train anymore since I work from home now.", [
+        ("user.takes.train", "train", True, True, "User no longer takes the train"),
+        ("user.commute", "from home", False, True, "User commutes from home")]),
+    ("My grandpa doesn't drive anymore.", [
+        ("person:user_grandpa.does.drive", "drive", True, True,
+         "User's grandpa no longer drives")]),
+    ("Sorry, my shift starts at 6.", [
+        ("user.shift_start", "6", False, True, "User's shift start is 6")]),
+    ("My dog Max is a golden retriever.", [
+        ("user.has_pet.golden_retriever_named", "golden retriever named Max", False, False,
+         "User has a golden retriever named Max")]),
+    ("My roommate went back to eating meat.", [
+        ("person:user_roommate.eats.meat", "meat", False, False, "User's roommate eats meat")]),
+    ("Finished The Hobbit! Now reading 'Dune'.", [
+        ("user.finished.hobbit", "Hobbit", False, False, "User finished The Hobbit"),
+        ("user.reading_now", "Dune", False, True, "User reads 'Dune'")]),
+    ("I work part-time at the library.", [
+        ("user.works_at", "library", False, False, "User works at the library"),
+        ("user.work_schedule", "part-time", False, False, "User works part-time")]),
+    ("My phone is an iPhone 12.", [
+        ("user.uses_phone", "iPhone 12", False, False, "User uses an iPhone 12")]),
+    ("My phone is 555-1234.", [
+        ("user.phone", "555-1234", False, False, "User's phone number is 555-1234")]),
+])
+def test_offers_kin_names_school_years_reading_now_schedules_and_phone_models_are_read(
+    text: str, rows: list[Row]
+) -> None:
+    assert facts(text) == rows

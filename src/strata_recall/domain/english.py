@@ -42,7 +42,8 @@ PROJECT = "project"
 _INTERJECTION = (r"(?:hi|hello|hey|yo|hmm+|h+m+|um+|uh+|oh|ah|well|ok|okay|k|cool|great|sure|"
                  r"yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hehe|wow|nice|awesome|perfect|"
                  r"right|alright|thanks|thank you|thx|ty|np|cheers|bye|goodbye|brb|gtg|omg|"
-                 r"oops|sorry|indeed|exactly|true|fine|good|interesting|welcome)")
+                 r"oops|sorry|indeed|exactly|true|fine|good|interesting|welcome|gm|gn|"
+                 r"don't judge|no judgment)")
 _CHATTER = re.compile(
     rf"^(?:(?:{_INTERJECTION}|"
     r"let me (?:think|see|check|look|know|try)|let's see|"
@@ -216,6 +217,8 @@ _CATEGORIES: dict[str, tuple[str, ...]] = {
                  "cassandra", "mariadb", "clickhouse", "duckdb"),
     "cloud": ("aws", "gcp", "azure", "google cloud", "hetzner", "heroku", "vercel"),
     "theme": ("dark mode", "light mode", "dark theme", "light theme"),
+    "phone": ("iphone", "pixel", "galaxy", "oneplus", "motorola", "nokia", "xiaomi",
+              "blackberry"),
     "drink": ("coffee", "tea", "espresso", "green tea", "decaf", "matcha"),
     "shell": ("bash", "zsh", "fish", "powershell"),
     "browser": ("firefox", "chrome", "safari", "brave"),
@@ -338,6 +341,7 @@ _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
                       r"\s+[—–]\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      r",?\s+since\s+(?=(?:i|we|my)\s)|"
                       r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
@@ -560,6 +564,8 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
     "reply_language": ("want", "replies in"), "answer_style": ("prefer", ""),
     "commute": ("commute", ""), "plays": ("play", ""), "drives": ("drive", ""),
+    "reading_now": ("be", "reading"), "watching_now": ("be", "watching"),
+    "work_schedule": ("work", ""),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -626,8 +632,11 @@ def _untimed(text: str, *, time_is_value: bool = False) -> str:
 
 
 def clean_value(text: str, *, time_is_value: bool = False) -> str:
-    """The value without time phrases, trailing punctuation or a leading article."""
-    return _ARTICLE.sub("", _TRAIL.sub("", _untimed(text, time_is_value=time_is_value))).strip()
+    """The value without time phrases, trailing punctuation, a leading article or the quotes
+    around a title ("'Dune'")."""
+    value = _ARTICLE.sub("", _TRAIL.sub("", _untimed(text, time_is_value=time_is_value))).strip()
+    quoted = re.fullmatch(r"(['\"“‘])(?P<v>[^'\"“”‘’]+)(['\"”’])", value)
+    return quoted["v"] if quoted else value
 
 
 def _phrase(text: str, *, time_is_value: bool = False) -> str:
@@ -859,6 +868,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     if grade is not None:  # "started fourth grade", "is going into second grade"
         return _Claim("school_grade", grade["v"])
     classes = _VERB_CLASSES.get(lemma, {})
+    if "" in classes and not _phrase(rest):  # "my grandpa doesn't drive anymore"
+        return _Claim("does", lemma, verb=lemma)
     if _PREFERENCE.intersection(classes.values()):  # "like to go hiking": likes hiking
         rest = _GOING.sub("", rest)
     split = _prep_split(rest, classes)
@@ -896,6 +907,8 @@ def _commute(lemma: str, rest: str) -> str | None:
         return f"by {by['v'].casefold()}" if by else None
     if lemma in _COMMUTE_SELF and re.match(rf"^{_TO_WORK}\b", rest, _I):
         return _COMMUTE_SELF[lemma]
+    if lemma == "work" and re.match(r"^(?:from home|remotely|remote)$", rest, _I):
+        return "from home"
     if lemma in ("take", "ride", "catch", "get"):
         on = _COMMUTE_ON.match(rest)
         return f"by {on['v'].casefold()}" if on else None
@@ -909,10 +922,12 @@ _PLAN_VERBS = frozenset({"upgrade", "downgrade", "switch", "move", "change", "go
 _SHIFT_VERBS = frozenset({"work", "get", "move", "switch", "start", "go", "pull", "do"})
 _SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer", "enter", "finish"})
 #: A year of school: "(in) third grade", "grade 4", "(her) sophomore year", "kindergarten".
-_GRADE = re.compile(r"^(?:in |into |to )?(?:the |his |her |their |my )?(?P<v>(?:(?:\d{1,2}(?:st|nd|"
+_GRADE = re.compile(r"^(?:in |into |to )?(?:the |his |her |their |my |a |an )?"
+                    r"(?P<v>(?:(?:\d{1,2}(?:st|nd|"
                     r"rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                     r"eleventh|twelfth) grade|(?:grade|year) \d{1,2}|kindergarten|preschool|"
-                    r"(?:freshman|sophomore|junior|senior) year))(?: (?:of|in|at) .+)?$", _I)
+                    r"(?:freshman|sophomore|junior|senior)(?: year)?))(?: (?:of|in|at) .+)?$",
+                    _I)
 #: Where someone studies: "(to) Hillview School", "(at) the University of Porto".
 _SCHOOL = re.compile(r"^(?:to |at )?(?P<v>(?:the )?(?:[A-Z][\w.'-]*\s+){0,4}(?:School|Academy|"
                      r"University|College|Kindergarten|Preschool|Institute|Gymnasium|Lyceum|"
@@ -1033,6 +1048,7 @@ _MY_ATTRIBUTE = re.compile(
     r"shrunk) to|(?P<bare>(?:has |have )?(?:moved|changed|shifted|slipped|switched)"
     r"(?: back| over)? to)|"
     r"(?:is|was|has been|got) (?:re)?(?:scheduled|set|planned|booked|slated) (?:for|on)|"
+    r"(?P<timed>starts|begins|ends|finishes|opens|closes) (?:at|on)|"
     r"is now|is|are|was|will be)(?: now)?(?: called| named)? (?P<v>.+)$", _I)
 _IS_MY = re.compile(rf"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME}(?: {_NAME})?) "
                     r"is(?P<neg>n't| not| no longer)? (?:now )?"
@@ -1058,7 +1074,7 @@ _WHEN = re.compile(r"^(?:on |at |until )?(?:\d|(?:mon|tues|wednes|thurs|fri|satu
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
                    r"next\b|tomorrow|today|tonight|noon|midnight|the (?:\d|end|start|"
                    r"beginning|middle|first|last|next|following)\b)", _I)
-_ACTIVE_SET = re.compile(r"^(?:(?P<det>my|our|the) )?(?P<noun>[a-z][\w' -]{1,40}?)"
+_ACTIVE_SET = re.compile(r"^(?:(?P<det>my|our|the|his|her|their) )?(?P<noun>[a-z][\w' -]{1,40}?)"
                          r"(?: over| back| forward| out)? (?:to|on) (?P<v>.+)$", _I)
 _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", "reassign",
                         "rename",
@@ -1077,8 +1093,9 @@ _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
                       r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 #: "I started a new job at KPMG", "Ana got a job with Siemens": where they work now.
-_NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+)?"
-                      r"(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+", _I)
+_NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+|an\s+)?"
+                      r"(?:new\s+)?(?:(?:job|position|role)(?:\s+offer)?|offer)\s+"
+                      r"(?:at|with|from)\s+", _I)
 _PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
 #: "I got a new phone number: 555-0199": the label after the lead-in.
 _GOT_NEW = re.compile(r"^i(?:'ve)?\s+(?:got|have|get)\s+(?:a\s+|my\s+)?(?=(?:new|updated)\s)", _I)
@@ -1093,7 +1110,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred) "
                   r"(?=\w)", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
-    if noun in _CATEGORIES and not of:
+    if noun in _CATEGORIES and noun != "phone" and not of:  # "my phone": its number
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
     if noun in _ATTRIBUTE_NOUNS and not of:
         return _ATTRIBUTE_NOUNS[noun]
@@ -1303,10 +1320,16 @@ def _set_attribute(match: re.Match[str], holder: _Holder, noun: str, clause: str
                    manner: _Manner) -> list[Statement] | None:
     """The statement of a noun sentence's attribute, a change when its words say so."""
     of = match.groupdict().get("of")
+    timed = match.groupdict().get("timed")
+    if timed:  # "my shift starts at 7": the shift's start
+        noun = f"{noun} {verb_lemma(timed.casefold()) or timed}"
     attribute = noun_attribute(noun, of)
     if attribute == f"uses_{noun.casefold()}" and noun.casefold() in _ROLE_NOUNS \
             and _category(match["v"]) is None and match["v"][:1].isupper():
         attribute = _ATTRIBUTE_NOUNS.get(noun.casefold(), slug(noun))  # "Omar's editor is Lena"
+    if attribute == "phone" and _category(match["v"]) == "phone" \
+            and not re.search(r"\d{3}", match["v"]):
+        attribute = "uses_phone"  # "my phone is an iPhone 12": the model, not the number
     age = _AGE.match(match["v"]) if attribute == "has_pet" else None
     if age is not None and holder.key == USER:  # "my cat is 4 years old": the cat's age
         pet = _Holder(f"person:user_{slug(noun)}", f"User's {noun}")
@@ -1590,6 +1613,8 @@ _SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(
                           r"started|moved|bought|joined|quit|left|finished|adopted|sold|"
                           r"switched|became|began|passed|signed up|graduated|retired|"
                           r"landed|lost|won)\b)", _I)
+#: "Now reading 'Dune'": what the user is doing now (after the time that says so).
+_DOING = re.compile(r"^(?:reading|watching|playing|learning|studying|working|using) \S", _I)
 #: "I'm a huge Beatles fan": likes the Beatles; "fluent in French": speaks it.
 _NAMED_FAN = re.compile(r"\b(?P<be>am|are|is) (?:a |such a )?(?:big |huge |massive |great |"
                         r"real |die-?hard |lifelong )?(?P<x>(?-i:[A-Z][\w'&.-]*)"
@@ -1681,6 +1706,18 @@ _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) 
                      r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
 
 
+#: "Mom changed her number": the user's mom.
+_KIN_NAME = re.compile(r"^(?P<kin>mom|mum|dad|grandma|grandpa|granny|nana)\b(?!')", _I)
+#: "I've got a golden retriever": has one.
+_HAVE_GOT = re.compile(r"\b(?P<have>have|has) got (?=(?:a|an|one|two|three|four|\d+|my|no|some)\b)",
+                       _I)
+#: "My dog Max is a golden retriever": a golden retriever named Max.
+_PET_IS = re.compile(rf"^my (?P<kind>{'|'.join(sorted(_PETS))}),? (?P<name>(?-i:{_NAME})),? "
+                     r"is an? (?P<breed>[a-z][\w -]{1,30})$", _I)
+#: "went back to eating meat": started it again.
+_WENT_BACK = re.compile(r"\b(?:went|gone|go|goes|going) back to (?=\w+ing\b)", _I)
+
+
 #: "unsubscribed from X": cancelled X.
 _UNSUBSCRIBED = re.compile(r"\bunsubscribed from\b", _I)
 #: "was laid off from the bank", "got fired from Acme": no longer works there.
@@ -1751,6 +1788,10 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_SPLIT_UP, r"\g<x>\g<y> is no longer my partner"),
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
     (_OUTGREW, r"is no longer allergic to \g<x>"),
+    (_KIN_NAME, lambda m: f"my {m['kin'].casefold()}"),
+    (_HAVE_GOT, r"\g<have> "),
+    (_PET_IS, r"I have a \g<breed> named \g<name>"),
+    (_WENT_BACK, "started "),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
@@ -1888,6 +1929,8 @@ def read_clause(clause: str, manner: _Manner, role: str,
         starts = _STARTING.search(head.group(0)) is not None
         clause, manner = clause[head.end():], replace(manner, past=manner.past or past,
                                                       change=manner.change or starts)
+        if _DOING.match(clause):  # "Now reading 'Dune'": what the user is doing now
+            clause, manner = f"I am {clause}", replace(manner, change=True)
     clause = _BARE_SLIPPED.sub(_bare_slipped, clause)  # after the time it starts at
     clause = _SUBJECTLESS.sub("I ", clause)
     lets = _LETS.match(clause)
@@ -1972,7 +2015,7 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
             how = "was handed over to" if verb.lemma in ("hand over", "hand", "give") or (
                 verb.lemma == "reassign" and to_person) \
                 else "is now" if verb.lemma in ("rename", "reassign") else "changed to"
-            det = target["det"] or ("our" if holder.key == PROJECT else "my")
+            det = _owner_phrase(holder, target["det"])
             clause = f"{det} {target['noun']} {how} {target['v']}"
             found = _noun_sentence(clause, replace(verb.manner, change=True, past=False), role)
             if found and verb.lemma == "give" and det == "my" and holder.key == USER:
@@ -1980,7 +2023,14 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
                 return [*found, _no_longer_had(target["noun"], verb.manner)]
             if found:
                 return found
+    schedule = _SCHEDULE.search(verb.rest) if verb.lemma == "work" else None
+    if schedule is not None:  # "I work part-time at the library": the hours, and where
+        verb = replace(verb, rest=_SCHEDULE.sub("", verb.rest).strip())
+        gained = [*gained, _attribute_statement(holder, "work_schedule",
+                                                f"{schedule['s'].casefold()}-time", verb.manner)]
     claim = classify(verb)
+    if claim is not None and verb.manner.progressive and claim.attribute in _NOW_DOING:
+        claim = replace(claim, attribute=_NOW_DOING[claim.attribute])  # "I'm reading Dune"
     if claim is None:
         return gained
     return [*(s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)),
@@ -2018,7 +2068,27 @@ def _job_parts(claim: _Claim) -> list[_Claim]:
 
 #: What one starts doing and then does: "started eating meat", "began working at Acme".
 _HABITS = frozenset("""eat drink smoke vape work live play use wear drive ride run swim cycle bike
-    learn study teach date attend train practice commute""".split())
+    learn study teach date attend train practice commute read watch""".split())
+
+
+#: What one is doing now holds one value at a time: "I'm reading Dune" (one book now).
+_NOW_DOING = {"reads": "reading_now", "watches": "watching_now"}
+#: "full-time", "part-time": the hours one works.
+_SCHEDULE = re.compile(r"\b(?P<s>full|part)[- ]time\b", _I)
+
+
+def _owner_phrase(holder: _Holder, det: str | None) -> str:
+    """Whose slot a set verb changes, as a noun sentence starts: "her number" of "my mom"
+    is "my mom's number", of Anna "Anna's number"; none said: the holder's own."""
+    if det is None or det.casefold() in ("his", "her", "their"):
+        if holder.key == PROJECT:
+            return "our"
+        if holder.key.startswith("person:user_"):
+            return f"my {holder.key.removeprefix('person:user_').replace('_', ' ')}'s"
+        if holder.key.startswith("person:") and holder.name[:1].isupper():
+            return f"{holder.name}'s"
+        return "my"
+    return det
 
 
 def _started(verb: _Verb) -> _Verb | None:
@@ -2029,7 +2099,7 @@ def _started(verb: _Verb) -> _Verb | None:
     if lemma not in _HABITS:  # "started looking into X" stays a start: no claim of a slot
         return None
     rest = re.sub(r"\s+again$", "", rest, flags=_I)
-    return _Verb(lemma, rest, replace(verb.manner, past=False))
+    return _Verb(lemma, rest, replace(verb.manner, past=False, progressive=True))
 
 
 def _stopped(verb: _Verb) -> _Verb | None:
