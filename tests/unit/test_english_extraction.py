@@ -1115,8 +1115,8 @@ def test_starting_a_habit_a_new_value_of_a_relative_and_what_is_gone_are_read(
     ("My aunt moved in with her boyfriend.", ("person:user_aunt.lives_with", "her boyfriend",
                                               False, True,
                                               "User's aunt lives with her boyfriend")),
-    ("We renamed the wifi network to CasaNet.", ("project.wifi_network", "CasaNet", False, True,
-                                                 "The wifi network is CasaNet")),
+    ("We renamed the wifi network to CasaNet.", ("user.wifi_network", "CasaNet", False, True,
+                                                 "User's wifi network is CasaNet")),
     ("Mia and I split up.", ("user.partner", "Mia", True, True,
                              "User's partner is no longer Mia")),
     ("I broke up with Tom.", ("user.partner", "Tom", True, True,
@@ -1223,3 +1223,35 @@ def test_offers_kin_names_school_years_reading_now_schedules_and_phone_models_ar
     text: str, rows: list[Row]
 ) -> None:
     assert facts(text) == rows
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("My sister's cat Luna died last month.", [
+        ("person:user_sister.has.luna", "Luna", True, True, "User's sister no longer has Luna")]),
+    ("Raj studies at MIT.", [("person:raj.school", "MIT", False, False, "Raj's school is MIT")]),
+    ("Raj transferred to Stanford.", [
+        ("person:raj.school", "Stanford", False, True, "Raj's school is Stanford")]),
+    ("Dan is back at work now.", [
+        ("person:dan.employment_status", "back at work", False, True,
+         "Dan's employment status is back at work")]),
+    ("We switched internet providers to AT&T fiber.", [
+        ("user.internet_provider", "AT&T fiber", False, True,
+         "User's internet provider is AT&T fiber")]),
+    ("No, wait — our anniversary is May 12.", [
+        ("user.anniversary", "May 12", False, True, "User's anniversary is May 12")]),
+    ("Typo earlier: my zip code is 94117.", [
+        ("user.zip_code", "94117", False, True, "User's zip code is 94117")]),
+    ("My son got his braces off!", [
+        ("person:user_son.has.brace", "braces", True, True, "User's son no longer has braces")]),
+    ("My son has braces.", [
+        ("person:user_son.has.brace", "braces", False, False, "User's son has braces")]),
+])
+def test_a_relatives_pet_schools_leave_household_slots_and_things_taken_off_are_read(
+    text: str, rows: list[Row]
+) -> None:
+    assert facts(text) == rows
+
+
+def test_a_named_person_going_somewhere_is_no_school() -> None:
+    assert [r[0] for r in facts("Gina went to the store.")] == [None]
+    assert facts("Liam is our PM now.")[0][0] == "project.product_manager"

@@ -107,9 +107,9 @@ def test_a_fact_in_its_turns_words_takes_the_turns_vector(tmp_path: Path) -> Non
 
 def test_the_turn_is_written_carrying_its_fact_or_the_job_adds_it_later(tmp_path: Path) -> None:
     with Strata.open(tmp_path, embedder="hashing", embedded_worker=False) as strata:
-        now = strata.remember("The rent is 900 euros", scope="user:u1")  # read beside it
+        now = strata.remember("The salary is 900 euros", scope="user:u1")  # read beside it
         memory = strata.get(now.memory_ids[0], scope="user:u1")
-        assert (memory.version, memory.subject) == (1, "project.rent")
+        assert (memory.version, memory.subject) == (1, "project.salary")
         assert [h.kind.value for h in strata.history(memory.id, scope="user:u1")] == ["ADD"]
         later = strata.remember("The budget is 5000 euros", scope="user:u1", mode="async")
         strata.work()  # the job reads it: the turn takes its fact as a second version

@@ -75,13 +75,14 @@ _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|an
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
-                     r"for what it's worth)[,!.:]?\s+)+", _I)
+                     r"for what it's worth)\s*[,!.:—–]?\s+)+", _I)
 _CORRECTION = re.compile(
     r"^(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
-    r"i misspoke|my mistake|my bad|i (?:got|had) (?:that|it|this) wrong|i was mistaken|"
+    r"i misspoke|my mistake|my bad|typo (?:earlier|before|there|above)|"
+    r"i (?:got|had) (?:that|it|this) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of plans?|(?:the )?plans? (?:have )?changed|"
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
@@ -97,7 +98,7 @@ _CORRECTION = re.compile(
 _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|wait|no|"
                               r"i mean)\s*[,.!:;–—-]+\s*(?=\S)", _I)
 #: "Oh wait, …", "Hold on, no, …": what follows corrects what was said.
-_WAIT_LEAD = re.compile(r"^(?:oh,?\s+)?(?:wait|hold on)(?:,?\s*no)?\s*[,:!.–-]", _I)
+_WAIT_LEAD = re.compile(r"^(?:(?:oh|no),?\s+)?(?:wait|hold on)(?:,?\s*no)?\s*[,:!.–—-]", _I)
 #: "Sorry, his name is Zack.": an apology before a claim of an attribute corrects it (before
 #: another clause it is only an apology: "Sorry, I'm late.").
 _SORRY_LEAD = re.compile(r"^sorry\s*[,:!.–-]\s*", _I)
@@ -506,7 +507,7 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "grow up": {"in": "grew_up_in"},
     "speak": {"": "speaks"},
     "learn": {"": "learns"},
-    "study": {"": "learns"},
+    "study": {"": "learns", "at": "school"},
     "like": {"": "likes"}, "love": {"": "likes"}, "enjoy": {"": "likes"},
     "adore": {"": "likes"},
     "dislike": {"": "dislikes"}, "hate": {"": "dislikes"}, "detest": {"": "dislikes"},
@@ -721,8 +722,10 @@ def read_verb(text: str, manner: _Manner) -> _Verb | None:
     elif "be" in tags and not first.casefold().endswith(("ing", "ed")) and lemma != "get" \
             and _participle(rest) is None:
         lemma, tail = "be", rest  # "I'm single": a state after be, not the verb "to single"
-    elif lemma is None and "perf" in tags:
-        lemma, tail = "have", rest
+    elif "perf" in tags and (lemma is None or (
+            "be" not in tags and not first.casefold().endswith("ing")
+            and not _is_participle(first, lemma))):
+        lemma, tail = "have", rest  # "my son has braces": "has" is the verb
     elif lemma is None:
         return None
     if "be" in tags and first.casefold().endswith("ing"):
@@ -747,6 +750,11 @@ def read_verb(text: str, manner: _Manner) -> _Verb | None:
         change=manner.change or "change" in tags,
         hedged=manner.hedged or "hedge" in tags, past=manner.past or past, future="future" in tags,
         habit="habit" in tags, progressive="progressive" in tags))
+
+
+def _is_participle(word: str, lemma: str) -> bool:
+    forms = lemminflect_module().getInflection(lemma, tag="VBN") or ()
+    return word.casefold() in forms
 
 
 def _participle(rest: str) -> str | None:
@@ -851,6 +859,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     school = _SCHOOL.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if school is not None:  # "goes to Hillview School", "attends Oakwood Academy"
         return _Claim("school", school["v"])
+    moved = _TRANSFERRED.match(_untimed(rest)) if lemma == "transfer" else None
+    if moved is not None:  # "Raj transferred to Stanford": his school now
+        return _Claim("school", moved["v"])
     commute = _commute(lemma, _untimed(rest))
     if commute is not None:  # "I bike to work", "I take the train to work", "commute by bus"
         return _Claim("commute", commute)
@@ -921,6 +932,8 @@ def _commute(lemma: str, rest: str) -> str | None:
 _PLAN_VERBS = frozenset({"upgrade", "downgrade", "switch", "move", "change", "go", "sign up"})
 _SHIFT_VERBS = frozenset({"work", "get", "move", "switch", "start", "go", "pull", "do"})
 _SCHOOL_VERBS = frozenset({"go", "attend", "start", "switch", "transfer", "enter", "finish"})
+#: "transferred to Stanford": a school named alone (not "the Boston office").
+_TRANSFERRED = re.compile(r"^to (?P<v>(?-i:[A-Z][\w&.'-]*)(?: (?-i:[A-Z][\w&.'-]*)){0,3})$", _I)
 #: A year of school: "(in) third grade", "grade 4", "(her) sophomore year", "kindergarten".
 _GRADE = re.compile(r"^(?:in |into |to )?(?:the |his |her |their |my |a |an )?"
                     r"(?P<v>(?:(?:\d{1,2}(?:st|nd|"
@@ -964,7 +977,10 @@ _STATE_FAMILIES = {
     "diet": frozenset({"vegetarian", "vegan", "pescatarian", "pescetarian", "keto",
                        "omnivore", "carnivore", "flexitarian"}),
     "employment_status": frozenset({"retired", "unemployed", "jobless", "self-employed",
-                                    "between jobs", "on sabbatical"}),
+                                    "between jobs", "on sabbatical", "on leave",
+                                    "on maternity leave", "on paternity leave",
+                                    "on parental leave", "on sick leave", "on medical leave",
+                                    "back at work", "working"}),
 }
 
 
@@ -1103,6 +1119,12 @@ _OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|
                     r"portfolio|budget)\b", _I)
 
 
+#: Role abbreviations said for the role itself.
+_ABBREVIATED = {"pm": "product manager", "em": "engineering manager", "po": "product owner",
+                "tl": "team lead", "sm": "scrum master", "pa": "personal assistant",
+                "gp": "doctor", "pcp": "doctor"}
+
+
 def noun_attribute(noun: str, of: str | None = None) -> str:
     """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
     deadline_of_launch."""
@@ -1110,6 +1132,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred) "
                   r"(?=\w)", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
+    noun = _ABBREVIATED.get(noun, noun)  # "our PM" is "our product manager"
     if noun in _CATEGORIES and noun != "phone" and not of:  # "my phone": its number
         return f"uses_{noun}"  # "my editor is Vim" and "I use Vim": one slot
     if noun in _ATTRIBUTE_NOUNS and not of:
@@ -1131,9 +1154,18 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
 _PRONOUN_HOLDERS = {"his": "pronoun:he", "her": "pronoun:she", "their": "pronoun:they"}
 
 
+#: What "our" and "the" say of the user's own home and family, not of a team.
+_HOME_NOUNS = frozenset({"anniversary", "wedding", "wedding date", "internet provider", "wifi",
+                         "wifi network", "wifi password", "landlord", "rent", "mortgage",
+                         "address", "home address", "house", "apartment", "car insurance",
+                         "insurance", "home insurance", "electricity provider", "babysitter",
+                         "nanny", "pediatrician", "family doctor", "vet"})
+
+
 def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
-    if det == "my":
+    if det == "my" or (det in ("our", "the") and noun.casefold() in _HOME_NOUNS
+                       and role == "user"):  # "our anniversary", "the wifi password"
         return _Holder(USER, "User") if role == "user" else None
     if det in _PRONOUN_HOLDERS:
         return _Holder(_PRONOUN_HOLDERS[det], det.capitalize(), 0.8)
@@ -1706,6 +1738,13 @@ _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) 
                      r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
 
 
+#: "My sister's cat Luna died": the sister no longer has Luna.
+_THEIR_PET_DIED = re.compile(rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
+                             rf"(?:{'|'.join(sorted(_PETS))}),? (?P<name>(?-i:{_NAME})),? "
+                             r"(?:died|passed away|passed)\b.*$", _I)
+#: "My son got his braces off": no longer has them.
+_GOT_OFF = re.compile(r"\bgot (?P<det>his|her|their|my) (?P<x>[\w -]+?) (?:off|removed|out)\b",
+                      _I)
 #: "Mom changed her number": the user's mom.
 _KIN_NAME = re.compile(r"^(?P<kin>mom|mum|dad|grandma|grandpa|granny|nana)\b(?!')", _I)
 #: "I've got a golden retriever": has one.
@@ -1760,11 +1799,18 @@ _SWITCHED_KIND = re.compile(
     r"(?P<v>.+)$", _I)
 
 
+#: "We switched internet providers to AT&T": the provider is AT&T now.
+_SWITCHED_KIND_TO = re.compile(r"^(?P<who>i|we)(?: have| had)?(?: finally| just| recently)? "
+                               r"(?:switched|changed) (?P<kind>[a-z]+(?: [a-z]+)?s) to "
+                               r"(?P<v>.*[A-Z0-9].*)$", _I)
+
+
 def _switched_kind(match: re.Match[str]) -> str:
     kind = singular_nouns(match["kind"].casefold())
     if kind in ("job", "company", "employer"):  # "switched jobs — I'm at Stripe now"
         return f"I now work at {match['v']}"
-    return f"my {kind} is now {match['v']}" if kind != match["kind"].casefold() else \
+    whose = "our" if (match.groupdict().get("who") or "").casefold() == "we" else "my"
+    return f"{whose} {kind} is now {match['v']}" if kind != match["kind"].casefold() else \
         match.group(0)
 
 
@@ -1780,6 +1826,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_NEW_JOB_AS, "now work as"),
     (_SET_BY_ANOTHER, r"\g<det> \g<noun> was \g<verb> \g<prep> \g<v>"),
     (_SWITCHED_KIND, _switched_kind),
+    (_SWITCHED_KIND_TO, _switched_kind),
     (_NAMED_FAN, r"like \g<x>"),
     (_FLUENT_IN, "speak"),
     (_MOVED_SCHOOL, _moved_school),
@@ -1789,6 +1836,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
     (_OUTGREW, r"is no longer allergic to \g<x>"),
     (_KIN_NAME, lambda m: f"my {m['kin'].casefold()}"),
+    (_THEIR_PET_DIED, r"\g<owner> no longer has \g<name>"),
+    (_GOT_OFF, r"no longer has \g<x>"),
     (_HAVE_GOT, r"\g<have> "),
     (_PET_IS, r"I have a \g<breed> named \g<name>"),
     (_WENT_BACK, "started "),
@@ -1992,7 +2041,10 @@ def _names_school(verb: _Verb) -> bool:
     """"Ana attends X Academy", "Leo started fourth grade": where or in which year she
     studies."""
     rest = _untimed(verb.rest)
-    return verb.lemma in _SCHOOL_VERBS and (_SCHOOL.match(rest) or _GRADE.match(rest)) is not None
+    if verb.lemma not in _SCHOOL_VERBS:
+        return False
+    transferred = verb.lemma == "transfer" and _TRANSFERRED.match(rest) is not None
+    return transferred or _SCHOOL.match(rest) is not None or _GRADE.match(rest) is not None
 
 
 def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
