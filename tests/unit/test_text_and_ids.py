@@ -1,7 +1,14 @@
 import os
 
 from strata_recall.domain.ids import new_id
-from strata_recall.domain.text import content_hash, estimate_tokens, keywords, normalize
+from strata_recall.domain.text import (
+    STOPWORDS,
+    analyze,
+    content_hash,
+    estimate_tokens,
+    keywords,
+    normalize,
+)
 from strata_recall.stores.sqlite.store import fts_query
 
 
@@ -72,3 +79,34 @@ def test_a_bounded_match_puts_each_row_in_exactly_one_branch() -> None:
 
     assert fts_match(["a", "b"]) == '"a" OR "b"'
     assert fts_match(["a"], ["c", "d"]) == '(("a") NOT ("c" OR "d")) OR (("a") AND ("c" OR "d"))'
+
+
+def test_stemming_from_several_threads_at_once_gives_each_its_own_words() -> None:
+    """A remember stems on the caller's thread while a pipeline job stems on the write-behind
+    thread: a stemmer shared between them corrupted words or raised IndexError."""
+    import random
+    import string
+    import threading
+
+    import snowballstemmer
+
+    rng = random.Random(7)
+    words = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10)))
+             + rng.choice(("ing", "ed", "ness", "ation", "ly")) for _ in range(100_000)]
+    words = [w for w in words if w not in STOPWORDS]
+    reference = snowballstemmer.stemmer("english")
+    expected = {w: reference.stemWord(w) for w in words}
+    wrong: list[str] = []
+
+    def stem_all(chunk: list[str]) -> None:
+        try:
+            wrong.extend(w for w in chunk if analyze(w) != [expected[w]])
+        except Exception as exc:  # noqa: BLE001 - any failure in a thread fails the test
+            wrong.append(repr(exc))
+
+    threads = [threading.Thread(target=stem_all, args=(words[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -89,13 +90,21 @@ def index_tokens(text: str) -> list[str]:
     return _TOKEN.findall(fold(text))
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    """The English Snowball stemmer, built on first use: a process that only reads rows
-    (``strata list``) need not load it."""
-    import snowballstemmer
+_THREAD = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> Any:
+    """This thread's English Snowball stemmer, built on first use (a process that only reads
+    rows, ``strata list``, need not load it). One per thread: a stemmer keeps the word it is
+    working on in itself, so two threads stemming with one (a remember on the caller's thread,
+    a pipeline job on the write-behind thread) corrupt each other's words or fail with an
+    IndexError."""
+    stemmer = getattr(_THREAD, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=65_536)
