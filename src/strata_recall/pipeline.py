@@ -64,6 +64,8 @@ _ACTIONABLE_ONLY = Filters(lifecycles=tuple(ACTIONABLE))
 #: Longest turn (in words) read together with the user's turn before it when it gives no
 #: fact alone ("Sorry, Springfield, Missouri.").
 BARE_TURN_WORDS = 6
+#: Recent memories looked through for the user's turn a follow-up correction corrects.
+TURN_BEFORE_LOOKBACK = 8
 
 
 @runtime_checkable
@@ -350,12 +352,30 @@ class WritePipeline:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(event.scope, piece, warnings, prepared)
                 facts = x.facts
-                if not facts or opens_with_bare_correction(piece):
+                correcting = opens_with_bare_correction(piece)
+                if said_before is None and correcting:
+                    said_before = self._turn_before(event)
+                if not facts or correcting:
                     facts = self._read_after(said_before, piece) or facts
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in facts)
                 said_before = (piece, x.facts)
         return found[:MAX_FACTS], warnings
+
+    def _turn_before(self, event: Event) -> tuple[str, Sequence[ExtractedFact]] | None:
+        """The user's last turn in this scope before ``event``, with its facts: a follow-up
+        remembered on its own ("Sorry, I meant Porto.") corrects it, as a bare correction
+        inside one conversation corrects the turn before it."""
+        page = self.store.list(event.scope, Filters(created_before=event.ts),
+                               limit=TURN_BEFORE_LOOKBACK)
+        turns = [m for m in page.items if applying.is_turn(m) and m.scope == event.scope]
+        said = {e.id: e for e in self.store.events([m.provenance.event_ids[0] for m in turns])}
+        for turn in turns:  # newest first
+            before = said.get(turn.provenance.event_ids[0])
+            if before is not None and (before.role or "user") == "user":
+                extraction = self.chain.extract(before.text).extraction
+                return before.text, extraction.facts if extraction is not None else ()
+        return None
 
     def _read_after(self, said_before: tuple[str, Sequence[ExtractedFact]] | None,
                     piece: str) -> tuple[ExtractedFact, ...]:

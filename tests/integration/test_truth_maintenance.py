@@ -504,3 +504,33 @@ def test_a_retraction_and_a_new_habit_in_one_input_both_stay(store: Store,
     assert states["User's diet is vegetarian"] is Lifecycle.SUPERSEDED
     assert states["User's diet is no longer vegetarian"] is Lifecycle.ACTIVE
     assert states["User eats fish"] is Lifecycle.ACTIVE
+
+
+@pytest.mark.parametrize(("first", "follow_up", "question", "answer"), [
+    ("My doctor's appointment is Tuesday at 10.", "I got the time wrong — it's Tuesday at 11.",
+     "When is my doctor's appointment?", "11"),
+    ("The restaurant is called Luigi's.", "Sorry, it's called Mario's, not Luigi's.",
+     "What is the restaurant called?", "Mario"),
+    ("I live in Springfield, Illinois.", "Sorry, Springfield, Missouri.",
+     "Where do I live?", "Missouri"),
+])
+def test_a_correction_remembered_on_its_own_corrects_the_users_last_turn(
+    store: Store, clock: FakeClock, first: str, follow_up: str, question: str, answer: str
+) -> None:
+    """Agents remember each message as it comes: a follow-up that only gives the right
+    value is read with the user's last turn in the scope, as inside one conversation."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, first, follow_up)
+    assert by_content(strata)[first] is Lifecycle.SUPERSEDED
+    top = strata.recall(question, scope=A, k=3).hits[0].memory.content
+    assert answer in top
+
+
+def test_a_follow_up_correction_leaves_other_scopes_and_the_assistant_alone(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    strata.remember("I live in Lisbon.", scope=Scope("t", user="bo"))
+    clock.advance(seconds=1)
+    strata.remember("Sorry, Porto.", scope=A)  # nothing of Ana's said before it
+    assert by_content(strata) == {"Sorry, Porto.": Lifecycle.ACTIVE}

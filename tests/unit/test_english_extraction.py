@@ -1255,3 +1255,31 @@ def test_a_relatives_pet_schools_leave_household_slots_and_things_taken_off_are_
 def test_a_named_person_going_somewhere_is_no_school() -> None:
     assert [r[0] for r in facts("Gina went to the store.")] == [None]
     assert facts("Liam is our PM now.")[0][0] == "project.product_manager"
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("I lost my Kindle on the train.", ("user.has.kindle", "Kindle", True, True,
+                                        "User no longer has Kindle")),
+    ("I lost 10 pounds.", ("user.lost.pound", "10 pounds", False, False,
+                           "User lost 10 pounds")),
+    ("My dad lost his job last year.", ("person:user_dad.employment_status", "unemployed",
+                                        False, True,
+                                        "User's dad's employment status is unemployed")),
+])
+def test_losing_a_thing_parts_with_it_and_losing_a_job_leaves_one_without(
+    text: str, row: Row
+) -> None:
+    assert facts(text) == [row]
+
+
+def test_a_correction_that_names_what_it_got_wrong_gives_the_value() -> None:
+    said = facts("My doctor's appointment is Tuesday at 10.\n"
+                 "I got the time wrong — it's Tuesday at 11.")
+    assert said[-1][1:4] == ("Tuesday at 11", False, True)
+
+
+def test_a_count_corrected_by_a_bare_number_keeps_what_it_counts() -> None:
+    said = facts("Our team has 8 engineers.\nActually 9 — we hired someone last week.")
+    assert [r[:3] for r in said] == [("project.has.engineer", "8 engineers", False),
+                                      ("project.has.engineer", "9 engineers", False)]
+    assert said[1][3] is True

@@ -82,7 +82,7 @@ _CORRECTION = re.compile(
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i misspoke|my mistake|my bad|typo (?:earlier|before|there|above)|"
-    r"i (?:got|had) (?:that|it|this) wrong|i was mistaken|"
+    r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of plans?|(?:the )?plans? (?:have )?changed|"
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
@@ -109,7 +109,7 @@ _AGE = re.compile(r"^(?P<n>\d{1,3})(?: (?:years?|yrs?) old)?$", _I)
 #: "is actually 5": a correction said inside the clause.
 _INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _I)
 #: "it's X", "that's X": the value a bare correction gives, with a pointing subject.
-_IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)\s+(?=\S)", _I)
+_IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)(?: (?:called|named))?\s+(?=\S)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
 FRAGMENT_WORDS = 4
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
@@ -473,8 +473,9 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
     value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
-    if (not change or waited) and value and len(value.split()) <= FRAGMENT_WORDS \
-            and _bare_value(value):
+    head = _NOT_TAIL.sub("", value)  # "Sorry, it's called Mario's, not Luigi's"
+    if (not change or waited) and value and len(head.split()) <= FRAGMENT_WORDS \
+            and _bare_value(head):
         change, text = True, value  # "Sorry, Springfield, Missouri."
     hedged = _HEDGE_LEAD.match(text) is not None
     text = _HEDGE_LEAD.sub("", text, count=1)
@@ -535,6 +536,7 @@ _STOPPING = frozenset({"stop", "quit", "give up", "drop", "cut out", "leave",
                        # parting with something: "sold my car", "cancelled my gym membership"
                        "sell", "give away", "donate", "cancel", "trade in", "trade", "replace",
                        "delete", "close", "deactivate", "uninstall", "swap", "exchange",
+                       "lose",
                        "shave off"})
 #: "Rex passed away": what the user had (a pet, a person) is no longer there.
 _DYING = frozenset({"die", "pass away"})
@@ -1745,6 +1747,9 @@ _THEIR_PET_DIED = re.compile(rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_
 #: "My son got his braces off": no longer has them.
 _GOT_OFF = re.compile(r"\bgot (?P<det>his|her|their|my) (?P<x>[\w -]+?) (?:off|removed|out)\b",
                       _I)
+#: "Our team has 8 engineers": the team's, said as "we have".
+_OUR_GROUP_HAS = re.compile(r"^our (?:team|company|group|startup|org|organization|department) "
+                            r"(?:has|have) ", _I)
 #: "Mom changed her number": the user's mom.
 _KIN_NAME = re.compile(r"^(?P<kin>mom|mum|dad|grandma|grandpa|granny|nana)\b(?!')", _I)
 #: "I've got a golden retriever": has one.
@@ -1836,6 +1841,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
     (_OUTGREW, r"is no longer allergic to \g<x>"),
     (_KIN_NAME, lambda m: f"my {m['kin'].casefold()}"),
+    (_OUR_GROUP_HAS, "we have "),
     (_THEIR_PET_DIED, r"\g<owner> no longer has \g<name>"),
     (_GOT_OFF, r"no longer has \g<x>"),
     (_HAVE_GOT, r"\g<have> "),
@@ -1892,6 +1898,7 @@ def opens_with_bare_correction(text: str) -> bool:
     Porto.", "Sorry, Wednesday."): it means nothing read alone."""
     lead = next(iter(sentences(text)), "")
     body, manner = read_manner(lead)
+    body = re.split(r"\s+[—–]\s+|;\s*", body, maxsplit=1)[0]  # "9 — we hired someone"
     body = _NOT_TAIL.sub("", _TRAIL.sub("", body))  # "Evan, not Ethan"
     return manner.change and len(body.split()) <= FRAGMENT_WORDS and _bare_value(body)
 
@@ -2159,6 +2166,10 @@ def _stopped(verb: _Verb) -> _Verb | None:
     claim, negated, as a change."""
     first, _, rest = verb.rest.partition(" ")
     manner = replace(verb.manner, negated=not verb.manner.negated, change=True, past=False)
+    if verb.lemma == "lose" and first.casefold() not in ("my", "our", "his", "her", "their"):
+        return None  # "lost 10 pounds", "lost the game": nothing one had is gone
+    if verb.lemma == "lose" and re.fullmatch(r"(?:my|his|her|their) job", _untimed(verb.rest), _I):
+        return _Verb("be", "unemployed", replace(verb.manner, change=True, past=False))
     if first.casefold().endswith("ing") and verb_lemma(first):
         return _Verb(verb_lemma(first) or first, rest, manner)
     job = re.match(r"^(?:my|the) (?:job|position|role|work)(?: (?:at|with) (?P<org>.+))?$",
@@ -2185,6 +2196,8 @@ def _parted_with(verb: _Verb) -> str:
     what = re.sub(r"^(?:my|our|the|his|her|their)\s+", "", verb.rest, flags=_I)
     if verb.lemma in ("sell", "give away", "donate", "trade in", "trade", "swap", "exchange"):
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
+    if verb.lemma == "lose":  # "lost my Kindle on the train"
+        what = re.sub(r"\s+(?:on|at|in|during|while)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):
@@ -2238,6 +2251,9 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
         return []
     if last.attribute == "has_pet" and " named " in last.value:  # the pet's name corrected
         value = f"{last.value.rsplit(' named ', 1)[0]} named {value}"
+    counted = re.match(r"^\d+ (?P<what>\D.*)$", last.value)
+    if counted is not None and re.fullmatch(r"\d+", value):  # "8 engineers" … "Actually 9"
+        value = f"{value} {counted['what']}"
     content = last.content.replace(last.value, value) if last.value in last.content else \
         render(last.holder_name, last.attribute, value)
     entities = tuple(dict.fromkeys(value if e == last.value else e for e in last.entities))
