@@ -480,8 +480,8 @@ def test_a_change_said_through_another_slot_or_verb_retires_the_old_claim(
 def test_a_turn_that_opens_with_a_bare_correction_corrects_the_turn_before(
     store: Store, clock: FakeClock
 ) -> None:
-    """"Oh wait, I mean Porto. Lisbon is where my sister lives.": the opening sentence is a
-    bare value, read against the user's turn before, whatever follows it."""
+    """"Oh wait, I mean Porto. I always mix the two up.": the opening sentence is a bare
+    value, read against the user's turn before, whatever follows it."""
     strata = facade(store, clock)
     strata.remember(messages=[
         {"role": "user", "content": "I live in Lisbon."},
