@@ -1283,3 +1283,23 @@ def test_a_count_corrected_by_a_bare_number_keeps_what_it_counts() -> None:
     assert [r[:3] for r in said] == [("project.has.engineer", "8 engineers", False),
                                       ("project.has.engineer", "9 engineers", False)]
     assert said[1][3] is True
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("I've gone fully vegan.", "user.diet", "vegan"),
+    ("I cut out sugar completely.", "user.has.sugar", "sugar"),
+    ("Lately I'm getting 8 hours of sleep a night.", "user.sleep_hours", "8 hours"),
+    ("I typically get up at 6am.", "user.wakes.misc", "up at 6am"),
+    ("I take my coffee black.", "user.coffee", "black"),
+    ("My daughter sucks her thumb.", "person:user_daughter.sucks.thumb", "thumb"),
+])
+def test_degree_words_sleep_getting_up_coffee_and_own_possessives_are_read(
+    text: str, subject: str, value: str
+) -> None:
+    assert [(r[0], r[1]) for r in facts(text)] == [(subject, value)]
+
+
+def test_it_is_my_new_favourite_names_the_thing_before_it() -> None:
+    said = facts("I'm obsessed with Severance now, it's my new favourite show.")
+    assert ("user.favourite_show", "Severance") in [(r[0], r[1]) for r in said]
+    assert facts("My favourite TV show is The Office.")[0][0] == "user.favourite_show"

@@ -280,7 +280,7 @@ _HOUSEHOLD = {"project": ("user",)}
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
 _HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays",
-                      "wears", "commute"})
+                      "wears", "commute", "eats", "drinks", "smokes"})
 #: Attributes whose negation parts with the thing: no longer has, uses, takes or rides it
 #: ("I don't take the bus anymore" retracts "I take the bus to work": a commute by bus).
 _PARTING = frozenset({"has", "uses", "takes", "rides", "drives"})

@@ -137,6 +137,7 @@ _AUX = {
     "can't": "neg", "cannot": "neg", "used to": "past", "probably": "hedge",
     "maybe": "hedge", "perhaps": "hedge", "possibly": "hedge", "apparently": "hedge",
     "now": "change", "currently": "", "still": "", "always": "habit", "usually": "habit",
+    "typically": "habit",
     "often": "habit", "mostly": "", "mainly": "", "generally": "habit", "normally": "habit",
     "really": "", "also": "", "just": "", "recently": "change", "finally": "change",
     "actually": "change", "officially": "change", "even": "", "already": "", "totally": "",
@@ -343,7 +344,7 @@ _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
                       r"\s+[—–]\s+(?=(?:i|we|my|i'm|i've)\s)|"
                       r",?\s+since\s+(?=(?:i|we|my)\s)|"
-                      r",\s+(?=(?:i|we|my|i'm|i've)\s)|"
+                      r",\s+(?=(?:i|we|my|our|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
@@ -567,6 +568,7 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "grew_up_in": ("grow", "up in"), "lives_with": ("live", "with"), "shift": ("work", "the"),
     "reply_language": ("want", "replies in"), "answer_style": ("prefer", ""),
     "commute": ("commute", ""), "plays": ("play", ""), "drives": ("drive", ""),
+    "sleep_hours": ("sleep", ""),
     "reading_now": ("be", "reading"), "watching_now": ("be", "watching"),
     "work_schedule": ("work", ""),
 }
@@ -864,6 +866,9 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
     moved = _TRANSFERRED.match(_untimed(rest)) if lemma == "transfer" else None
     if moved is not None:  # "Raj transferred to Stanford": his school now
         return _Claim("school", moved["v"])
+    slept = _SLEEP.match(_untimed(rest)) if lemma == "sleep" else None
+    if slept is not None:  # "I sleep about 6 hours a night"
+        return _Claim("sleep_hours", f"{slept['n']} hours")
     commute = _commute(lemma, _untimed(rest))
     if commute is not None:  # "I bike to work", "I take the train to work", "commute by bus"
         return _Claim("commute", commute)
@@ -897,6 +902,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(attribute, phrase)
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
+    rest = re.sub(r"^(?:his|her|their)\s+(?=\w)", "", rest, flags=_I)  # "sucks her thumb"
     return _Claim(inflect(lemma, "VBZ").replace(" ", "_"), rest, verb=lemma)
 
 
@@ -988,7 +994,8 @@ _STATE_FAMILIES = {
 
 def _state_claim(rest: str) -> _Claim | None:
     """One of the states of ``_STATE_FAMILIES`` ("married", "vegan now"), or None."""
-    state = re.sub(r"^(?:on\s+)?(?:a|an|now|still)\s+|\s+(?:now|again|these days|any ?more)$",
+    state = re.sub(r"^(?:on\s+)?(?:a|an|now|still|fully|completely|totally|strictly|full)\s+|"
+                   r"\s+(?:now|again|these days|any ?more)$",
                    "", _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
     state = re.sub(r"^(?:on\s+)?(?:a|an|the)\s+|\s+diet$", "", state)  # "on a keto diet"
     for family, states in _STATE_FAMILIES.items():
@@ -1145,7 +1152,9 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         owner = re.sub(r"^(?:the|our|my)?\s*(?:project|team|work)$", "", owner)  # just "the"
         return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
     if noun.startswith("favourite "):
-        return "favourite_" + slug(noun.removeprefix("favourite "))
+        kind = re.sub(r"\btv (?:show|series)\b|\bseries\b", "show",  # "TV show" is "show"
+                      noun.removeprefix("favourite "))
+        return "favourite_" + slug(kind)
     if not of and noun.split()[-1] in _PETS:  # "my golden retriever", "my tabby cat"
         return "has_pet"
     return slug(f"{noun} {of}" if of else noun, limit=4)
@@ -1758,6 +1767,31 @@ _HAVE_GOT = re.compile(r"\b(?P<have>have|has) got (?=(?:a|an|one|two|three|four|
 #: "My dog Max is a golden retriever": a golden retriever named Max.
 _PET_IS = re.compile(rf"^my (?P<kind>{'|'.join(sorted(_PETS))}),? (?P<name>(?-i:{_NAME})),? "
                      r"is an? (?P<breed>[a-z][\w -]{1,30})$", _I)
+#: "I'm getting 8 hours of sleep a night": sleeps 8 hours.
+_HOURS_OF_SLEEP = re.compile(r"\b(?:am |are )?(?:getting|get|got) (?:about |around )?"
+                             r"(?P<n>\d+(?:\.\d)?|[a-z]+) hours of sleep", _I)
+#: "We turned the home office into a nursery": it is no longer, the nursery is.
+_TURNED_INTO = re.compile(r"^(?P<who>i|we) (?:have )?(?:turned|converted|made) (?:the|my|our) "
+                          r"(?P<x>[a-z][\w -]{1,30}?) into (?P<y>(?:a|an) [a-z][\w -]{1,30})$",
+                          _I)
+
+
+#: "I get up at 6am": wake up.
+_GET_UP = re.compile(r"\b(?P<v>get|gets|getting|got) up\b", _I)
+
+
+def _woke(match: re.Match[str]) -> str:
+    return {"get": "wake", "gets": "wakes", "getting": "waking", "got": "woke"}[
+        match["v"].casefold()] + " up"
+
+
+#: "I'm obsessed with Severance now, it's my new favourite show": Severance is.
+_IT_IS_MY = re.compile(r"^(?P<pre>.*\b(?P<thing>(?-i:[A-Z][\w'&-]*)(?: (?-i:[A-Z][\w'&-]*))*)"
+                       r"(?: now| these days)?),\s*(?:it's|it is|that's|that is) "
+                       r"(?P<rest>my (?:new )?(?:favou?rite|go-to) [a-z][\w ]{1,30})$", _I)
+#: "I take my coffee black": how the user has it.
+_HOW_I_TAKE = re.compile(r"^i (?:drink|take|have|like) my (?P<x>coffee|tea) (?P<how>black|"
+                         r"(?:with|without) [\w ]{2,30}|sweet|strong|iced|decaf|plain)$", _I)
 #: "went back to eating meat": started it again.
 _WENT_BACK = re.compile(r"\b(?:went|gone|go|goes|going) back to (?=\w+ing\b)", _I)
 
@@ -1847,6 +1881,11 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_HAVE_GOT, r"\g<have> "),
     (_PET_IS, r"I have a \g<breed> named \g<name>"),
     (_WENT_BACK, "started "),
+    (_GET_UP, _woke),
+    (_IT_IS_MY, r"\g<pre> and \g<thing> is \g<rest>"),
+    (_HOW_I_TAKE, r"my \g<x> is \g<how>"),
+    (_HOURS_OF_SLEEP, r"sleep \g<n> hours"),
+    (_TURNED_INTO, r"\g<who> no longer have the \g<x> and \g<who> have \g<y> now"),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
 )
 
@@ -2130,6 +2169,9 @@ _HABITS = frozenset("""eat drink smoke vape work live play use wear drive ride r
     learn study teach date attend train practice commute read watch""".split())
 
 
+#: How long one sleeps: "about 6 hours (a night)".
+_SLEEP = re.compile(r"^(?:about |around |roughly |only |barely |at least )?(?P<n>\d+(?:\.\d)?|"
+                    r"[a-z]+) hours?\b", _I)
 #: What one is doing now holds one value at a time: "I'm reading Dune" (one book now).
 _NOW_DOING = {"reads": "reading_now", "watches": "watching_now"}
 #: "full-time", "part-time": the hours one works.
@@ -2198,6 +2240,7 @@ def _parted_with(verb: _Verb) -> str:
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
     if verb.lemma == "lose":  # "lost my Kindle on the train"
         what = re.sub(r"\s+(?:on|at|in|during|while)\s+.+$", "", what, flags=_I)
+    what = re.sub(r"\s+(?:completely|entirely|altogether|for good)$", "", what, flags=_I)
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):

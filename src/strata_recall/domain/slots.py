@@ -26,7 +26,7 @@ SINGLE_VALUED = frozenset({
     "nationality", "school", "title", "rent", "price", "status", "relationship_status",
     "diet", "drives", "employment_status", "school_grade",
     "lives_with", "height", "weight", "shift", "plan", "reply_language", "answer_style",
-    "commute", "reading_now", "watching_now", "work_schedule",
+    "commute", "sleep_hours", "reading_now", "watching_now", "work_schedule",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
