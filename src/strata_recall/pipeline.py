@@ -356,7 +356,7 @@ class WritePipeline:
                 if said_before is None and correcting:
                     said_before = self._turn_before(event)
                 if not facts or correcting:
-                    facts = self._read_after(said_before, piece) or facts
+                    facts = self._read_after(said_before, piece, correcting) or facts
                 found.extend(_Found(f, event, x.provider, x.model, x.prompt_version)
                              for f in facts)
                 said_before = (piece, x.facts)
@@ -378,13 +378,14 @@ class WritePipeline:
         return None
 
     def _read_after(self, said_before: tuple[str, Sequence[ExtractedFact]] | None,
-                    piece: str) -> tuple[ExtractedFact, ...]:
+                    piece: str, correcting: bool) -> tuple[ExtractedFact, ...]:
         """A short turn with no fact of its own, or one that opens with a bare correction, read
         after the user's turn before it (its text and the facts already read from it):
         "Sorry, Springfield, Missouri." corrects "I live in Springfield, Illinois." said one
-        turn earlier. Only the facts the pair adds are this turn's."""
+        turn earlier. Only the facts the pair adds are this turn's. ``correcting``: the turn
+        opens with a bare correction (``english.opens_with_bare_correction``, read once)."""
         long = len(piece.split()) > BARE_TURN_WORDS
-        if said_before is None or (long and not opens_with_bare_correction(piece)):
+        if said_before is None or (long and not correcting):
             return ()
         before, known_facts = said_before
         together = self.chain.extract(f"{before}\n{piece}").extraction
