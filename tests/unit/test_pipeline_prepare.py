@@ -5,7 +5,7 @@ per turn, and a job never waits behind preparations that did not start."""
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from pathlib import Path
 
 import pytest
@@ -126,6 +126,7 @@ def test_the_same_words_said_in_two_scopes_are_prepared_and_taken_apart() -> Non
     pipeline = strata.pipeline
     for scope in (U, other):
         pipeline.prepare([_event("I moved to Porto.", scope)])
+    wait(list(pipeline._prepared.values()))  # both started: a queued one is left to its job
     bos = pipeline._take_prepared(other, "I moved to Porto.")
     anas = pipeline._take_prepared(U, "I moved to Porto.")
     assert bos is not None and anas is not None
