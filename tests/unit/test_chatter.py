@@ -31,6 +31,13 @@ def test_turns_with_content_are_not_chatter() -> None:
     assert not is_chatter("Paris is lovely in spring.", "assistant")
 
 
+def test_taking_leave_is_chatter_but_its_words_are_content_elsewhere() -> None:
+    assert is_chatter("ok gotta run, ttyl") and is_chatter("heading out now, bye")
+    assert is_chatter("Off to bed, night!") and is_chatter("talk to you tomorrow!")
+    assert not is_chatter("I gotta run to the store for milk")
+    assert not is_chatter("I run every morning")
+
+
 def test_a_change_names_the_value_it_leaves() -> None:
     assert displaced_values("I moved from Lisbon to Porto.") == ["Lisbon"]
     assert displaced_values("Actually, my manager is Priya, not Tom.") == ["Tom"]

@@ -9,6 +9,7 @@ import timeit
 
 import pytest
 
+from strata_recall.domain.english import opens_with_bare_correction
 from strata_recall.domain.slots import is_single_valued, slot_key
 from strata_recall.providers.base import ExtractedFact
 from strata_recall.providers.rules import extract_facts
@@ -1303,3 +1304,61 @@ def test_it_is_my_new_favourite_names_the_thing_before_it() -> None:
     said = facts("I'm obsessed with Severance now, it's my new favourite show.")
     assert ("user.favourite_show", "Severance") in [(r[0], r[1]) for r in said]
     assert facts("My favourite TV show is The Office.")[0][0] == "user.favourite_show"
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("Shellfish allergy here, just so you know.", "user.allergy.shellfish", "shellfish"),
+    ("Vegetarian here.", "user.diet", "vegetarian"),
+    ("I moved all my accounts over to a credit union last week.", "user.bank", "credit union"),
+    ("I made the switch to Linux last month.", "user.uses_os", "Linux"),
+    ("No pork for me, please.", "user.avoids.pork", "pork"),
+    ("July 9th is my birthday.", "user.birthday", "July 9th"),
+    ("I got a raise, I make 95k now.", "user.salary", "95k"),
+    ("I changed my number, it's 555-0199 now.", "user.phone", "555-0199"),
+    ("Our wedding date is June 12.", "user.wedding", "June 12"),
+    ("We pushed the wedding back to September 4.", "user.wedding", "September 4"),
+    ("I'm left-handed.", "user.handedness", "left-handed"),
+    ("I'm a night owl.", "user.chronotype", "night owl"),
+])
+def test_introductions_switches_pay_and_states_take_their_slot(
+    text: str, subject: str, value: str
+) -> None:
+    assert (subject, value) in [(r[0], r[1]) for r in facts(text)]
+
+
+def test_a_change_adverb_closes_the_object_before_a_remark() -> None:
+    said = facts("I don't have a car anymore, sold it last year.")
+    assert [(r[1], r[2], r[4]) for r in said] == [("car", True, "User no longer has a car")]
+
+
+def test_moving_in_with_someone_somewhere_says_where_they_live() -> None:
+    said = facts("My mom moved in with my aunt in Tucson.")
+    assert ("person:user_mom.lives_in", "Tucson") in [(r[0], r[1]) for r in said]
+
+
+def test_a_bare_allergy_is_to_what_the_clause_before_named() -> None:
+    said = facts("Remember I can't eat shellfish, I'm allergic.")
+    assert ("user.allergy.shellfish", "shellfish") in [(r[0], r[1]) for r in said]
+
+
+def test_it_stands_for_the_thing_before_the_same_verb() -> None:
+    said = facts("My flight lands at 6 pm.\nSorry, my mistake, it lands at 8 pm.")
+    assert [r[4] for r in said] == ["User's flight lands at 6 pm", "User's flight lands at 8 pm"]
+    assert said[1][3] is True
+    assert facts("My car is blue. Actually it's red.")[1][:2] == ("user.car", "red")
+
+
+def test_a_bare_value_corrects_a_claim_with_no_slot_by_its_kind() -> None:
+    said = facts("The package arrives Tuesday.\nScratch that, Thursday.")
+    assert [r[4] for r in said] == ["The package arrives Tuesday", "The package arrives Thursday"]
+    assert facts("My son is 10.\nI mean 11, he just had his birthday.")[1][1] == "11"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Sorry, my mistake, it lands at 8 pm.", True),
+    ("I mean 11, he just had his birthday.", True),
+    ("It is raining today.", False),
+    ("Sorry, I live in Rome, not Milan.", False),
+])
+def test_a_correction_that_points_back_needs_the_turn_before(text: str, expected: bool) -> None:
+    assert opens_with_bare_correction(text) is expected

@@ -50,6 +50,12 @@ _LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h
 _REPEATS = re.compile(r"(\w)\1{2,}")
 #: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.
 _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
+#: Taking leave in a few words ("gotta run", "heading out", "off to bed"): its words are
+#: content elsewhere ("I run", "my head"), so the phrase goes, not the words.
+_LEAVE_TAKING = re.compile(
+    r"\b(?:(?:i\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+(?:run|go|dash|bounce|"
+    r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
+    r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow))\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
@@ -67,9 +73,9 @@ ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 
 def is_chatter(text: str, role: str | None = None) -> bool:
     """True when the turn is chit-chat or an acknowledgement with no fact of its own."""
-    tokens = words(text)
+    tokens = words(_LEAVE_TAKING.sub(" ", text))
     if not tokens:
-        return True  # emoji, punctuation, whitespace
+        return True  # emoji, punctuation, whitespace, a goodbye
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()):
         return False
     content = content_words(tokens)

@@ -112,6 +112,8 @@ _INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)(?: (?:called|named))?\s+(?=\S)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
 FRAGMENT_WORDS = 4
+#: Longest correction whose subject only points back ("Sorry, it lands at 8 pm.").
+POINTING_WORDS = 8
 _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe|perhaps|"
                          r"probably|possibly|apparently|supposedly|i'm not sure but|"
                          r"not sure but)\b,?\s*(?:that\s+)?", _I)
@@ -180,7 +182,8 @@ _ATTRIBUTE_NOUNS = {
     "phone": "phone", "phone number": "phone", "number": "phone", "cell": "phone",
     "mobile": "phone", "mobile number": "phone", "email": "email", "email address": "email",
     "e-mail": "email", "address": "address", "home address": "address", "name": "name",
-    "first name": "name", "full name": "name", "birthday": "birthday", "age": "age",
+    "first name": "name", "full name": "name", "birthday": "birthday", "birth date": "birthday",
+    "date of birth": "birthday", "birthdate": "birthday", "age": "age",
     "boss": "manager", "manager": "manager", "editor": "editor", "employer": "employer",
     "company": "employer", "job": "job_title", "role": "job_title", "title": "job_title",
     "job title": "job_title", "position": "job_title", "wife": "partner",
@@ -570,7 +573,8 @@ _VERB_PHRASE: dict[str, tuple[str, str]] = {
     "commute": ("commute", ""), "plays": ("play", ""), "drives": ("drive", ""),
     "sleep_hours": ("sleep", ""),
     "reading_now": ("be", "reading"), "watching_now": ("be", "watching"),
-    "work_schedule": ("work", ""),
+    "work_schedule": ("work", ""), "handedness": ("be", ""),
+    "chronotype": ("be", ""), "pet_person": ("be", ""),
 }
 _NOUN_PHRASE = {"phone": "phone number", "email": "email address", "age": "age",
                 "job_title": "job title", "from": "hometown", "birthday": "birthday"}
@@ -989,7 +993,13 @@ _STATE_FAMILIES = {
                                     "on maternity leave", "on paternity leave",
                                     "on parental leave", "on sick leave", "on medical leave",
                                     "back at work", "working"}),
+    "handedness": frozenset({"left-handed", "right-handed", "ambidextrous"}),
+    "chronotype": frozenset({"morning person", "night owl", "early bird", "night person",
+                             "early riser", "evening person", "late riser"}),
+    "pet_person": frozenset({"cat person", "dog person"}),
 }
+#: States said with an article: "User is a night owl", "User is an early bird".
+_COUNTED_STATES = frozenset({"chronotype", "pet_person"})
 
 
 def _state_claim(rest: str) -> _Claim | None:
@@ -999,6 +1009,8 @@ def _state_claim(rest: str) -> _Claim | None:
                    "", _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
     state = re.sub(r"^(?:on\s+)?(?:a|an|the)\s+|\s+diet$", "", state)  # "on a keto diet"
     for family, states in _STATE_FAMILIES.items():
+        if state in states and family in _COUNTED_STATES:
+            return _Claim(family, f"{'an' if state[0] in 'aeiou' else 'a'} {state}")
         if state in states:
             return _Claim(family, state)
     return None
@@ -1151,6 +1163,7 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
         owner = of or re.sub(r"\s*(?:deadline|due date)\s*", " ", noun).strip()
         owner = re.sub(r"^(?:the|our|my)?\s*(?:project|team|work)$", "", owner)  # just "the"
         return f"deadline_of_{slug(owner)}" if content_words(owner) else "deadline"
+    noun = re.sub(r"(?<=\w) date$", "", noun)  # "the wedding date" is when "the wedding" is
     if noun.startswith("favourite "):
         kind = re.sub(r"\btv (?:show|series)\b|\bseries\b", "show",  # "TV show" is "show"
                       noun.removeprefix("favourite "))
@@ -1491,6 +1504,13 @@ def stands_alone(claim: _Claim, manner: _Manner) -> bool:
         and (not words or verb_lemma(words[0]) != "be")
 
 
+#: An amount of pay: "95k", "$4,000 a month", "60 grand".
+_PAY = re.compile(r"^(?:about |around |roughly |over |almost )?(?:[$€£]\s?\d[\d,.]*\s*[km]?|"
+                  r"\d[\d,.]*\s*(?:k|grand|dollars|euros|pounds|bucks)|\d[\d,.]*\s*[km]? "
+                  r"(?:a|per) (?:year|month|hour|week))(?: (?:a|per) (?:year|month|hour|week))?"
+                  r"(?: before tax| after tax)?$", _I)
+
+
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
     if not stands_alone(claim, manner):
@@ -1517,6 +1537,8 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
         lemma = verb.lemma  # keep the strength: "User hates X", "User loves Y"
     bare = attribute == "does" and claim.phrase == claim.verb  # "I work out": no object
     phrase = "" if bare else _phrase(claim.phrase)
+    if verb.lemma in ("make", "earn") and _PAY.match(phrase):  # "I make 95k now"
+        attribute, lemma = "salary", None
     pointed = attribute in _PLACE_ATTRIBUTES and clean_value(phrase).casefold() in (
         "there", "here")  # "moved there": the place named before it (``_resolved``)
     if not bare and not pointed and not content_words(clean_value(phrase)) \
@@ -1543,6 +1565,12 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
                              render(holder.name, attribute, item, negated=manner.negated,
                                     change=manner.change, past=manner.past, verb=lemma),
                              manner, lemma) for item in items]
+    housed = _HOUSED_IN.match(phrase) if attribute == "lives_with" else None
+    if housed and not manner.negated and not manner.future and not manner.past:
+        # "moved in with my aunt in Tucson": where they live, too
+        statements.append(_statement(holder, "lives_in", housed.group("place"), render(
+            holder.name, "lives_in", housed.group("place"), change=manner.change), manner,
+            "live"))
     if claim.old is not None and not is_single_valued(attribute) and content_words(claim.old) \
             and verb.lemma != "prefer":
         gone = replace(manner, negated=True, change=True)
@@ -1552,6 +1580,10 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
     return statements
 
 
+#: Who someone lives with, then where: "my aunt in Tucson" (the place named).
+_HOUSED_IN = re.compile(r"^.+? (?:in|near) (?P<place>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)$")
+
+
 def _past_phrase(rest: str, phrase: str) -> str:
     """A past event keeps its time ("User met Carla last week.")."""
     when = _TIME_TAIL.search(_TRAIL.sub("", rest))
@@ -1559,8 +1591,16 @@ def _past_phrase(rest: str, phrase: str) -> str:
     return f"{phrase} {tail}".strip()
 
 
+#: An object closed by a change adverb, then a comma and whatever else was said.
+_CLOSED_BY_TIME = re.compile(r"^(?P<object>.+?)\s+(?:anymore|any more|no more|these days|"
+                             r"nowadays|now|at the moment|currently)\s*,\s*\S", _I)
+
+
 def _items(phrase: str) -> list[str]:
     """"English, French and Spanish" → three values when each is a short noun phrase."""
+    closed = _CLOSED_BY_TIME.match(phrase)
+    if closed:  # "the car anymore, sold it": the adverb ends the object, a remark follows
+        return [closed.group("object")]
     parts = [p.strip() for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
              if p.strip()]
     if len(parts) > 1 and all(len(p.split()) <= 3 for p in parts):
@@ -1854,6 +1894,44 @@ def _switched_kind(match: re.Match[str]) -> str:
 
 
 #: Ways of saying a thing that the reader reads in their plain form, in this order.
+#: "I moved all my accounts over to a credit union": that is where I bank now.
+_MOVED_ACCOUNTS = re.compile(r"^(?:i|we)(?: have| had)? (?:moved|switched|transferred|took) "
+                             r"(?:all )?(?:of )?(?P<whose>my|our) (?:bank(?:ing)? )?"
+                             r"(?:accounts?|banking|savings|checking) (?:over )?to "
+                             r"(?P<v>.+)$", _I)
+#: "I changed my number, it's 555-0199 now": the thing changed, then what it is now.
+_CHANGED_IT_IS = re.compile(r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|"
+                            r"replaced|renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?"
+                            r"[a-z-]+)\s*(?:,|;|:|—|-|and)\s*(?:it is|it's|the new one is)"
+                            r"(?: now)? (?P<v>.+?)(?: now)?$", _I)
+#: "I made the switch to Linux": I switched to it.
+_MADE_THE_SWITCH = re.compile(r"\b(?:made|make|making) the (?:switch|move|jump|change)"
+                              r"(?: over)? to ", _I)
+#: "No pork for me, please": something I keep away from.
+_NONE_FOR_ME = re.compile(r"^no (?P<x>[a-z][\w -]{1,30}?) for me\b(?:,?\s*(?:please|thanks?))?",
+                          _I)
+#: "July 9th is my birthday": the date put first.
+_DATE_IS_MY = re.compile(r"^(?P<v>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+                         r"\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?) is (?P<det>my|our|his|her|"
+                         r"their|the) (?P<noun>[a-z][a-z -]{1,30}?)$", _I)
+#: "Shellfish allergy here", "Vegetarian here", "Nurse here, by the way": who I am, said
+#: the way a forum signs it.
+_HERE_INTRO = re.compile(r"^(?:(?:a|an)\s+)?(?P<x>(?:[a-z-]+\s+){0,2}?(?P<last>[a-z-]+))"
+                         r"\s+here\b(?=\s*(?:[,.!;:]|$))", _I)
+
+
+def _introduced(match: re.Match[str]) -> str:
+    """What a "<X> here" introduction says, when X is an allergy, a diet or a job."""
+    said, last = match["x"], match["last"].casefold()
+    if last in ("allergy", "intolerance"):
+        return f"I have a {said[:1].lower()}{said[1:]}"
+    if last in _STATE_FAMILIES["diet"]:
+        return f"I am {last}"
+    if last in _ROLE_NOUNS:
+        return f"I am a {said[:1].lower()}{said[1:]}"
+    return match.group(0)
+
+
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_FAN_OF, "like"),
     (_RID_OF, "gave away"),
@@ -1887,6 +1965,11 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_HOURS_OF_SLEEP, r"sleep \g<n> hours"),
     (_TURNED_INTO, r"\g<who> no longer have the \g<x> and \g<who> have \g<y> now"),
     (_STEPPED_DOWN, r"\g<v> is no longer the \g<role>"),
+    (_HERE_INTRO, _introduced),
+    (_MOVED_ACCOUNTS, r"\g<whose> bank is now \g<v>"),
+    (_MADE_THE_SWITCH, "switched to "),
+    (_CHANGED_IT_IS, r"\g<np> is now \g<v>"),
+    (_DATE_IS_MY, r"\g<det> \g<noun> is \g<v>"),
 )
 
 
@@ -1920,25 +2003,64 @@ def _unled(phrase: str, *, gerund: bool = False) -> str:
 def read_text(text: str, role: str = "user") -> list[Statement]:
     """Every claim in ``text`` as said by ``role`` ("user" or "assistant"), in order."""
     found: list[Statement] = []
+    said = ""  # the clause before, for "it"
     for sentence in sentences(text):
+        sentence = _NONE_FOR_ME.sub(r"I avoid \g<x>", sentence)  # before "no" is a filler
         if is_chatter(sentence):
             found.extend(_said_before_asking(sentence, role, found))
             continue
         body, manner = read_manner(sentence)
         if not body or is_chatter(body):
             continue
-        for clause in clauses(_expand(body)):
+        for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
+            clause = _it_named(clause, said)
+            if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
+                clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
+            said = clause
             found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
 
 
+#: "I'm allergic" with nothing after it: to what the clause before named.
+_BARE_ALLERGIC = re.compile(r"^i am (?:very |severely |deathly )?allergic$", _I)
+#: "it lands at 8 pm", "it's red": a clause whose subject only points back.
+_IT_CLAUSE = re.compile(r"^it(?:'s|\s+(?P<verb>[a-z]+))\b", _I)
+
+
+def _it_named(clause: str, before: str) -> str:
+    """"My flight lands at 6 pm. Sorry, it lands at 8 pm.": "it" is the thing (my/our/the
+    noun) before the same verb in the clause before (it is left as it is otherwise)."""
+    it = _IT_CLAUSE.match(clause)
+    if it is None or not before:
+        return clause
+    verb = it["verb"] or "is"
+    named = re.match(rf"^(?P<np>(?:my|our|the) (?:[a-z-]+ ){{0,2}}?[a-z-]+) {verb}\b",
+                     _expand(before).strip(), _I)
+    if named is None and verb == "is":  # "I changed my number, it's 555-0199 now"
+        named = _CHANGED_MY.match(_expand(before).strip())
+    if named is None:
+        return clause
+    return f"{named['np']} {verb}{clause[it.end():]}"
+
+
+#: "I changed my number": the thing changed, which "it's ..." after it names.
+_CHANGED_MY = re.compile(r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|replaced|"
+                         r"renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?[a-z-]+)$", _I)
+
+
 def opens_with_bare_correction(text: str) -> bool:
     """The text's first sentence only corrects a value said before it ("Oh wait, I mean
-    Porto.", "Sorry, Wednesday."): it means nothing read alone."""
+    Porto.", "Sorry, Wednesday.", "Sorry, it's at 8."): it means nothing read alone."""
     lead = next(iter(sentences(text)), "")
     body, manner = read_manner(lead)
     body = re.split(r"\s+[—–]\s+|;\s*", body, maxsplit=1)[0]  # "9 — we hired someone"
     body = _NOT_TAIL.sub("", _TRAIL.sub("", body))  # "Evan, not Ethan"
+    if manner.change and _IT_CLAUSE.match(body) and len(body.split()) <= POINTING_WORDS:
+        return True  # "Sorry, it lands at 8 pm.": "it" is what was said before
+    first, comma, _ = body.partition(",")
+    if manner.change and comma and len(first.split()) <= FRAGMENT_WORDS \
+            and any(kind.fullmatch(first.strip()) for kind in _VALUE_KINDS):
+        return True  # "I mean 11, he just had his birthday."
     return manner.change and len(body.split()) <= FRAGMENT_WORDS and _bare_value(body)
 
 
@@ -2281,6 +2403,34 @@ def _decision(text: str, manner: _Manner) -> list[Statement]:
                        replace(manner, past=False), None)]
 
 
+#: Kinds of value a bare correction can put in place of one of its kind in a claim with no
+#: slot: a weekday, a time, a date, a number.
+_VALUE_KINDS = (
+    re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", _I),
+    re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b", _I),
+    re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? "
+               r"\d{1,2}(?:st|nd|rd|th)?\b", _I),
+    re.compile(r"\b\d+(?:[.,]\d+)?\b"),
+)
+
+
+def _mention_corrected(clause: str, last: Statement) -> list[Statement]:
+    """"The package arrives Tuesday." … "Scratch that, Thursday.": a claim with no slot, its
+    value of the same kind (a weekday, a time, a date, a number) replaced."""
+    value = clean_value(clause)
+    for kind in _VALUE_KINDS:
+        if kind.fullmatch(value) is None:
+            continue
+        said = list(kind.finditer(last.content))
+        if not said:
+            return []
+        old = said[-1]
+        content = f"{last.content[:old.start()]}{value}{last.content[old.end():]}"
+        return [replace(last, content=content, explicit_change=True, negated=False,
+                        importance=max(last.importance, 7))]
+    return []
+
+
 def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> list[Statement]:
     """"Sorry, I meant Porto" / "Porto, not Lisbon": the last slotted claim, corrected."""
     if not manner.change or not before or len(clause.split()) > FRAGMENT_WORDS \
@@ -2288,7 +2438,7 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
         return []
     last = next((s for s in reversed(before) if s.attribute is not None), None)
     if last is None or last.attribute is None or last.value is None:
-        return []
+        return _mention_corrected(clause, before[-1])
     value = clean_value(clause)
     if not content_words(value):
         return []
