@@ -500,7 +500,7 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     """The fact with its holder found: a pronoun's person (``_pronoun_resolved``), or the
     user for "the X" when only the user's X is known ("Sorry, the flight number is BA 177"
     after "My flight number is BA 117")."""
-    found = _pronoun_resolved(found, candidates)
+    found = _kind_resolved(_pronoun_resolved(found, candidates), candidates)
     fact = found.fact
     subject = fact.subject or ""
     holder, _, attribute = subject.partition(".")
@@ -514,6 +514,25 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     known = max(mine, key=lambda c: (c.similarity, c.id))
     assert known.value is not None and known.subject is not None
     return replace(found, fact=replace(fact, subject=known.subject, holder="user",
+                                       content=known.content.replace(known.value, fact.value)))
+
+
+def _kind_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
+    """"Nopa closed, so my new favorite is Zuni Cafe": a favourite of no kind is of the kind
+    of a favourite the holder has, the one whose value the turn names if any ("Nopa": the
+    favourite restaurant), else the most similar; in that memory's words, the new value."""
+    fact = found.fact
+    holder, _, attribute = (fact.subject or "").partition(".")
+    if attribute != "favourite" or fact.value is None:
+        return found
+    kinds = [c for c in candidates if c.subject is not None and c.value is not None
+             and c.subject.startswith(f"{holder}.favourite_") and c.value in c.content]
+    if not kinds:
+        return found
+    named = [c for c in kinds if c.value and c.value.casefold() in found.event.text.casefold()]
+    known = max(named or kinds, key=lambda c: (c.similarity, c.id))
+    assert known.value is not None and known.subject is not None
+    return replace(found, fact=replace(fact, subject=known.subject,
                                        content=known.content.replace(known.value, fact.value)))
 
 

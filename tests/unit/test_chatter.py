@@ -36,6 +36,8 @@ def test_taking_leave_is_chatter_but_its_words_are_content_elsewhere() -> None:
     assert is_chatter("Off to bed, night!") and is_chatter("talk to you tomorrow!")
     assert not is_chatter("I gotta run to the store for milk")
     assert not is_chatter("I run every morning")
+    assert is_chatter("been a crazy week haha")
+    assert is_chatter("Of course! When are you going?", "assistant")
 
 
 def test_a_change_names_the_value_it_leaves() -> None:

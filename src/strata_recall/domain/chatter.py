@@ -39,7 +39,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
     unbelievable details detail more questions question feel free claro vale gracias merci
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
-    delay gm gn judge""".split()
+    delay gm gn judge week course""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "

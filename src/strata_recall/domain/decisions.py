@@ -218,6 +218,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "negation"
     if _ends_state(fact, candidate):
         return "ends"
+    if _moves_school(fact, candidate):
+        return "conflict"
     if _moves_out_of_home(fact, candidate) or _stops_doing(fact, candidate):
         return "negation"
     if fact.negated != candidate.negated and not _holders_differ(fact, candidate) \
@@ -239,6 +241,24 @@ def _opposite_preferences(first: str | None, second: str | None) -> bool:
     a, b = first.split(".", 2), second.split(".", 2)
     return len(a) == len(b) == 3 and a[0] == b[0] and a[2] == b[2] and \
         _OPPOSITE_ATTRIBUTES.get(a[1]) == b[1]
+
+
+#: A school's name: what a teacher works at and a pupil goes to.
+_SCHOOL_NAME = re.compile(r"\b(?:school|academy|college|university|elementary|primary|high)\b",
+                          re.I)
+
+
+def _moves_school(fact: FactView, candidate: Candidate) -> bool:
+    """"Kim transferred to Pine High School" after "Kim teaches at Oak Middle School": one
+    holder's school said as a workplace and as a school (where a teacher is, or a pupil)."""
+    if not fact.explicit_change or fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None or fact.subject.count(".") != 1 \
+            or candidate.subject.count(".") != 1:
+        return False
+    (holder, attribute), (other, held) = (fact.subject.split("."),
+                                          candidate.subject.split("."))
+    return holder == other and {attribute, held} == {"school", "works_at"} \
+        and all(v is not None and _SCHOOL_NAME.search(v) for v in (fact.value, candidate.value))
 
 
 def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
@@ -280,10 +300,11 @@ _HOUSEHOLD = {"project": ("user",)}
 #: Attributes that say the holder has a thing: "sold the Civic" retracts "drives a Honda
 #: Civic", "Tofu died" retracts "has a cat named Tofu", "deleted my Twitter" "is on Twitter".
 _HOLDING = frozenset({"has", "has_pet", "drives", "rides", "uses", "owns", "is", "plays",
-                      "wears", "commute", "eats", "drinks", "smokes"})
-#: Attributes whose negation parts with the thing: no longer has, uses, takes or rides it
-#: ("I don't take the bus anymore" retracts "I take the bus to work": a commute by bus).
-_PARTING = frozenset({"has", "uses", "takes", "rides", "drives"})
+                      "wears", "commute", "eats", "drinks", "smokes", "takes"})
+#: Attributes whose negation parts with the thing: no longer has, uses, takes, rides or needs
+#: it ("I don't take the bus anymore" retracts "I take the bus to work": a commute by bus;
+#: "I don't need melatonin anymore" retracts "I take melatonin to sleep").
+_PARTING = frozenset({"has", "uses", "takes", "rides", "drives", "needs"})
 
 
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")

@@ -81,6 +81,7 @@ _CORRECTION = re.compile(
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
+    r"i (?:misspelled|misspelt|mistyped) (?:it|that|the name|his name|her name|their name)|"
     r"i misspoke|my mistake|my bad|typo (?:earlier|before|there|above)|"
     r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
@@ -110,6 +111,14 @@ _AGE = re.compile(r"^(?P<n>\d{1,3})(?: (?:years?|yrs?) old)?$", _I)
 _INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _I)
 #: "it's X", "that's X": the value a bare correction gives, with a pointing subject.
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)(?: (?:called|named))?\s+(?=\S)", _I)
+#: A day of the month: "the 15th".
+_DAY_OF_MONTH = re.compile(r"^the \d{1,2}(?:st|nd|rd|th)$", _I)
+#: "he spells it John", "it's spelled Jon": a name's spelling corrected, said as the name.
+_SPELLED = re.compile(r"\b(?:(?:he|she|they|it) (?:spells?|is spelled|'s spelled) (?:it |his name |"
+                      r"her name |their name |the name )?|(?:it's|it is) spelled |spelled )"
+                      r"(?=(?-i:[A-Z])[\w'-]*[.!]?$)", _I)
+#: "Not Thursday, Friday.": the wrong value first, then the right one.
+_NOT_FIRST = re.compile(r"^not (?P<old>[^,]{1,30}),\s*(?P<new>[^,.!]{1,30}?)(?=[.!]?$)", _I)
 #: Longest value (in words) a bare correction gives ("Springfield, Missouri").
 FRAGMENT_WORDS = 4
 #: Longest correction whose subject only points back ("Sorry, it lands at 8 pm.").
@@ -184,6 +193,7 @@ _ATTRIBUTE_NOUNS = {
     "e-mail": "email", "address": "address", "home address": "address", "name": "name",
     "first name": "name", "full name": "name", "birthday": "birthday", "birth date": "birthday",
     "date of birth": "birthday", "birthdate": "birthday", "age": "age",
+    "bedtime": "bedtime",
     "boss": "manager", "manager": "manager", "editor": "editor", "employer": "employer",
     "company": "employer", "job": "job_title", "role": "job_title", "title": "job_title",
     "job title": "job_title", "position": "job_title", "wife": "partner",
@@ -459,6 +469,8 @@ def _bare_value(text: str) -> bool:
 
 def read_manner(clause: str) -> tuple[str, _Manner]:
     """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
+    clause = _SPELLED.sub("", clause)  # "Actually he spells it John": "Actually John"
+    clause = _NOT_FIRST.sub(r"Sorry, \g<new>, not \g<old>", clause.strip())  # "Not X, Y."
     waited = _WAIT_LEAD.match(clause.strip()) is not None  # "Oh wait, I start at 9."
     sorry = _SORRY_LEAD.match(clause.strip())
     if sorry is not None and _MY_ATTRIBUTE.match(clause.strip()[sorry.end():]):
@@ -468,12 +480,14 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
     change = waited or _CORRECTION.match(text) is not None
     text = _CORRECTION.sub("", text, count=1)
-    if change and _IT_IS.match(text):  # "Autocorrect — it's Evan, not Ethan": the value
+    # "Autocorrect — it's Evan, not Ethan", "Oh no, it's the 15th, not the 14th": the value
+    if (change or _NOT_TAIL.search(_TRAIL.sub("", text))) and _IT_IS.match(text):
         rest = _IT_IS.sub("", text)
         head = _NOT_TAIL.sub("", _TRAIL.sub("", rest))
-        if len(head.split()) <= FRAGMENT_WORDS and head[:1].isupper() | head[:1].isdigit() \
+        if len(head.split()) <= FRAGMENT_WORDS and (head[:1].isupper() | head[:1].isdigit()
+                                                    or _DAY_OF_MONTH.match(head) is not None) \
                 and _bare_value(head):
-            text = rest
+            change, text = True, rest
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
     value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
@@ -811,6 +825,7 @@ class _Claim:
     phrase: str
     verb: str | None = None  # the generic verb lemma when ``attribute`` is not in a class
     old: str | None = None  # the value replaced ("from X to Y", "Y instead of X")
+    tail: str = ""  # said after the value, kept in the sentence ("for CI")
 
 
 def classify(verb: _Verb) -> _Claim | None:
@@ -831,6 +846,15 @@ def classify(verb: _Verb) -> _Claim | None:
     return replace(claim, old=_phrase(old) if old else None)
 
 
+#: A named tool and what it is used for: "Jenkins for CI", "GitHub Actions for our builds".
+_TOOL_FOR = re.compile(r"^(?P<v>(?-i:[A-Z0-9])[\w.+#&-]*(?: (?-i:[A-Z0-9])[\w.+#&-]*)*) for "
+                       r"(?:our |my |the )?(?P<purpose>[a-z][a-z-]*(?: [a-z][a-z-]*)?|"
+                       r"(?-i:[A-Z]{2,5}))$", _I)
+#: Purposes too broad to be one tool's slot ("I use Slack for work", "Zoom for work").
+_BROAD_PURPOSES = frozenset({"work", "fun", "school", "everything", "personal", "home",
+                             "business", "stuff", "things", "now", "free", "a while"})
+
+
 def _classified(verb: _Verb, rest: str) -> _Claim | None:
     lemma = verb.lemma
     if lemma == "be":
@@ -845,6 +869,10 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim(_used_as(role_of["noun"]), role_of["v"])
     if lemma == "use" and _category(rest):
         return _Claim(f"uses_{_category(rest)}", re.split(r"\s+for\s+", rest)[0])
+    tool = _TOOL_FOR.match(rest) if lemma == "use" else None
+    if tool is not None and tool["purpose"].casefold() not in _BROAD_PURPOSES:
+        return _Claim(f"uses_{slug(tool['purpose'])}", tool["v"],  # "We use Jenkins for CI"
+                      tail=rest[len(tool["v"]):].strip())
     if lemma in ("prefer", "love") and _category(rest):
         return _Claim(f"favourite_{_category(rest)}", rest)
     if lemma == "retire" and not re.sub(r"^from\s+.+$", "", _untimed(rest)).strip():
@@ -1078,7 +1106,8 @@ _MY_ATTRIBUTE = re.compile(
     r"(?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
     r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
-    r"updated|set|postponed|delayed)(?: back| out| over)? (?:to|on)|has changed to|changed to|"
+    r"updated|set|postponed|delayed|extended)(?: back| out| over)? (?:to|on)|has changed to|"
+    r"changed to|"
     r"(?:has |have )?(?:changed|switched|passed|gone|went) from (?P<old>.+?) to|"
     r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
     r"increased|dropped|fell|fallen|decreased|jumped|climbed|grew|grown|doubled|shrank|"
@@ -1560,6 +1589,8 @@ def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[State
                          past=verb.manner.past and attribute in _PERMANENT)
     if attribute == "does":
         phrase = claim.phrase
+    if claim.tail:
+        content = f"{content} {claim.tail}"
     items = _items(phrase) if not is_single_valued(attribute) else [phrase]
     statements = [_statement(holder, attribute, item, content if items == [phrase] else
                              render(holder.name, attribute, item, negated=manner.negated,
@@ -1663,7 +1694,7 @@ _WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?w
 _FAN_OF = re.compile(r"\b(?:am|are|is) (?:(?:a |such a )?(?:big |huge |massive |great |real )?"
                      r"fans? of|(?:really |totally |kind of )?(?:obsessed with|hooked on|"
                      r"crazy about|into))\b", _I)
-_RID_OF = re.compile(r"\b(?:got|get|gets|getting|gotten) rid of\b", _I)
+_RID_OF = re.compile(r"\b(?:(?:got|get|gets|getting|gotten) rid of|ditched)\b", _I)
 #: Why something was done, which is not part of what was done: "… because of my allergy".
 _REASON_TAIL = re.compile(r",?\s+(?:(?:because of|due to|thanks to|on account of)\s+[^,]+|"
                           r"for (?:my|his|her|their|our) (?:health|own good|sanity|wellbeing)|"
@@ -1865,7 +1896,7 @@ _NEW_JOB_AS = re.compile(r"\b(?:just )?(?:started|got|landed|took|accepted|found
 #: "The landlord raised my rent to $2,000": my rent was raised to it (whoever raised it).
 _SET_BY_ANOTHER = re.compile(
     r"^(?!(?:i|we)\s)(?P<who>(?:[\w'.-]+\s){0,3}?[\w'.-]+) (?P<verb>raised|increased|lowered|"
-    r"cut|reduced|bumped|moved|pushed|changed|postponed|delayed|updated|set) "
+    r"cut|reduced|bumped|moved|pushed|changed|postponed|delayed|updated|set|extended) "
     r"(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: back| forward| out| up)? "
     r"(?P<prep>to|on) (?P<v>.+)$", _I)
 #: "I switched gyms, I go to Crunch now": the gym is Crunch now (the plural names the slot).
@@ -1904,6 +1935,66 @@ _CHANGED_IT_IS = re.compile(r"^(?:i|we)(?: have| had| just)? (?:changed|switched
                             r"replaced|renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?"
                             r"[a-z-]+)\s*(?:,|;|:|—|-|and)\s*(?:it is|it's|the new one is)"
                             r"(?: now)? (?P<v>.+?)(?: now)?$", _I)
+#: "Rent went up to $1,650", "Standup moved to 10:15": a slot named by a bare noun, set to an
+#: amount or a time (a name moving to a place is a move: "Tom moved to Leeds").
+_BARE_NOUN_SET = re.compile(
+    r"^(?P<noun>[A-Za-z][a-z-]{2,20})(?P<verb> (?:went (?:up|down)|has gone (?:up|down)|"
+    r"(?:has |was |got |is )?(?:moved|changed|pushed|postponed|rescheduled|raised|increased|"
+    r"lowered|cut|reduced|bumped|shifted|slipped)(?: back| forward| up| down)?)) to "
+    r"(?=[$€£\d]|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|noon\b|midnight\b)", _I)
+#: Nouns of the user's own a bare subject names ("Rent went up": my rent).
+_OWN_BARE_NOUNS = frozenset({"rent", "salary", "pay", "mortgage", "commute", "budget",
+                             "allowance", "bedtime", "bill"})
+
+
+def _determined(match: re.Match[str]) -> str:
+    noun = match["noun"].casefold()
+    if noun in STOPWORDS or noun in ("he", "she", "they", "it", "we", "i"):
+        return match.group(0)
+    return f"{'my' if noun in _OWN_BARE_NOUNS else 'the'} {noun}{match['verb']} to "
+
+
+#: "We migrated our CI from Jenkins to GitHub Actions": the tool for it now.
+_MIGRATED_FROM_TO = re.compile(r"\b(?P<who>i|we)(?: have| had| just| finally)? (?:switched|"
+                               r"migrated|moved|changed) (?:my|our|the) (?P<noun>[a-z][\w -]{0,20}"
+                               r"?|(?-i:[A-Z]{2,5})) from (?P<old>.+?) to (?P<new>.+)$", _I)
+#: "I stepped down from the library board": no longer on it.
+_STEPPED_DOWN_FROM = re.compile(r"\b(?P<who>i) (?:stepped down|resigned) from (?:the |my )?"
+                                r"(?P<x>[\w -]{2,40}?(?:board|committee|council|team))\b", _I)
+#: "I'm a large": a clothing size.
+_I_AM_SIZE = re.compile(r"\bi am (?:a |an )?(?P<size>extra small|x-small|small|medium|large|"
+                        r"extra large|x-large|xs|xl|xxl)(?=\s*(?:,|$))", _I)
+#: "My dad is a smoker": he smokes.
+_IS_A_SMOKER = re.compile(r"\b(?P<be>is|am|are) an? (?:heavy |light |social |chain )?smoker\b",
+                          _I)
+#: "Lunch with Kate is on Thursday": an event named without its article (not a name).
+_BARE_EVENT = re.compile(r"^(?P<event>(?:Lunch|Dinner|Breakfast|Brunch|Coffee|Drinks|Meeting|"
+                         r"Call|Appointment|Interview|Practice|Class|Session|Party|Rehearsal|"
+                         r"Training|Game|Match|Standup|Check-in|Review)) (?=(?:with|at|for) )")
+#: "Emma quit the hospital", "I quit Google": no longer works there (not "quit smoking").
+_QUIT_WORK = re.compile(r"\b(?:quit|left) (?P<x>(?:(?:the|my|his|her|their) )?(?:(?-i:[A-Z])"
+                        r"[\w&.-]*(?: (?-i:[A-Z])[\w&.-]*)*|hospital|bank|company|firm|agency|"
+                        r"restaurant|startup|clinic|factory|law firm|newspaper)\b)"
+                        r"(?! (?:for|to|in|at|on|with|last|this|yesterday)\b)", _I)
+#: "opened a bakery": works at it now.
+_OPENED_BUSINESS = re.compile(r"\bopened (?:up )?(?P<det>a|an|her|his|my|their|our) (?:own )?"
+                              r"(?P<x>bakery|restaurant|cafe|café|coffee shop|shop|store|business|"
+                              r"company|studio|clinic|practice|salon|bar|gym|agency|firm)\b", _I)
+#: "Luis and Sara broke up": neither has the other any more.
+_THEY_SPLIT = re.compile(rf"^(?P<a>(?-i:{_NAME})) and (?P<b>(?-i:{_NAME})) (?:have |had )?"
+                         r"(?:broke up|broken up|split up|separated|divorced|got divorced)\b.*$",
+                         _I)
+#: "I got an iPhone, ditched the Samsung": a second clause of the same subject.
+_COMMA_PARTING = re.compile(r",\s+(?=(?:ditched|dumped|sold|gave away|got rid of|traded in|"
+                            r"donated|returned|cancell?ed|dropped)\b)", _I)
+#: "I go to bed around midnight": when I go to bed.
+_BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always )?(?:go|went|"
+                      r"get) to (?:bed|sleep) (?P<when>(?:at|around|by|before|after|about) .+)$",
+                      _I)
+#: "My neighbor's golden retriever passed away": the neighbor no longer has one.
+_THEIR_UNNAMED_PET_DIED = re.compile(
+    rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
+    rf"(?P<pet>(?:[a-z]+ )?(?:{'|'.join(sorted(_PETS))})) (?:died|passed away|passed)\b", _I)
 #: "I made the switch to Linux": I switched to it.
 _MADE_THE_SWITCH = re.compile(r"\b(?:made|make|making) the (?:switch|move|jump|change)"
                               r"(?: over)? to ", _I)
@@ -1969,6 +2060,18 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_MOVED_ACCOUNTS, r"\g<whose> bank is now \g<v>"),
     (_MADE_THE_SWITCH, "switched to "),
     (_CHANGED_IT_IS, r"\g<np> is now \g<v>"),
+    (_BARE_NOUN_SET, _determined),
+    (_MIGRATED_FROM_TO, r"\g<who> now use \g<new> for \g<noun> instead of \g<old>"),
+    (_STEPPED_DOWN_FROM, r"\g<who> am no longer on the \g<x>"),
+    (_I_AM_SIZE, r"my size is \g<size>"),
+    (_IS_A_SMOKER, lambda m: "smokes" if m["be"].casefold() == "is" else "smoke"),
+    (_BARE_EVENT, lambda m: f"the {m['event'].casefold()} "),
+    (_QUIT_WORK, r"no longer works at \g<x>"),
+    (_OPENED_BUSINESS, r"now works at \g<det> \g<x>"),
+    (_THEY_SPLIT, r"\g<a> no longer has \g<b>"),
+    (_COMMA_PARTING, " and "),
+    (_BEDTIME, r"my bedtime is \g<when>"),
+    (_THEIR_UNNAMED_PET_DIED, r"\g<owner> no longer has the \g<pet>"),
     (_DATE_IS_MY, r"\g<det> \g<noun> is \g<v>"),
 )
 
@@ -2273,8 +2376,15 @@ def _gained(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
     return _verb_statements(holder, _Verb("have", found["new"], now), role)
 
 
+#: What one works at that is no employer: a desk, a table, a computer.
+_WORK_FURNITURE = re.compile(r"^(?:a|an|my|the)\s+(?:[a-z-]+\s+)?(?:desk|table|computer|laptop|"
+                             r"workstation|keyboard|counter|bench)$", _I)
+
+
 def _job_parts(claim: _Claim) -> list[_Claim]:
     """"works at Acme as a nurse" / "is a nurse at Acme": an employer and a job title."""
+    if claim.attribute == "works_at" and _WORK_FURNITURE.match(claim.phrase):
+        return [replace(claim, attribute="uses", verb="use")]  # "I work at a standing desk"
     if claim.attribute == "works_at":
         parts = re.split(r"\s+as\s+", claim.phrase, maxsplit=1)
         if len(parts) == 2:
@@ -2373,8 +2483,9 @@ def _parted_with(verb: _Verb) -> str:
 #: "moved out (of my parents' place)", "got his own apartment": whoever the holder lived
 #: with, they no longer do.
 _LEFT_HOME = re.compile(r"^(?:move out(?: of .+)?|(?:move into|get|find|rent|buy) (?:my|his|her|"
-                        r"their|our) own (?:place|apartment|flat|house|home|room)"
-                        r"(?: in (?P<place>[A-Z].*))?)$", _I)
+                        r"their|our) own (?:place|apartment|flat|house|home|room|condo|studio)"
+                        r"(?: in (?P<place>[A-Z].*)| downtown| uptown| nearby| across town|"
+                        r" (?:close to|near) (?:work|the office|campus))?)$", _I)
 
 
 def _moved_out(holder: _Holder, clause: str, manner: _Manner) -> Statement:
@@ -2414,6 +2525,10 @@ _VALUE_KINDS = (
 )
 
 
+#: A value that opens with its preposition: "at Cafe Luna", "on the 14th".
+_LED_BY_PREPOSITION = re.compile(r"^(?:at|in|on|to|for|with|from|near|by) ", _I)
+
+
 def _mention_corrected(clause: str, last: Statement) -> list[Statement]:
     """"The package arrives Tuesday." … "Scratch that, Thursday.": a claim with no slot, its
     value of the same kind (a weekday, a time, a date, a number) replaced."""
@@ -2447,8 +2562,19 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
     counted = re.match(r"^\d+ (?P<what>\D.*)$", last.value)
     if counted is not None and re.fullmatch(r"\d+", value):  # "8 engineers" … "Actually 9"
         value = f"{value} {counted['what']}"
+    many = not (last.single or is_single_valued(last.attribute) or last.negated)
+    led = _LED_BY_PREPOSITION.match(last.value)
+    if many and led is not None and _LED_BY_PREPOSITION.match(value) is None:
+        value = f"{led.group(0)}{value}"  # "at Cafe Luna" … "Cafe Sol": at Cafe Sol
     content = last.content.replace(last.value, value) if last.value in last.content else \
         render(last.holder_name, last.attribute, value)
     entities = tuple(dict.fromkeys(value if e == last.value else e for e in last.entities))
-    return [replace(last, value=value, content=content, explicit_change=True, negated=False,
-                    importance=max(last.importance, 7), entities=entities)]
+    corrected = replace(last, value=value, content=content, explicit_change=True,
+                        negated=False, importance=max(last.importance, 7), entities=entities)
+    if not many or corrected.slot == last.slot:  # one slot: the new value replaces the old
+        return [corrected]
+    # one value of many ("meets at Cafe Luna"): the wrong one is taken back, as "instead of"
+    wrong = render(last.holder_name, last.attribute, last.value, negated=True, change=True,
+                   verb=verb_lemma(last.attribute))
+    return [corrected, replace(last, content=wrong, negated=True, explicit_change=True,
+                               importance=max(last.importance, 7))]
