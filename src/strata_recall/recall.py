@@ -6,10 +6,10 @@ Named presets describe retrieval as typed config; ``RecallConfig`` is what the p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
 from strata_recall.domain.applying import FACT_KEY, REPLACED_BY_KEY
@@ -23,7 +23,7 @@ from strata_recall.domain.boosts import (
 )
 from strata_recall.domain.compression.escalation_rules import Rung
 from strata_recall.domain.context import build_context
-from strata_recall.domain.fusion import Weights, fuse, recency_score, relevance
+from strata_recall.domain.fusion import Weights, fuse, recency_scores, relevance
 from strata_recall.domain.graph_rules import favour_linked
 from strata_recall.domain.models import (
     RECALL_SEARCHED,
@@ -237,14 +237,11 @@ class Retriever:
         linked = (linked_memories(self._store, viewer, query, config.graph_hop)
                   if config.graph_weight > 0 else {})
         turns.update(self._graph_expansion(linked, turns, viewer, config, filters))
-        now = self._now()
         signals: dict[str, dict[str, float]] = {
             "vector": {i: s for i, s in vector_hits.items() if i in turns},
             "lexical": {i: s for i, s in lexical_hits.items() if i in turns},
-            "recency": {
-                i: recency_score(m.when, now, config.recency_half_life_hours)
-                for i, m in turns.items()
-            },
+            "recency": recency_scores({i: m.when for i, m in turns.items()}, self._now(),
+                                      config.recency_half_life_hours),
             "importance": {i: 1.0 if m.pinned else m.importance for i, m in turns.items()},
         }
         fused = fuse(signals, config.weights, config.fusion)
@@ -255,18 +252,14 @@ class Retriever:
             signals["graph"] = {i: s for i, s in linked.items() if i in turns}
             fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
+        factors = _factors(turns, fused, config, asks_for_value(query))
         scored = []
-        value_asked = asks_for_value(query)
-        for memory_id, score in fused.items():
-            factor = (config.disputed_factor if turns[memory_id].lifecycle is Lifecycle.DISPUTED
-                      else 1.0)
-            if value_asked and _retracts(turns[memory_id]):
-                factor *= config.retraction_factor
-            breakdown = {name: values[memory_id] for name, values in signals.items()
-                         if memory_id in values}
+        breakdowns = _breakdowns(signals, fused)
+        for (memory_id, score), breakdown in zip(fused.items(), breakdowns, strict=True):
+            factor = factors.get(memory_id, 1.0)
             scored.append(Scored(memory_id, _lowered(score, factor), breakdown,
                                  relevance(breakdown) * factor))
-        scored.sort(key=lambda h: (-h.score, h.id))
+        scored.sort(key=_best_first)
         return scored
 
     def _route_superseded(
@@ -394,14 +387,46 @@ class Retriever:
         return [m for m in found if recallable(m, viewer, filters)]
 
 
-@dataclass(frozen=True, slots=True)
-class Scored:
-    """A candidate's place in the ranking, before its memory is read whole."""
+class Scored(NamedTuple):
+    """A candidate's place in the ranking, before its memory is read whole (a named tuple:
+    recall makes ~160 a query)."""
 
     id: str
     score: float
     breakdown: dict[str, float]
     relevance: float
+
+
+def _best_first(scored: Scored) -> tuple[float, str]:
+    return -scored.score, scored.id
+
+
+def _breakdowns(signals: dict[str, dict[str, float]], ids: Iterable[str]
+                ) -> list[dict[str, float]]:
+    """Per id (in order), the raw score of each signal that holds it, in signal order: one
+    pass per signal rather than a comprehension per id."""
+    breakdowns: dict[str, dict[str, float]] = {i: {} for i in ids}
+    for name, values in signals.items():
+        for memory_id, value in values.items():
+            breakdown = breakdowns.get(memory_id)
+            if breakdown is not None:
+                breakdown[name] = value
+    return list(breakdowns.values())
+
+
+def _factors(turns: dict[str, Candidate], ids: Iterable[str], config: RecallConfig,
+             value_asked: bool) -> dict[str, float]:
+    """The score multipliers other than 1.0: disputed memories, and retractions when the
+    query asks for a value."""
+    factors = {}
+    for memory_id in ids:
+        turn = turns[memory_id]
+        factor = config.disputed_factor if turn.lifecycle is Lifecycle.DISPUTED else 1.0
+        if value_asked and _retracts(turn):
+            factor *= config.retraction_factor
+        if factor != 1.0:
+            factors[memory_id] = factor
+    return factors
 
 
 def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:

@@ -21,7 +21,7 @@ Two named methods combine them:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,15 +50,30 @@ def relevance(signals: Mapping[str, float]) -> float:
     fused score, which is relative to the candidates): the chance that either query signal
     matches, ``1 - (1 - v)(1 - l)``, with v the cosine clipped at 0 and l = bm25 /
     (bm25 + ``LEXICAL_HALF``). A hit no query signal returned (pinned, linked) scores 0."""
-    vector = min(1.0, max(0.0, signals.get("vector", 0.0)))
-    bm25 = max(0.0, signals.get("lexical", 0.0))
+    # Comparisons, not min/max: recall scores ~160 candidates a query (the same values).
+    cosine = signals.get("vector", 0.0)
+    vector = (cosine if cosine < 1.0 else 1.0) if cosine > 0.0 else 0.0
+    bm25 = signals.get("lexical", 0.0)
+    bm25 = bm25 if bm25 > 0.0 else 0.0
     lexical = bm25 / (bm25 + LEXICAL_HALF)
     return 1.0 - (1.0 - vector) * (1.0 - lexical)
 
 
+_MINUS_LN2 = -math.log(2)
+
+
 def recency_score(when: datetime, now: datetime, half_life_hours: float) -> float:
-    age_hours = max(0.0, (now - when).total_seconds() / 3600.0)
-    return math.exp(-math.log(2) * age_hours / half_life_hours)
+    return recency_scores({"": when}, now, half_life_hours)[""]
+
+
+def recency_scores(when: Mapping[str, datetime], now: datetime, half_life_hours: float
+                   ) -> dict[str, float]:
+    """``recency_score`` of each time, in one pass (recall scores ~160 a query)."""
+    return {
+        key: math.exp(_MINUS_LN2 * max(0.0, (now - at).total_seconds() / 3600.0)
+                      / half_life_hours)
+        for key, at in when.items()
+    }
 
 
 def scale_by_max(scores: Mapping[str, float]) -> dict[str, float]:
@@ -93,7 +108,7 @@ def standardize(scores: Mapping[str, float]) -> dict[str, float]:
         return {}
     values = list(scores.values())
     mean = sum(values) / len(values)
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    spread = math.sqrt(sum([(v - mean) ** 2 for v in values]) / len(values))
     if spread < MIN_SPREAD:
         return dict.fromkeys(scores, 0.0)
     return {key: (value - mean) / spread for key, value in scores.items()}
@@ -129,7 +144,20 @@ def fuse(
     for name in PRIOR_SIGNALS:
         scaled[name] = dict(signals.get(name, {}))
     weighted = [(weights.of(name), values) for name, values in scaled.items()]
-    return {key: sum(w * values.get(key, 0.0) for w, values in weighted) for key in candidates}
+    return _weighted_sums(weighted, candidates)
+
+
+def _weighted_sums(
+    weighted: Sequence[tuple[float, Mapping[str, float]]], keys: Collection[str]
+) -> dict[str, float]:
+    """Per key, the sum of each signal's weight × its score (0.0 when it has none), added in
+    signal order: one list per signal rather than a generator per key (same sums, faster)."""
+    ordered = list(keys)
+    columns = [[weight * values.get(key, 0.0) for key in ordered] for weight, values in weighted]
+    if not columns:
+        return dict.fromkeys(ordered, 0.0)
+    per_key = zip(*columns, strict=True)
+    return {key: sum(terms) for key, terms in zip(ordered, per_key, strict=True)}
 
 
 def _standardized_with_floor(
