@@ -270,18 +270,24 @@ class Retriever:
         (``domain/succession.py``), and the live candidates. ``found``: the hits' candidate
         rows under ``widened``; their successors are read here."""
         found = dict(found)
+        old = _successors(found)  # kept in step with found (same order), each read once
+
+        def add(ids: set[str]) -> None:
+            fetched = self._fetch(sorted(ids), viewer, widened)
+            found.update(fetched)  # only new ids: ``ids`` holds none of found's
+            old.update(_successors(fetched))
+
         for _ in range(MAX_HOPS):
-            missing = {n for c in found.values() if (n := _successor(c)) and n not in found}
+            missing = {n for n in old.values() if n not in found}
             if not missing:
                 break
-            found.update(self._fetch(sorted(missing), viewer, widened))
-        replacing = {i: [str(r) for r in c.meta.get(REPLACED_BY_KEY, ())]
-                     for i, c in found.items() if c.meta.get(REPLACED_BY_KEY)}
+            add(missing)
+        replacing = {i: [str(r) for r in heirs]
+                     for i, c in found.items() if (heirs := c.meta.get(REPLACED_BY_KEY))}
         missing = {r for heirs in replacing.values() for r in heirs if r not in found}
         if missing:
-            found.update(self._fetch(sorted(missing), viewer, widened))
+            add(missing)
         wanted = filters.effective_lifecycles()
-        old = {i: n for i, c in found.items() if (n := _successor(c))}
         live = {i: c for i, c in found.items() if c.lifecycle in wanted}
         ends = live_successors(old, live)
         also = {o: [r for r in replacing.get(end, ()) if r in live] for o, end in ends.items()}
@@ -478,6 +484,11 @@ def _successor(candidate: Candidate) -> str | None:
         return None
     successor = candidate.meta.get("superseded_by")
     return successor if isinstance(successor, str) and successor else None
+
+
+def _successors(candidates: dict[str, Candidate]) -> dict[str, str]:
+    """Each superseded candidate's successor id, in ``candidates``' order."""
+    return {i: n for i, c in candidates.items() if (n := _successor(c))}
 
 
 def _near(memory: Candidate) -> list[str]:
