@@ -184,10 +184,8 @@ class Retriever:
                  for m in shown}
         if not reveal_secrets:
             shown = [masked(m) for m in shown]
-            ranked = [replace(h, memory=masked(h.memory)) for h in ranked]
         context = build_context(shown, budget_tokens, texts)
-        hits = tuple(replace(h, level=served[h.memory.id].level.name,
-                             witnesses=served[h.memory.id].witnesses) for h in ranked)
+        hits = tuple(_served(h, served[h.memory.id], reveal_secrets) for h in ranked)
         timings["levels"] = _ms_since(mark)
         timings["total"] = _ms_since(started)
         return Recall(
@@ -433,6 +431,13 @@ def _factors(turns: dict[str, Candidate], ids: Iterable[str], config: RecallConf
         if factor != 1.0:
             factors[memory_id] = factor
     return factors
+
+
+def _served(hit: Hit, rung: Rung, reveal_secrets: bool) -> Hit:
+    """``hit`` with the level and witnesses its memory was served at, secrets masked unless
+    ``reveal_secrets`` (one copy of the hit, not one per change)."""
+    memory = hit.memory if reveal_secrets else masked(hit.memory)
+    return replace(hit, memory=memory, level=rung.level.name, witnesses=rung.witnesses)
 
 
 def _with_identity(hits: list[Hit], identity: list[Memory]) -> list[Memory]:
