@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
@@ -251,14 +252,12 @@ class Retriever:
             fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
         factors = _factors(turns, fused, config, asks_for_value(query))
-        scored = []
         breakdowns = _breakdowns(signals, fused)
-        for (memory_id, score), breakdown in zip(fused.items(), breakdowns, strict=True):
-            factor = factors.get(memory_id, 1.0)
-            scored.append(Scored(memory_id, _lowered(score, factor), breakdown,
-                                 relevance(breakdown) * factor))
-        scored.sort(key=_best_first)
-        return scored
+        scored = [Scored(memory_id, score, breakdown, relevance(breakdown))
+                  for (memory_id, score), breakdown in zip(fused.items(), breakdowns, strict=True)]
+        if factors:  # a factor of 1.0 changes nothing: x * 1.0 and x / 1.0 are x
+            scored = [_factored(h, factors[h.id]) if h.id in factors else h for h in scored]
+        return _best_first(scored)
 
     def _route_superseded(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
@@ -401,8 +400,18 @@ class Scored(NamedTuple):
     relevance: float
 
 
-def _best_first(scored: Scored) -> tuple[float, str]:
-    return -scored.score, scored.id
+def _factored(scored: Scored, factor: float) -> Scored:
+    """``scored`` with its score and relevance multiplied by ``factor``."""
+    return scored._replace(score=_lowered(scored.score, factor),
+                           relevance=scored.relevance * factor)
+
+
+def _best_first(scored: list[Scored]) -> list[Scored]:
+    """Highest score first, ties by id: two stable sorts on C key functions (``reverse``
+    keeps equal scores in id order), ~4x faster than a Python key making tuples."""
+    scored.sort(key=attrgetter("id"))
+    scored.sort(key=attrgetter("score"), reverse=True)
+    return scored
 
 
 def _breakdowns(signals: dict[str, dict[str, float]], ids: Iterable[str]
