@@ -125,46 +125,49 @@ def fuse(
 ) -> dict[str, float]:
     """Combine per-signal scores into one score per candidate id."""
     candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
+    # Per signal: its scaled scores and what a candidate it did not return scores.
+    scaled: dict[str, tuple[Mapping[str, float], float]]
     if method == "convex":
         scaled = {
-            "vector": {key: max(0.0, v) for key, v in signals.get("vector", {}).items()},
-            "lexical": scale_by_max(signals.get("lexical", {})),
+            "vector": ({key: max(0.0, v) for key, v in signals.get("vector", {}).items()}, 0.0),
+            "lexical": (scale_by_max(signals.get("lexical", {})), 0.0),
         }
     elif method == "zscore":
-        scaled = {name: _standardized_with_floor(signals.get(name, {}), candidates)
+        scaled = {name: _standardized_with_floor(signals.get(name, {}))
                   for name in QUERY_SIGNALS}
     elif method == "rrf":
         top = RRF_K + 1
         scaled = {
-            name: {key: rr * top for key, rr in reciprocal_ranks(signals.get(name, {})).items()}
+            name: ({key: rr * top
+                    for key, rr in reciprocal_ranks(signals.get(name, {})).items()}, 0.0)
             for name in QUERY_SIGNALS
         }
     else:
         raise ValueError(f"unknown fusion method {method!r}")
     for name in PRIOR_SIGNALS:
-        scaled[name] = dict(signals.get(name, {}))
-    weighted = [(weights.of(name), values) for name, values in scaled.items()]
+        scaled[name] = (signals.get(name, {}), 0.0)
+    weighted = [(weights.of(name), values, missing)
+                for name, (values, missing) in scaled.items()]
     return _weighted_sums(weighted, candidates)
 
 
 def _weighted_sums(
-    weighted: Sequence[tuple[float, Mapping[str, float]]], keys: Collection[str]
+    weighted: Sequence[tuple[float, Mapping[str, float], float]], keys: Collection[str]
 ) -> dict[str, float]:
-    """Per key, the sum of each signal's weight × its score (0.0 when it has none), added in
-    signal order: one list per signal rather than a generator per key (same sums, faster)."""
+    """Per key, the sum of each signal's weight × its score (``missing`` when it has none),
+    added in signal order: one list per signal rather than a generator per key (the same
+    sums, faster)."""
     ordered = list(keys)
-    columns = [[weight * values.get(key, 0.0) for key in ordered] for weight, values in weighted]
+    columns = [[weight * values.get(key, missing) for key in ordered]
+               for weight, values, missing in weighted]
     if not columns:
         return dict.fromkeys(ordered, 0.0)
     per_key = zip(*columns, strict=True)
     return {key: sum(terms) for key, terms in zip(ordered, per_key, strict=True)}
 
 
-def _standardized_with_floor(
-    scores: Mapping[str, float], candidates: set[str]
-) -> dict[str, float]:
-    """Standardised scores for every candidate of any query signal; those this signal did not
-    return get its lowest z (they scored at most that)."""
+def _standardized_with_floor(scores: Mapping[str, float]) -> tuple[dict[str, float], float]:
+    """Standardised scores, and the lowest z: what a candidate this signal did not return
+    gets (it scored at most that)."""
     z = standardize(scores)
-    floor = min(z.values(), default=0.0)
-    return {key: z.get(key, floor) for key in candidates}
+    return z, min(z.values(), default=0.0)
