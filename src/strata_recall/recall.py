@@ -161,8 +161,11 @@ class Retriever:
         mark = time.perf_counter()
         vector_hits: dict[str, float] = dict(
             self._store.vector_search(viewer, vector, n, searched))
-        # The vector hits' rows are read while the lexical search may still be running.
-        fetched = self._fetch(list(vector_hits), viewer, searched)
+        # The vector hits' rows are read while the lexical search may still be running; when
+        # it is done (as it mostly is by now), the rows it read are not read again (its rows
+        # win for the ids both read anyway: ``fetched.update`` below).
+        read = lexical.result()[2] if lexical.done() else {}
+        fetched = self._fetch([i for i in vector_hits if i not in read], viewer, searched)
         timings["vector"] = _ms_since(mark)
         mark = time.perf_counter()
         lexical_hits, timings["lexical"], lexical_rows = lexical.result()
