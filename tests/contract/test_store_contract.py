@@ -315,6 +315,18 @@ def test_candidates_are_the_recallable_memories_ranking_fields(strata: Strata) -
     assert store.candidates([], A, Filters()) == []
 
 
+def test_candidates_read_again_after_a_change_are_the_changed_rows(
+    strata: Strata, clock: FakeClock
+) -> None:
+    memory_id = strata.remember("coffee at noon", scope=A, importance=0.3).memory_ids[0]
+    assert strata.store.candidates([memory_id], A, Filters())[0].importance == 0.3
+    clock.advance(minutes=1)
+    strata.modify(memory_id, scope=A, importance=0.7, reason="matters more")
+    [again] = strata.store.candidates([memory_id], A, Filters())
+    assert again == Candidate.of(strata.get(memory_id, scope=A))
+    assert again.importance == 0.7
+
+
 def test_lexical_and_vector_search_rank_the_match_first(strata: Strata) -> None:
     for text in ("the cat sat on the mat", "quarterly revenue grew", "Porto is in Portugal"):
         strata.remember(text, scope=A)

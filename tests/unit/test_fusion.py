@@ -1,3 +1,5 @@
+import math
+import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -7,7 +9,9 @@ from strata_recall.domain.fusion import (
     fuse,
     min_max,
     recency_score,
+    recency_scores,
     reciprocal_ranks,
+    relevance,
     scale_by_max,
     standardize,
 )
@@ -71,3 +75,49 @@ def test_a_spread_too_small_to_mean_anything_standardises_to_nothing() -> None:
     """BM25 of a word every memory holds is ~1e-6 for each: rounding must not rank them."""
     assert standardize({"a": 1.16e-6, "b": 8.8e-7}) == {"a": 0.0, "b": 0.0}
     assert standardize({"a": 0.46, "b": 0.41})["a"] > 0
+
+
+def _reference_fuse(signals: dict[str, dict[str, float]], weights: Weights) -> dict[str, float]:
+    """z-score fusion as first written (a generator per key): the faster one adds the same."""
+    candidates = {key for name in ("vector", "lexical") for key in signals.get(name, {})}
+    scaled = {}
+    for name in ("vector", "lexical"):
+        z = standardize(signals.get(name, {}))
+        floor = min(z.values(), default=0.0)
+        scaled[name] = {key: z.get(key, floor) for key in candidates}
+    for name in ("recency", "importance"):
+        scaled[name] = dict(signals.get(name, {}))
+    weighted = [(weights.of(name), values) for name, values in scaled.items()]
+    return {key: sum(w * values.get(key, 0.0) for w, values in weighted) for key in candidates}
+
+
+def test_zscore_fusion_adds_exactly_what_the_reference_adds() -> None:
+    rng = random.Random(7)
+    for _ in range(50):
+        ids = [f"m{i}" for i in range(rng.randint(0, 40))]
+        signals = {
+            "vector": {i: rng.uniform(-0.2, 0.9) for i in ids if rng.random() < 0.7},
+            "lexical": {i: rng.uniform(0.0, 30.0) for i in ids if rng.random() < 0.5},
+            "recency": {i: rng.random() for i in ids},
+            "importance": {i: rng.random() for i in ids},
+        }
+        weights = Weights(vector=0.4, lexical=0.6, recency=0.02, importance=0.05)
+        assert fuse(signals, weights, "zscore") == _reference_fuse(signals, weights)
+
+
+def test_recency_scores_are_recency_score_of_each() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    when = {f"m{i}": now - timedelta(hours=i * 37.3) for i in range(-3, 200)}
+    expected = {key: math.exp(-math.log(2) * max(0.0, (now - at).total_seconds() / 3600.0)
+                              / 720.0) for key, at in when.items()}
+    assert recency_scores(when, now, 720.0) == expected
+    assert all(recency_score(at, now, 720.0) == expected[key] for key, at in when.items())
+
+
+@pytest.mark.parametrize("vector", [-0.5, -0.0, 0.0, 0.3, 0.999, 1.0, 1.2])
+@pytest.mark.parametrize("lexical", [-1.0, 0.0, 2.5, 80.0])
+def test_relevance_clips_as_min_and_max_did(vector: float, lexical: float) -> None:
+    v = min(1.0, max(0.0, vector))
+    bm25 = max(0.0, lexical)
+    expected = 1.0 - (1.0 - v) * (1.0 - bm25 / (bm25 + 8.0))
+    assert relevance({"vector": vector, "lexical": lexical}) == expected

@@ -21,7 +21,7 @@ Two named methods combine them:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,15 +50,30 @@ def relevance(signals: Mapping[str, float]) -> float:
     fused score, which is relative to the candidates): the chance that either query signal
     matches, ``1 - (1 - v)(1 - l)``, with v the cosine clipped at 0 and l = bm25 /
     (bm25 + ``LEXICAL_HALF``). A hit no query signal returned (pinned, linked) scores 0."""
-    vector = min(1.0, max(0.0, signals.get("vector", 0.0)))
-    bm25 = max(0.0, signals.get("lexical", 0.0))
+    # Comparisons, not min/max: recall scores ~160 candidates a query (the same values).
+    cosine = signals.get("vector", 0.0)
+    vector = (cosine if cosine < 1.0 else 1.0) if cosine > 0.0 else 0.0
+    bm25 = signals.get("lexical", 0.0)
+    bm25 = bm25 if bm25 > 0.0 else 0.0
     lexical = bm25 / (bm25 + LEXICAL_HALF)
     return 1.0 - (1.0 - vector) * (1.0 - lexical)
 
 
+_MINUS_LN2 = -math.log(2)
+
+
 def recency_score(when: datetime, now: datetime, half_life_hours: float) -> float:
-    age_hours = max(0.0, (now - when).total_seconds() / 3600.0)
-    return math.exp(-math.log(2) * age_hours / half_life_hours)
+    return recency_scores({"": when}, now, half_life_hours)[""]
+
+
+def recency_scores(when: Mapping[str, datetime], now: datetime, half_life_hours: float
+                   ) -> dict[str, float]:
+    """``recency_score`` of each time, in one pass (recall scores ~160 a query)."""
+    return {
+        key: math.exp(_MINUS_LN2 * max(0.0, (now - at).total_seconds() / 3600.0)
+                      / half_life_hours)
+        for key, at in when.items()
+    }
 
 
 def scale_by_max(scores: Mapping[str, float]) -> dict[str, float]:
@@ -93,7 +108,7 @@ def standardize(scores: Mapping[str, float]) -> dict[str, float]:
         return {}
     values = list(scores.values())
     mean = sum(values) / len(values)
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    spread = math.sqrt(sum([(v - mean) ** 2 for v in values]) / len(values))
     if spread < MIN_SPREAD:
         return dict.fromkeys(scores, 0.0)
     return {key: (value - mean) / spread for key, value in scores.items()}
@@ -110,33 +125,49 @@ def fuse(
 ) -> dict[str, float]:
     """Combine per-signal scores into one score per candidate id."""
     candidates = {key for name in QUERY_SIGNALS for key in signals.get(name, {})}
+    # Per signal: its scaled scores and what a candidate it did not return scores.
+    scaled: dict[str, tuple[Mapping[str, float], float]]
     if method == "convex":
         scaled = {
-            "vector": {key: max(0.0, v) for key, v in signals.get("vector", {}).items()},
-            "lexical": scale_by_max(signals.get("lexical", {})),
+            "vector": ({key: max(0.0, v) for key, v in signals.get("vector", {}).items()}, 0.0),
+            "lexical": (scale_by_max(signals.get("lexical", {})), 0.0),
         }
     elif method == "zscore":
-        scaled = {name: _standardized_with_floor(signals.get(name, {}), candidates)
+        scaled = {name: _standardized_with_floor(signals.get(name, {}))
                   for name in QUERY_SIGNALS}
     elif method == "rrf":
         top = RRF_K + 1
         scaled = {
-            name: {key: rr * top for key, rr in reciprocal_ranks(signals.get(name, {})).items()}
+            name: ({key: rr * top
+                    for key, rr in reciprocal_ranks(signals.get(name, {})).items()}, 0.0)
             for name in QUERY_SIGNALS
         }
     else:
         raise ValueError(f"unknown fusion method {method!r}")
     for name in PRIOR_SIGNALS:
-        scaled[name] = dict(signals.get(name, {}))
-    weighted = [(weights.of(name), values) for name, values in scaled.items()]
-    return {key: sum(w * values.get(key, 0.0) for w, values in weighted) for key in candidates}
+        scaled[name] = (signals.get(name, {}), 0.0)
+    weighted = [(weights.of(name), values, missing)
+                for name, (values, missing) in scaled.items()]
+    return _weighted_sums(weighted, candidates)
 
 
-def _standardized_with_floor(
-    scores: Mapping[str, float], candidates: set[str]
+def _weighted_sums(
+    weighted: Sequence[tuple[float, Mapping[str, float], float]], keys: Collection[str]
 ) -> dict[str, float]:
-    """Standardised scores for every candidate of any query signal; those this signal did not
-    return get its lowest z (they scored at most that)."""
+    """Per key, the sum of each signal's weight × its score (``missing`` when it has none),
+    added in signal order: one list per signal rather than a generator per key (the same
+    sums, faster)."""
+    ordered = list(keys)
+    columns = [[weight * values.get(key, missing) for key in ordered]
+               for weight, values, missing in weighted]
+    if not columns:
+        return dict.fromkeys(ordered, 0.0)
+    per_key = zip(*columns, strict=True)
+    return {key: sum(terms) for key, terms in zip(ordered, per_key, strict=True)}
+
+
+def _standardized_with_floor(scores: Mapping[str, float]) -> tuple[dict[str, float], float]:
+    """Standardised scores, and the lowest z: what a candidate this signal did not return
+    gets (it scored at most that)."""
     z = standardize(scores)
-    floor = min(z.values(), default=0.0)
-    return {key: z.get(key, floor) for key in candidates}
+    return z, min(z.values(), default=0.0)

@@ -204,6 +204,10 @@ class SQLStore(SQLJobQueue):
     def _hydrated(self, row: Sequence[Any]) -> Memory:
         return memory_from_row(self.dialect, row)
 
+    def _candidate(self, row: Sequence[Any]) -> Candidate:
+        """A row of ``CANDIDATE_COLUMNS`` as a candidate (an adapter may keep parsed rows)."""
+        return candidate_from_row(self.dialect, row)
+
     # -- helpers ------------------------------------------------------------------------------
 
     @property
@@ -360,7 +364,7 @@ class SQLStore(SQLJobQueue):
             rows = conn.execute(self.candidates_sql + where + extra,
                                 (self.dialect.ids(list(memory_ids)), *params,
                                  *extra_params)).fetchall()
-        found = {c.id: c for c in (candidate_from_row(self.dialect, r) for r in rows)}
+        found = {c.id: c for c in map(self._candidate, rows)}
         return [found[i] for i in memory_ids if i in found]
 
     def list(

@@ -272,8 +272,7 @@ class VectorIndex:
             top = np.argpartition(-sims, take - 1)[:take]
             top = top[np.argsort(-sims[top], kind="stable")]
             rows = top if candidates.size == n else candidates[top]
-            pairs = zip(rows, top, strict=True)
-            return [(self._ids[int(r)], float(sims[int(t)])) for r, t in pairs]
+            return self._scored_ids(rows, sims[top])
 
     def _approximate(
         self, vector: Vector, k: int, mask: npt.NDArray[np.bool_], visible: int, ann: AnnIndex,
@@ -284,8 +283,9 @@ class VectorIndex:
         fetch = int(np.ceil(wanted * self._size / visible * 1.2))
         if fetch > MAX_FETCH:
             return None
-        rows = np.fromiter((self._by_key.get(int(key), -1) for key in ann.search(vector, fetch)),
-                           dtype=np.int64)
+        by_key = self._by_key
+        rows = np.array([by_key.get(key, -1) for key in ann.search(vector, fetch).tolist()],
+                        dtype=np.int64)
         rows = rows[rows >= 0]
         rows = rows[mask[rows]]
         if rows.size < min(k, visible):
@@ -294,7 +294,15 @@ class VectorIndex:
         take = min(k, sims.size)
         top = np.argpartition(-sims, take - 1)[:take]
         top = top[np.argsort(-sims[top], kind="stable")]
-        return [(self._ids[int(rows[t])], float(sims[t])) for t in top]
+        return self._scored_ids(rows[top], sims[top])
+
+    def _scored_ids(self, rows: npt.NDArray[np.intp], sims: npt.NDArray[np.floating[Any]]
+                    ) -> list[tuple[str, float]]:
+        """``(id, score)`` of each row, in order (converted as whole arrays: a numpy scalar
+        at a time cost ~0.4 µs a hit)."""
+        ids = self._ids
+        return [(ids[row], score) for row, score in zip(rows.tolist(), sims.tolist(),
+                                                         strict=True)]
 
     def keyed_chunks(
         self, chunk: int = 10_000

@@ -150,6 +150,16 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _read_json(value: str | bytes) -> Any:
+    """Stored JSON text back. Most rows' meta is ``{}`` and tags ``[]``: those are answered
+    without the parser (~1 µs a call; recall reads ~200 metas a query)."""
+    if value == "{}":
+        return {}
+    if value == "[]":
+        return []
+    return json.loads(value)
+
+
 def _in_ids(column: str) -> str:
     return f"{column} IN (SELECT value FROM json_each(?))"
 
@@ -160,7 +170,7 @@ def _ids(ids: Sequence[str]) -> str:
 
 DIALECT = sql.Dialect(
     mark="?", tags_any=_tags_any, time=ts, flag=int, read_time=datetime.fromisoformat,
-    json=_json, read_json=json.loads, in_ids=_in_ids, ids=_ids,
+    json=_json, read_json=_read_json, in_ids=_in_ids, ids=_ids,
     new_token="lower(hex(randomblob(16)))",
 )
 

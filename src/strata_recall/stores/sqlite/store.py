@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from strata_recall.domain.models import Event, Filters, HistoryEvent, Memory, Scope
 from strata_recall.errors import DuplicateContent, InvalidInput, NotFound, StoreError
 from strata_recall.ports import (
+    Candidate,
     ExportRecord,
     MemoryChange,
     NewMemory,
@@ -52,6 +53,7 @@ from strata_recall.stores.sql_graph import GraphDialect, GraphSQL
 from strata_recall.stores.sql_jobs import JobSQL
 from strata_recall.stores.sql_retention import RetentionSQL
 from strata_recall.stores.sql_rows import (
+    candidate_from_row,
     event_row,
     memory_from_row,
     memory_row,
@@ -88,6 +90,8 @@ READ_THROUGH_DB_MAX = 1 << 30
 DOC_COUNTS_KEPT = 20_000
 #: Parsed rows get_many keeps (all dropped at once when full).
 MEMORY_CACHE_ROWS = 10_000
+#: Parsed candidate rows recall keeps (all dropped at once when full).
+CANDIDATE_CACHE_ROWS = 10_000
 #: Rows per step when the vector index catches up with the table.
 INDEX_CHUNK = 5_000
 #: Vectors from which ``vector_search="auto"`` builds and uses the approximate index; below,
@@ -166,6 +170,7 @@ class SQLiteStore(SQLStore):
         self._saved_rev = 0  # the rev the saved index file covers (0: none)
         self._purged_since_save = False
         self._memory_cache: dict[tuple[Any, ...], Memory] = {}
+        self._candidate_cache: dict[tuple[Any, ...], Candidate] = {}
         self.lexical_scored_rows = LEXICAL_SCORED_ROWS
         self._doc_counts: dict[tuple[str, str], tuple[int, float]] = {}
 
@@ -398,6 +403,18 @@ class SQLiteStore(SQLStore):
                 self._memory_cache.clear()
             memory = self._memory_cache[key] = memory_from_row(self.dialect, row)
         return memory
+
+    def _candidate(self, row: Sequence[Any]) -> Candidate:
+        """The candidate of a row, parsed once: recall reads ~200 a query (~2.5 µs a row to
+        parse, ~0.3 to look up). Keyed by the whole row, like ``_hydrated``: any change to
+        any of its columns is a miss."""
+        key = tuple(row)
+        candidate = self._candidate_cache.get(key)
+        if candidate is None:
+            if len(self._candidate_cache) >= CANDIDATE_CACHE_ROWS:
+                self._candidate_cache.clear()
+            candidate = self._candidate_cache[key] = candidate_from_row(self.dialect, row)
+        return candidate
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
