@@ -24,8 +24,10 @@ EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELE
 
 
 def facade(store: Store, clock: FakeClock) -> Strata:
+    # Reads wait for the behind remembers' decisions; on a loaded machine the default 2 s can
+    # run out before a decision is made (the read then sees the remember without it).
     return Strata(store, EMBEDDER, clock=clock, settings=load_settings(
-        home=Path("/nonexistent"), review_mode="capture_only"))
+        home=Path("/nonexistent"), review_mode="capture_only", pipeline_timeout_ms=30_000))
 
 
 def by_content(strata: Strata) -> dict[str, Lifecycle]:

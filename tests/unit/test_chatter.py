@@ -38,6 +38,8 @@ def test_taking_leave_is_chatter_but_its_words_are_content_elsewhere() -> None:
     assert not is_chatter("I run every morning")
     assert is_chatter("been a crazy week haha")
     assert is_chatter("Of course! When are you going?", "assistant")
+    assert is_chatter("ok I'll get back to you") and is_chatter("Take your time!", "assistant")
+    assert not is_chatter("Take the bus at 8.", "assistant")
 
 
 def test_a_change_names_the_value_it_leaves() -> None:

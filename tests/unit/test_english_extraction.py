@@ -1440,3 +1440,28 @@ def test_tools_for_a_purpose_boards_sizes_spellings_and_smokers_take_their_slot(
 ) -> None:
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
     assert facts("I use Slack for work.")[0][0] == "user.uses.slack_work"  # too broad a slot
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I've started going to a new hairdresser, Mia.", "user.hairdresser", "Mia", False),
+    ("My book club meets on Tuesdays.", "user.book_club", "Tuesdays", False),
+    ("Book club is on Wednesdays now.", "user.book_club", "Wednesdays", False),
+    ("We let our cleaner go.", "project.has.cleaner", "our cleaner", True),
+    ("My sister gave Luna to a friend.", "person:user_sister.has.luna", "Luna", True),
+    ("I moved my office upstairs to the spare bedroom.", "user.office", "spare bedroom", False),
+    ("My home office is in the basement.", "user.office", "in the basement", False),
+    ("I tutor on Saturdays.", "user.schedule_of_tutor", "Saturdays", False),
+])
+def test_new_service_people_weekly_slots_letting_go_and_giving_away_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert [r[0] for r in facts("Maria is on Mondays.")] == []  # a name, not a thing
+
+
+def test_a_weekly_habit_keeps_one_schedule_and_a_past_day_is_an_event() -> None:
+    said = facts("I tutor on Sundays now.")
+    assert [r[:2] for r in said] == [("user.does.tutor", "tutor"),
+                                     ("user.schedule_of_tutor", "Sundays")]
+    assert is_single_valued("user.schedule_of_tutor")
+    assert [r[0] for r in facts("I went hiking on Saturday.")] == ["user.went.hiking"]

@@ -55,7 +55,9 @@ _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
 _LEAVE_TAKING = re.compile(
     r"\b(?:(?:i\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+(?:run|go|dash|bounce|"
     r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
-    r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow))\b", re.IGNORECASE)
+    r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
+    r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
+    r"let\s+you\s+know)\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
@@ -66,7 +68,7 @@ ACK_CONTENT_ALLOWANCE = 1
 #: trip!"): no content in an acknowledgement, though content in a user's own turn.
 WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck care rest "
                         "meal stay time birthday anniversary early belated holiday holidays "
-                        "weekend".split())
+                        "weekend take".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 

@@ -1154,7 +1154,8 @@ _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
                       r"has|got|have got|'ve got|found|have found|picked|chose|see|sees|"
                       r"am seeing|is seeing|go to|goes to|am going to|is going to|"
                       r"(?:have |has )?switched to|bought|purchased|adopted|started seeing|"
-                      r"started going to|hired)) (?:a )?(?:new|different|another) "
+                      r"started going to|hired|have started going to|has started going to|"
+                      r"have started seeing|has started seeing)) (?:a )?(?:new|different|another) "
                       r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:]|\s+-|\s+called|"
                       r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
@@ -1179,8 +1180,9 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     """"phone number" → phone, "favorite color" → favourite_colour, "launch deadline" →
     deadline_of_launch."""
     noun = re.sub(r"\bfavorite\b", "favourite", noun.casefold().strip())
-    noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred) "
-                  r"(?=\w)", "", noun)
+    noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred|"
+                  r"home(?= office| gym| studio| phone)) (?=\w)", "", noun)
+    noun = re.sub(r"(?<=\w) (?:upstairs|downstairs|over|back|out|away)$", "", noun)
     noun = re.sub(r"\bcolor\b", "colour", noun)
     noun = _ABBREVIATED.get(noun, noun)  # "our PM" is "our product manager"
     if noun in _CATEGORIES and noun != "phone" and not of:  # "my phone": its number
@@ -1954,6 +1956,31 @@ def _determined(match: re.Match[str]) -> str:
     return f"{'my' if noun in _OWN_BARE_NOUNS else 'the'} {noun}{match['verb']} to "
 
 
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+#: "My book club meets on Tuesdays": when it is.
+_MEETS_ON = re.compile(rf"^(?P<det>my|our|the) (?P<noun>[a-z][a-z ]{{1,30}}?) (?:meets|happens|"
+                       rf"is held|takes place|runs) (?P<when>(?:on|every) (?:other )?{_DAYS}.*)$",
+                       _I)
+#: "Book club is on Wednesdays now": a thing named with no article, set to a weekday.
+_BARE_NOUN_ON = re.compile(rf"^(?P<noun>(?-i:[A-Z][a-z]+(?: [a-z]+){{0,2}})) (?=is (?:now )?"
+                           rf"(?:on|every) (?:other )?{_DAYS}\b)", _I)
+#: Team events a bare noun names ("Standup is on Mondays now": the team's).
+_TEAM_EVENTS = frozenset({"standup", "stand-up", "sprint", "retro", "retrospective", "launch",
+                          "release", "demo", "offsite", "all-hands", "planning", "meeting"})
+
+
+def _determined_on(match: re.Match[str]) -> str:
+    noun = match["noun"].casefold()
+    if noun.split()[0] in STOPWORDS or (" " not in noun and not _is_noun(noun)):
+        return match.group(0)  # "Maria is on Mondays": a name
+    return f"{'the' if noun in _TEAM_EVENTS else 'my'} {noun} "
+
+
+#: "We let our cleaner go": no longer have one.
+_LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
+#: "My sister gave Luna to a friend": gave her away.
+_GAVE_NAMED_TO = re.compile(r"\bgave (?P<x>(?-i:[A-Z])[a-z]+) (?:away )?to (?:a|an|the|my|his|her|"
+                            r"their|our|some) [a-z]+(?: [a-z]+)?$", _I)
 #: "We migrated our CI from Jenkins to GitHub Actions": the tool for it now.
 _MIGRATED_FROM_TO = re.compile(r"\b(?P<who>i|we)(?: have| had| just| finally)? (?:switched|"
                                r"migrated|moved|changed) (?:my|our|the) (?P<noun>[a-z][\w -]{0,20}"
@@ -2062,6 +2089,10 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_CHANGED_IT_IS, r"\g<np> is now \g<v>"),
     (_BARE_NOUN_SET, _determined),
     (_MIGRATED_FROM_TO, r"\g<who> now use \g<new> for \g<noun> instead of \g<old>"),
+    (_MEETS_ON, r"\g<det> \g<noun> is \g<when>"),
+    (_BARE_NOUN_ON, _determined_on),
+    (_LET_GO, r"no longer have \g<x>"),
+    (_GAVE_NAMED_TO, r"gave away \g<x>"),
     (_STEPPED_DOWN_FROM, r"\g<who> am no longer on the \g<x>"),
     (_I_AM_SIZE, r"my size is \g<size>"),
     (_IS_A_SMOKER, lambda m: "smokes" if m["be"].casefold() == "is" else "smoke"),
@@ -2356,8 +2387,31 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
         claim = replace(claim, attribute=_NOW_DOING[claim.attribute])  # "I'm reading Dune"
     if claim is None:
         return gained
-    return [*(s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)),
-            *gained]
+    said = [s for part in _job_parts(claim) for s in _claim_statements(holder, verb, part)]
+    return [*said, *_weekly(holder, verb, said), *gained]
+
+
+#: A weekly schedule: "on Saturdays", "every other Tuesday", "on weekends".
+_WEEKLY = re.compile(rf"\b(?:on|every) (?:other )?{_DAYS}(?: and {_DAYS})?\b|"
+                     r"\bon (?:the )?(?:weekends|weekdays)\b", _I)
+
+
+def _weekly(holder: _Holder, verb: _Verb, said: list[Statement]) -> list[Statement]:
+    """"I tutor on Saturdays": when a habit happens, a slot of its own (one schedule at a
+    time: "I tutor on Sundays now" moves it; the habit stays one)."""
+    when = _WEEKLY.search(verb.rest)
+    if when is None or len(said) != 1 or verb.manner.past or verb.manner.future \
+            or verb.manner.negated:
+        return []
+    habit = said[0]
+    if habit.attribute is None or habit.value is None or is_single_valued(habit.attribute) \
+            or when.group(0).casefold() in habit.content.casefold():
+        return []  # "volunteers at the food bank every other Friday": said in the habit
+    activity = slug(habit.value if habit.attribute == "does" else
+                    f"{habit.attribute} {habit.value}", limit=4)
+    content = f"{habit.content.rstrip('.')} {when.group(0)}"
+    return [_statement(holder, f"schedule_of_{activity}", when.group(0), content,
+                       verb.manner, verb.lemma, time_is_value=True)]
 
 
 #: "traded in the Civic for a Mazda", "replaced my Kindle with a Kobo": what came instead.

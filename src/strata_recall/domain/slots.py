@@ -30,7 +30,7 @@ SINGLE_VALUED = frozenset({
     "handedness", "chronotype", "pet_person", "bedtime",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
-SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_")
+SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_", "schedule_of_")
 #: Attributes that accumulate (kept for documentation and for callers that list them).
 MULTI_VALUED = frozenset({
     "likes", "dislikes", "visited", "has_pet", "speaks", "hobby", "allergy", "learns",
