@@ -499,7 +499,7 @@ def _said_before(found: Sequence[_Found]) -> list[Candidate]:
 def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     """The fact with its holder found: a pronoun's person (``_pronoun_resolved``), or the
     user for "the X" when only the user's X is known ("Sorry, the flight number is BA 177"
-    after "My flight number is BA 117")."""
+    after "My flight number is BA 117"); and a favourite with its kind (``_kind_resolved``)."""
     found = _kind_resolved(_pronoun_resolved(found, candidates), candidates)
     fact = found.fact
     subject = fact.subject or ""
