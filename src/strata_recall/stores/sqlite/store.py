@@ -396,25 +396,14 @@ class SQLiteStore(SQLStore):
         """The memory of a row, parsed once: recall hydrates ~200 candidates per query and
         parsing was ~50 µs a row (13 ms of a 40 ms recall at 100k). Keyed by the whole row,
         so any change to any column is a miss; memories are immutable values."""
-        key = tuple(row)
-        memory = self._memory_cache.get(key)
-        if memory is None:
-            if len(self._memory_cache) >= MEMORY_CACHE_ROWS:
-                self._memory_cache.clear()
-            memory = self._memory_cache[key] = memory_from_row(self.dialect, row)
-        return memory
+        return _parsed_once(self._memory_cache, MEMORY_CACHE_ROWS, row,
+                            lambda: memory_from_row(self.dialect, row))
 
     def _candidate(self, row: Sequence[Any]) -> Candidate:
         """The candidate of a row, parsed once: recall reads ~200 a query (~2.5 µs a row to
-        parse, ~0.3 to look up). Keyed by the whole row, like ``_hydrated``: any change to
-        any of its columns is a miss."""
-        key = tuple(row)
-        candidate = self._candidate_cache.get(key)
-        if candidate is None:
-            if len(self._candidate_cache) >= CANDIDATE_CACHE_ROWS:
-                self._candidate_cache.clear()
-            candidate = self._candidate_cache[key] = candidate_from_row(self.dialect, row)
-        return candidate
+        parse, ~0.3 to look up). Keyed by the whole row, like ``_hydrated``."""
+        return _parsed_once(self._candidate_cache, CANDIDATE_CACHE_ROWS, row,
+                            lambda: candidate_from_row(self.dialect, row))
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
@@ -774,3 +763,16 @@ def fts_match(rare: Sequence[str], common: Sequence[str] = ()) -> str:
         return either
     some = " OR ".join(f'"{term}"' for term in common)
     return f"(({either}) NOT ({some})) OR (({either}) AND ({some}))"
+
+
+def _parsed_once(cache: dict[tuple[Any, ...], T], limit: int, row: Sequence[Any],
+                 parse: Callable[[], T]) -> T:
+    """What ``parse`` makes of ``row``, kept under the whole row (a changed column is a
+    miss); a full cache starts over."""
+    key = tuple(row)
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= limit:
+            cache.clear()
+        found = cache[key] = parse()
+    return found
