@@ -1959,8 +1959,7 @@ def _determined(match: re.Match[str]) -> str:
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 #: "My book club meets on Tuesdays": when it is.
 _MEETS_ON = re.compile(rf"^(?P<det>my|our|the) (?P<noun>[a-z][a-z ]{{1,30}}?) (?:meets|happens|"
-                       rf"is held|takes place|runs) (?P<when>(?:on|every) (?:other )?{_DAYS}.*)$",
-                       _I)
+                       rf"is held|takes place) (?P<when>on {_DAYS})$", _I)
 #: "Book club is on Wednesdays now": a thing named with no article, set to a weekday.
 _BARE_NOUN_ON = re.compile(rf"^(?P<noun>(?-i:[A-Z][a-z]+(?: [a-z]+){{0,2}})) (?=is (?:now )?"
                            rf"(?:on|every) (?:other )?{_DAYS}\b)", _I)
