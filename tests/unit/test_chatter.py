@@ -40,6 +40,8 @@ def test_taking_leave_is_chatter_but_its_words_are_content_elsewhere() -> None:
     assert is_chatter("Of course! When are you going?", "assistant")
     assert is_chatter("ok I'll get back to you") and is_chatter("Take your time!", "assistant")
     assert not is_chatter("Take the bus at 8.", "assistant")
+    assert is_chatter("ok back to work") and is_chatter("Glad it made you laugh!", "assistant")
+    assert not is_chatter("I went back to work after my leave")
 
 
 def test_a_change_names_the_value_it_leaves() -> None:

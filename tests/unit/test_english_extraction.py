@@ -1465,3 +1465,19 @@ def test_a_weekly_habit_keeps_one_schedule_and_a_past_day_is_an_event() -> None:
                                      ("user.schedule_of_tutor", "Sundays")]
     assert is_single_valued("user.schedule_of_tutor")
     assert [r[0] for r in facts("I went hiking on Saturday.")] == ["user.went.hiking"]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("Paul eats cheese again.", "person:paul.eats.cheese", "cheese", False),
+    ("Wrong time, the meeting with legal is at 1.", "project.meeting_legal", "at 1", False),
+    ("I fly United now, they have better routes from my city.", "user.airline", "United",
+     False),
+    ("The kickoff meeting is in room 204.", "project.kickoff", "in room 204", False),
+    ("My son got contacts, no more glasses.", "person:user_son.has.glass", "glasses", True),
+])
+def test_named_habits_wrong_time_airlines_meetings_and_things_given_up_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert facts("Wrong time, the meeting with legal is at 1.")[0][3] is True
+    assert [r[0] for r in facts("Gina went to the store.")] == [None]  # a mention

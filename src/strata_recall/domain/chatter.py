@@ -39,7 +39,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
     unbelievable details detail more questions question feel free claro vale gracias merci
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
-    delay gm gn judge week course""".split()
+    delay gm gn judge week course laugh smile""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -57,7 +57,7 @@ _LEAVE_TAKING = re.compile(
     r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
     r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
     r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
-    r"let\s+you\s+know)\b", re.IGNORECASE)
+    r"let\s+you\s+know|back\s+to\s+work)\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
@@ -68,7 +68,7 @@ ACK_CONTENT_ALLOWANCE = 1
 #: trip!"): no content in an acknowledgement, though content in a user's own turn.
 WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck care rest "
                         "meal stay time birthday anniversary early belated holiday holidays "
-                        "weekend take".split())
+                        "weekend take made".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 

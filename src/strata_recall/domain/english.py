@@ -82,6 +82,7 @@ _CORRECTION = re.compile(
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i (?:misspelled|misspelt|mistyped) (?:it|that|the name|his name|her name|their name)|"
+    r"wrong (?:time|date|day|place|room|number|name|address)|"
     r"i misspoke|my mistake|my bad|typo (?:earlier|before|there|above)|"
     r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
@@ -434,6 +435,9 @@ def clauses(sentence: str) -> list[str]:
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
+        elif result and (gone := _NO_MORE.match(bare)) and subject is not None \
+                and (_named(subject) or _MY_RELATIVE.match(subject) is not None):
+            result.append(f"{subject} no longer has {gone['x']}")  # "my son …, no more glasses"
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)
                          or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
@@ -1183,6 +1187,8 @@ def noun_attribute(noun: str, of: str | None = None) -> str:
     noun = re.sub(r"^(?:primary|main|regular|usual|family|current|personal|go-to|preferred|"
                   r"home(?= office| gym| studio| phone)) (?=\w)", "", noun)
     noun = re.sub(r"(?<=\w) (?:upstairs|downstairs|over|back|out|away)$", "", noun)
+    noun = re.sub(r"^(?!(?:team|staff|board|client|company|family) )(\w[\w-]*) meeting$", r"\1",
+                  noun)  # "the kickoff meeting" is "the kickoff"
     noun = re.sub(r"\bcolor\b", "colour", noun)
     noun = _ABBREVIATED.get(noun, noun)  # "our PM" is "our product manager"
     if noun in _CATEGORIES and noun != "phone" and not of:  # "my phone": its number
@@ -2013,6 +2019,8 @@ _THEY_SPLIT = re.compile(rf"^(?P<a>(?-i:{_NAME})) and (?P<b>(?-i:{_NAME})) (?:ha
 #: "I got an iPhone, ditched the Samsung": a second clause of the same subject.
 _COMMA_PARTING = re.compile(r",\s+(?=(?:ditched|dumped|sold|gave away|got rid of|traded in|"
                             r"donated|returned|cancell?ed|dropped)\b)", _I)
+#: "My son got contacts, no more glasses": what the clause before ended.
+_COMMA_NO_MORE = re.compile(r",\s+(?=no more\b)", _I)
 #: "I go to bed around midnight": when I go to bed.
 _BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always )?(?:go|went|"
                       r"get) to (?:bed|sleep) (?P<when>(?:at|around|by|before|after|about) .+)$",
@@ -2021,6 +2029,9 @@ _BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always )?(?:
 _THEIR_UNNAMED_PET_DIED = re.compile(
     rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
     rf"(?P<pet>(?:[a-z]+ )?(?:{'|'.join(sorted(_PETS))})) (?:died|passed away|passed)\b", _I)
+#: "I fly United now": my airline.
+_I_FLY = re.compile(r"\b(?:i|we) (?:usually |always |now |mostly |only )?fly (?:with )?"
+                    r"(?P<x>(?-i:[A-Z][\w]+(?: [A-Z]\w+)?))(?: now)?(?:,.*)?$", _I)
 #: "I made the switch to Linux": I switched to it.
 _MADE_THE_SWITCH = re.compile(r"\b(?:made|make|making) the (?:switch|move|jump|change)"
                               r"(?: over)? to ", _I)
@@ -2085,6 +2096,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_HERE_INTRO, _introduced),
     (_MOVED_ACCOUNTS, r"\g<whose> bank is now \g<v>"),
     (_MADE_THE_SWITCH, "switched to "),
+    (_I_FLY, r"my airline is now \g<x>"),
     (_CHANGED_IT_IS, r"\g<np> is now \g<v>"),
     (_BARE_NOUN_SET, _determined),
     (_MIGRATED_FROM_TO, r"\g<who> now use \g<new> for \g<noun> instead of \g<old>"),
@@ -2100,6 +2112,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_OPENED_BUSINESS, r"now works at \g<det> \g<x>"),
     (_THEY_SPLIT, r"\g<a> no longer has \g<b>"),
     (_COMMA_PARTING, " and "),
+    (_COMMA_NO_MORE, ", so "),
     (_BEDTIME, r"my bedtime is \g<when>"),
     (_THEIR_UNNAMED_PET_DIED, r"\g<owner> no longer has the \g<pet>"),
     (_DATE_IS_MY, r"\g<det> \g<noun> is \g<v>"),
@@ -2320,7 +2333,8 @@ def read_clause(clause: str, manner: _Manner, role: str,
             holder, _Verb("live", f"in {left['place']}", replace(manner, change=True)), role)
         return [_moved_out(holder, clause, manner), *(where or ())]
     if match.group("name") and verb.lemma not in _VERB_CLASSES and verb.lemma != "be" \
-            and verb.lemma not in _STOPPING and not _names_school(verb) \
+            and verb.lemma not in _STOPPING and verb.lemma not in _NAMED_HABITS \
+            and not _names_school(verb) \
             and not _names_new_state(verb):
         # "Clara quit smoking" reads as "no longer smokes", "Ana attends X Academy" as her
         # school; other verbs of a named person stay a mention
@@ -2346,6 +2360,11 @@ def _names_school(verb: _Verb) -> bool:
         return False
     transferred = verb.lemma == "transfer" and _TRANSFERRED.match(rest) is not None
     return transferred or _SCHOOL.match(rest) is not None or _GRADE.match(rest) is not None
+
+
+#: Habits a named person's verb says as such ("Paul eats cheese again", "Ana wears
+#: glasses"): other verbs of a named person stay a mention ("Gina went to the store").
+_NAMED_HABITS = frozenset({"eat", "drink", "smoke", "vape", "wear", "drive", "ride", "own"})
 
 
 def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]:
