@@ -29,7 +29,8 @@ def test_remember_with_every_option(cli_json: CliJson) -> None:
                       "--agent", "bot", "--run", "r1")
     assert memory["type"] == "episodic" and memory["pinned"] is True
     assert memory["tags"] == ["drinks", "alice"] and memory["importance"] == 0.9
-    assert memory["conversation_id"] == "c1" and memory["meta"] == {"speaker": "alice"}
+    assert memory["conversation_id"] == "c1" and memory["meta"]["speaker"] == "alice"
+    assert memory["meta"]["fact"]["value"] == "green tea"  # the turn carries its fact
 
 
 def test_remember_messages_file_and_stdin(cli_json: CliJson, tmp_path: Path) -> None:
