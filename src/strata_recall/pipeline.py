@@ -514,7 +514,7 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     known = max(mine, key=lambda c: (c.similarity, c.id))
     assert known.value is not None and known.subject is not None
     return replace(found, fact=replace(fact, subject=known.subject, holder="user",
-                                       content=known.content.replace(known.value, fact.value)))
+                                       content=_said_as(known, fact.value)))
 
 
 def _kind_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
@@ -531,9 +531,14 @@ def _kind_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
         return found
     named = [c for c in kinds if c.value and c.value.casefold() in found.event.text.casefold()]
     known = max(named or kinds, key=lambda c: (c.similarity, c.id))
-    assert known.value is not None and known.subject is not None
+    assert known.subject is not None
     return replace(found, fact=replace(fact, subject=known.subject,
-                                       content=known.content.replace(known.value, fact.value)))
+                                       content=_said_as(known, fact.value)))
+
+
+def _said_as(known: Candidate, value: str) -> str:
+    """``value`` said in the words of the memory ``known`` (in place of its own value)."""
+    return known.content.replace(known.value, value) if known.value else known.content
 
 
 def _pronoun_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
@@ -547,9 +552,8 @@ def _pronoun_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     if person is None or person.subject is None or person.value is None \
             or person.value not in person.content:  # no one found: a plain claim, no slot
         return replace(found, fact=replace(fact, subject=None, holder=None, attribute=None))
-    content = person.content.replace(person.value, fact.value)
     return replace(found, fact=replace(
-        fact, subject=person.subject, content=content,
+        fact, subject=person.subject, content=_said_as(person, fact.value),
         holder=person.subject.partition(".")[0],
         entities=tuple(e for e in fact.entities if e.casefold() not in ("his", "her", "their"))))
 

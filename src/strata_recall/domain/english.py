@@ -1939,10 +1939,10 @@ _MOVED_ACCOUNTS = re.compile(r"^(?:i|we)(?: have| had)? (?:moved|switched|transf
                              r"(?:accounts?|banking|savings|checking) (?:over )?to "
                              r"(?P<v>.+)$", _I)
 #: "I changed my number, it's 555-0199 now": the thing changed, then what it is now.
-_CHANGED_IT_IS = re.compile(r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|"
-                            r"replaced|renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?"
-                            r"[a-z-]+)\s*(?:,|;|:|—|-|and)\s*(?:it is|it's|the new one is)"
-                            r"(?: now)? (?P<v>.+?)(?: now)?$", _I)
+_CHANGED_THING = (r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|replaced|renewed|"
+                  r"reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?[a-z-]+)")
+_CHANGED_IT_IS = re.compile(_CHANGED_THING + r"\s*(?:,|;|:|—|-|and)\s*(?:it is|it's|the new "
+                            r"one is)(?: now)? (?P<v>.+?)(?: now)?$", _I)
 #: "Rent went up to $1,650", "Standup moved to 10:15": a slot named by a bare noun, set to an
 #: amount or a time (a name moving to a place is a move: "Tom moved to Leeds").
 _BARE_NOUN_SET = re.compile(
@@ -2180,18 +2180,17 @@ def _it_named(clause: str, before: str) -> str:
     if it is None or not before:
         return clause
     verb = it["verb"] or "is"
-    named = re.match(rf"^(?P<np>(?:my|our|the) (?:[a-z-]+ ){{0,2}}?[a-z-]+) {verb}\b",
-                     _expand(before).strip(), _I)
-    if named is None and verb == "is":  # "I changed my number, it's 555-0199 now"
-        named = _CHANGED_MY.match(_expand(before).strip())
+    said = _expand(before).strip()
+    named = re.match(rf"^(?P<np>(?:my|our|the) (?:[a-z-]+ ){{0,2}}?[a-z-]+) {verb}\b", said, _I)
+    if named is None and verb == "is":  # "I changed my number. It's 555-0199 now."
+        named = _CHANGED_MY.match(said)
     if named is None:
         return clause
     return f"{named['np']} {verb}{clause[it.end():]}"
 
 
 #: "I changed my number": the thing changed, which "it's ..." after it names.
-_CHANGED_MY = re.compile(r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|replaced|"
-                         r"renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?[a-z-]+)$", _I)
+_CHANGED_MY = re.compile(_CHANGED_THING + "$", _I)
 
 
 def opens_with_bare_correction(text: str) -> bool:
