@@ -214,17 +214,19 @@ class Strata:
         return self.make_worker().run_until_idle(max_jobs)
 
     def warm_up(self) -> None:
-        """Load the model and the search indexes now, so the first request is not slow; the
-        two load side by side (each waits mostly on its own work: together they take about
-        as long as the slower one). Returns once a recall can be answered: an approximate
-        vector index goes on loading in the background (until it is in, vector search
-        scans exactly: the same answers, a few milliseconds slower at 100k)."""
+        """Load the model, the search indexes and the English reader's tables now, so the first
+        request is not slow; they load side by side (each waits mostly on its own work:
+        together they take about as long as the slowest). Returns once a recall can be
+        answered: an approximate vector index goes on loading in the background (until it is
+        in, vector search scans exactly: the same answers, a few milliseconds slower at
+        100k)."""
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-warm-up") as pool:
             indexes = pool.submit(self.store.warm_up, background=True)
             analyser = pool.submit(self._retriever.warm_up)
             self.embedder.embed(["warm up"])
+            self.writer.warm_up()
             analyser.result()
             indexes.result()
 

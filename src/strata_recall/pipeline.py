@@ -166,7 +166,7 @@ class WritePipeline:
         again (it still reads the candidates' current state itself); the same chain, embedder
         and store give the same outcome either way, only sooner. Without ``search`` only the
         facts are read (``own_words_fact``): a ``behind`` remember's job runs after the jobs
-        written before it, and searches then."""
+        written before it, and searches then; its facts are still read and embedded here)."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             if _extractable(event) and len(event.text) <= CHUNK_CHARS:
@@ -177,11 +177,8 @@ class WritePipeline:
                 extracted: Future[ExtractionOutcome] = Future()
                 said = (event.scope.key, event.text)
                 self._keep(self._extracted, said, extracted)
-                if search:
-                    self._keep(self._prepared, said, self._prepare_pool.submit(
-                        self._prepare_one, event.scope, event.text, alone, extracted))
-                else:
-                    self._prepare_pool.submit(self._read_only, event.text, extracted)
+                self._keep(self._prepared, said, self._prepare_pool.submit(
+                    self._prepare_one, event.scope, event.text, alone, extracted, search))
 
     def own_words_fact(self, scope: Scope, text: str, timeout_s: float = 1.0
                        ) -> ExtractedFact | None:
@@ -215,7 +212,8 @@ class WritePipeline:
         return outcome
 
     def _prepare_one(self, scope: Scope, text: str, alone: bool = False,
-                     extracted: Future[ExtractionOutcome] | None = None) -> _Prepared:
+                     extracted: Future[ExtractionOutcome] | None = None,
+                     search: bool = True) -> _Prepared:
         outcome = self._read_only(text, extracted)
         if outcome.extraction is None:
             return _Prepared(outcome)
@@ -227,10 +225,12 @@ class WritePipeline:
         embedded = [c for c in contents if c not in own_words]
         # A fact in the turn's words waits for the turn's vector (the job searches by meaning
         # with it); its search by words runs now, while the caller's core embeds the turn.
-        lexical = {c: self._lexical(scope, c) for c in own_words}
+        lexical = {c: self._lexical(scope, c) for c in own_words} if search else {}
         if not embedded:
             return _Prepared(outcome, lexical=lexical)
         vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True))
+        if not search:
+            return _Prepared(outcome, vectors)
         return _Prepared(outcome, vectors,
                          {c: self._search(scope, vectors[c], c) for c in embedded}, lexical)
 

@@ -25,6 +25,7 @@ from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
 from strata_recall.domain.lifecycle import Actor
 from strata_recall.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
 from strata_recall.domain.secrets import masked
+from strata_recall.domain.slots import lemminflect_module
 from strata_recall.domain.text import content_hash, search_text
 from strata_recall.errors import InvalidInput
 from strata_recall.ingest import (
@@ -115,6 +116,11 @@ class Writer:
         self.preparation = preparation
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
         self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING)
+
+    def warm_up(self) -> None:
+        """Load the English reader's word tables (lemmas and inflections, ~0.3 s), which the
+        first remember's reading would otherwise load while later remembers wait on it."""
+        lemminflect_module()
 
     def close(self) -> None:
         """Run the ``behind`` remembers' jobs still waiting, then wait for the inline

@@ -79,6 +79,28 @@ def test_each_turn_is_read_once_and_the_outcome_is_the_same_as_without_preparing
     without.close()
 
 
+@pytest.mark.parametrize("adapter", sorted(STORE_ADAPTERS))
+def test_a_behind_remember_reads_each_turn_once_and_ends_as_a_sync_one(
+    adapter: str, tmp_path: Path
+) -> None:
+    """Its preparation reads and embeds the turn's facts; the job that runs behind the
+    answer takes them and only searches (after the jobs written before it)."""
+    behind, plain = CountingRules(), CountingRules()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_behind = facade(behind, store=STORE_ADAPTERS[adapter](tmp_path / "a"))
+    synced = facade(plain, prepare=False, store=STORE_ADAPTERS[adapter](tmp_path / "b"))
+    for text in TURNS:
+        assert with_behind.remember(text, scope=U, mode="behind").status == "queued"
+        synced.remember(text, scope=U, mode="sync")
+        assert with_behind.writer.settle(U)
+    assert live_state(with_behind) == live_state(synced)
+    assert behind.calls == plain.calls  # not once by the preparation and again by the job
+    assert not with_behind.pipeline._prepared
+    with_behind.close()
+    synced.close()
+
+
 def test_a_conversation_prepares_only_the_users_turns() -> None:
     provider = CountingRules()
     strata = facade(provider)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from strata_recall.providers.base import ExtractedFact
-from strata_recall.providers.rules import RuleBasedProvider
+from strata_recall.providers.rules import (
+    CACHED_TEXT_MAX_CHARS,
+    RuleBasedProvider,
+    _read_facts,
+    _read_facts_cached,
+    extract_facts,
+)
 
 PROVIDER = RuleBasedProvider()
 
@@ -68,3 +74,20 @@ def test_clauses_split_and_unknown_statements_are_casual_mentions() -> None:
 def test_extraction_is_deterministic() -> None:
     text = "I moved to Lisbon, I work at Feedzai and I prefer tea."
     assert PROVIDER.extract(text) == PROVIDER.extract(text)
+
+
+def test_a_short_text_is_read_once_and_its_reading_shared() -> None:
+    text = "My sister moved to Quito and I adopted a beagle named Waffles."
+    first = extract_facts(text)
+    assert extract_facts(text) is first  # the write path reads a turn up to three times
+    assert first == _read_facts(text, "user")  # the same answer as a fresh reading
+    assert extract_facts(text, "assistant") is not first  # the role is part of the key
+
+
+def test_a_long_text_is_read_afresh_and_not_kept() -> None:
+    text = "I live in Oslo. " * (CACHED_TEXT_MAX_CHARS // 16 + 1)
+    assert len(text) > CACHED_TEXT_MAX_CHARS
+    before = _read_facts_cached.cache_info().currsize
+    assert extract_facts(text) == extract_facts(text)
+    assert extract_facts(text) is not extract_facts(text)
+    assert _read_facts_cached.cache_info().currsize == before

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from strata_recall.domain.decisions import Candidate, Decision, decide
 from strata_recall.domain.english import Statement, is_chatter, read_text, third_person
@@ -26,6 +27,11 @@ from strata_recall.providers.base import (
 __all__ = ["PROMPT_VERSION", "RuleBasedProvider", "extract_facts", "is_chatter", "third_person"]
 
 PROMPT_VERSION = "rules-2"
+#: Readings kept, by text and role: a remembered turn is read up to three times on the write
+#: path (its own-words fact, its extract job, its graph), each time to the same answer.
+READINGS_CACHED = 1024
+#: Longer texts (documents) are read once each and not kept.
+CACHED_TEXT_MAX_CHARS = 2000
 
 
 def to_fact(statement: Statement) -> ExtractedFact:
@@ -48,8 +54,18 @@ def to_fact(statement: Statement) -> ExtractedFact:
 
 def extract_facts(text: str, role: str = "user") -> tuple[ExtractedFact, ...]:
     """The facts of one turn said by ``role``: in an assistant turn "you" is the user and the
-    assistant's own "I" statements are skipped (see ``strata_recall.domain.english``)."""
+    assistant's own "I" statements are skipped (see ``strata_recall.domain.english``). The
+    reading is pure and its facts frozen, so a short text's reading is kept and shared."""
+    if len(text) > CACHED_TEXT_MAX_CHARS:
+        return _read_facts(text, role)
+    return _read_facts_cached(text, role)
+
+
+def _read_facts(text: str, role: str) -> tuple[ExtractedFact, ...]:
     return tuple(to_fact(s) for s in read_text(text, role))
+
+
+_read_facts_cached = lru_cache(maxsize=READINGS_CACHED)(_read_facts)
 
 
 class RuleBasedProvider:
