@@ -12,6 +12,7 @@ backoff (dead after ``max_attempts``) and the raw memories stay recallable meanw
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -504,16 +505,39 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     fact = found.fact
     subject = fact.subject or ""
     holder, _, attribute = subject.partition(".")
-    if holder != "project" or not attribute or "." in attribute or fact.value is None \
-            or any(c.subject == subject for c in candidates):
+    if holder not in ("project", "user") or not attribute or "." in attribute \
+            or fact.value is None or any(c.subject == subject for c in candidates):
         return found
     mine = [c for c in candidates if c.subject == f"user.{attribute}" and c.value is not None
-            and c.value in c.content]
+            and c.value in c.content] if holder == "project" else []
     if not mine:
-        return found
+        return _definite_resolved(found, candidates)
     known = max(mine, key=lambda c: (c.similarity, c.id))
     assert known.value is not None and known.subject is not None
     return replace(found, fact=replace(fact, subject=known.subject, holder="user",
+                                       content=_said_as(known, fact.value)))
+
+
+def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
+    """"I got that wrong, the wedding is June 19" after "My sister's wedding is on June 12":
+    a thing the turn names with "the", whose slot no memory holds, is the one known thing of
+    that name, another holder's ("the wedding": the sister's) or a longer name that ends the
+    same ("the router": the WiFi router). Two such things: neither (left as said)."""
+    fact = found.fact
+    attribute = (fact.subject or "").partition(".")[2]
+    if fact.value is None or not re.search(rf"\bthe {re.escape(attribute.replace('_', ' '))}\b",
+                                           found.event.text, re.IGNORECASE):
+        return found
+    named = [c for c in candidates if c.subject is not None and c.value is not None
+             and c.value in c.content and c.subject.count(".") == 1
+             and c.subject != fact.subject
+             and (c.subject.endswith(f".{attribute}") or c.subject.endswith(f"_{attribute}"))]
+    if len({c.subject for c in named}) != 1:
+        return found
+    known = max(named, key=lambda c: (c.similarity, c.id))
+    assert known.subject is not None
+    owner, _, name = known.subject.partition(".")
+    return replace(found, fact=replace(fact, subject=known.subject, holder=owner, attribute=name,
                                        content=_said_as(known, fact.value)))
 
 

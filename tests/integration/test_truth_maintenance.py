@@ -536,3 +536,34 @@ def test_a_follow_up_correction_leaves_other_scopes_and_the_assistant_alone(
     clock.advance(seconds=1)
     strata.remember("Sorry, Porto.", scope=A)  # nothing of Ana's said before it
     assert by_content(strata) == {"Sorry, Porto.": Lifecycle.ACTIVE}
+
+
+@pytest.mark.parametrize(("first", "follow_up", "question", "answer", "kept"), [
+    ("My sister's wedding is on June 12.", "I got that wrong, the wedding is June 19.",
+     "When is my sister's wedding?", "June 19", "User's sister's wedding is June 19"),
+    ("The WiFi router is in the basement.", "No wait, the router is in the attic.",
+     "Where is the router?", "attic", "The WiFi router is in the attic"),
+])
+def test_the_thing_a_correction_names_with_the_is_the_one_known_by_that_name(
+    store: Store, clock: FakeClock, first: str, follow_up: str, question: str, answer: str,
+    kept: str
+) -> None:
+    """"the wedding" is the sister's wedding when only hers is known; "the router" is the
+    WiFi router: the correction replaces that memory's value, in its words."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, first, follow_up)
+    states = by_content(strata)
+    assert states[first] is Lifecycle.SUPERSEDED, states
+    assert states[kept] is Lifecycle.ACTIVE, states
+    assert answer in strata.recall(question, scope=A, k=3).hits[0].memory.content
+
+
+def test_the_with_two_holders_of_that_name_is_left_as_said(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "My sister's wedding is on June 12.",
+                 "My brother's wedding is on May 3.", "Correction, the wedding is June 19.")
+    states = by_content(strata)
+    assert states["My sister's wedding is on June 12."] is Lifecycle.ACTIVE, states
+    assert states["My brother's wedding is on May 3."] is Lifecycle.ACTIVE, states

@@ -75,3 +75,12 @@ def test_an_assistant_that_only_repeats_the_user_echoes() -> None:
     assert not is_echo("Sure, Lisbon has great food.", "I live in Lisbon.", "assistant")
     assert not is_echo("I work at Deloitte.", "I work at Deloitte.", "user")
 
+
+
+def test_an_assistant_exclaiming_what_the_user_said_echoes_numbers_in_words_too() -> None:
+    said = "Wait, I miscounted, it's 4 cats now that we adopted Pepper."
+    assert is_echo("Four cats!", said, "assistant")
+    assert not is_echo("Four dogs!", said, "assistant")  # a word the user never said
+    assert not is_echo("Ambitious!", "I signed up for the full marathon.", "assistant")
+    assert not is_echo("Four cats, that is a lot of litter to scoop every day.", said,
+                       "assistant")  # no exclamation, no acknowledgement: its own words

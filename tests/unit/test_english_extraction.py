@@ -1290,7 +1290,7 @@ def test_a_count_corrected_by_a_bare_number_keeps_what_it_counts() -> None:
     ("I've gone fully vegan.", "user.diet", "vegan"),
     ("I cut out sugar completely.", "user.has.sugar", "sugar"),
     ("Lately I'm getting 8 hours of sleep a night.", "user.sleep_hours", "8 hours"),
-    ("I typically get up at 6am.", "user.wakes.misc", "up at 6am"),
+    ("I typically get up at 6am.", "user.wakes", "up at 6am"),
     ("I take my coffee black.", "user.coffee", "black"),
     ("My daughter sucks her thumb.", "person:user_daughter.sucks.thumb", "thumb"),
 ])
@@ -1481,3 +1481,38 @@ def test_named_habits_wrong_time_airlines_meetings_and_things_given_up_are_read(
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
     assert facts("Wrong time, the meeting with legal is at 1.")[0][3] is True
     assert [r[0] for r in facts("Gina went to the store.")] == [None]  # a mention
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("Just traded in the Civic for a Mazda CX-5.", "user.has.mazda_cx_5", "Mazda CX-5", False),
+    ("Just traded in the Civic for a Mazda CX-5.", "user.has.civic", "Civic", True),
+    ("I cut out coffee completely last month.", "user.has.coffee", "coffee", True),
+    ("Down to 172 pounds this morning!", "user.weight", "172 pounds", False),
+    ("Dad sold his truck and bought a sedan.", "person:user_dad.has.sedan", "sedan", False),
+    ("She sold her bike and got a scooter.", "pronoun:she.has.scooter", "scooter", False),
+    ("I bank with Chase.", "user.bank", "Chase", False),
+    ("Got rid of the landline, it's just my cell now.", "user.has.landline", "landline", True),
+    ("I sold the car, too old.", "user.has.car", "car", True),
+])
+def test_diary_style_trades_weights_purchases_in_place_and_asides_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert len(facts("I sold the car, too old.")) == 1  # the verdict is no second object
+    assert [r[0] for r in facts("I bought a sedan.")] == ["user.bought.sedan"]  # an event
+    assert facts("Up to 40 hours a week now.") == []  # a measure of weight only
+    assert is_single_valued("user.bank") and is_single_valued("user.wakes")
+
+
+@pytest.mark.parametrize(("before", "after", "subject", "value"), [
+    ("My son's teacher is Mrs. Clark.", "Sorry, it's Mrs. Clarke, with an e.",
+     "person:user_son.teacher", "Mrs. Clarke"),
+    ("I have 3 cats.", "Wait, I miscounted, it's 4 cats now that we adopted Pepper.",
+     "user.has_pet.cat", "4 cats"),
+])
+def test_spelled_and_miscounted_corrections_correct_the_turn_before(
+    before: str, after: str, subject: str, value: str
+) -> None:
+    assert opens_with_bare_correction(after)
+    together = facts(f"{before}\n{after}")
+    assert together[-1][:4] == (subject, value, False, True)

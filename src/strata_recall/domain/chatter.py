@@ -137,8 +137,20 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
     if previous is None or (role or "").lower() not in ASSISTANT_ROLES:
         return False
     tokens = words(text)
+    exclaimed = text.strip().endswith("!") and len(tokens) <= EXCLAMATION_WORDS
     if not tokens or len(tokens) > MAX_CHATTER_WORDS or not (
-            _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
+            exclaimed or _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
         return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
-    said = {stem(w) for w in content_words(tokens)} - {"you", "your", "yours"}
-    return said <= {stem(w) for w in content_words(words(previous))}
+    said = {_counted(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
+    return said <= {_counted(stem(w)) for w in content_words(words(previous))}
+
+
+#: Longest bare exclamation that is a reaction ("Four cats!", "Two weeks in Peru!").
+EXCLAMATION_WORDS = 4
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def _counted(word: str) -> str:
+    """"four" and "4" say the same number."""
+    return _NUMBER_WORDS.get(word, word)

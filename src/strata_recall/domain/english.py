@@ -83,7 +83,7 @@ _CORRECTION = re.compile(
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i (?:misspelled|misspelt|mistyped) (?:it|that|the name|his name|her name|their name)|"
     r"wrong (?:time|date|day|place|room|number|name|address)|"
-    r"i misspoke|my mistake|my bad|typo (?:earlier|before|there|above)|"
+    r"i misspoke|i miscounted|i misread|my mistake|my bad|typo (?:earlier|before|there|above)|"
     r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of plans?|(?:the )?plans? (?:have )?changed|"
@@ -114,6 +114,9 @@ _INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)(?: (?:called|named))?\s+(?=\S)", _I)
 #: A day of the month: "the 15th".
 _DAY_OF_MONTH = re.compile(r"^the \d{1,2}(?:st|nd|rd|th)$", _I)
+#: "Clarke, with an e", "Lilly with two Ls": how the name just said is spelled.
+_SPELLING_TAIL = re.compile(r",?\s+(?:with|w/)\s+(?:an?|one|two|double|2)\s+(?:[a-z]|[A-Z]'?s)"
+                            r"(?=[\s.!]*$)")
 #: "he spells it John", "it's spelled Jon": a name's spelling corrected, said as the name.
 _SPELLED = re.compile(r"\b(?:(?:he|she|they|it) (?:spells?|is spelled|'s spelled) (?:it |his name |"
                       r"her name |their name |the name )?|(?:it's|it is) spelled |spelled )"
@@ -270,7 +273,10 @@ _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|to
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
                          r"like i said|you know|just so you know|for what it's worth|"
-                         r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$", _I)
+                         r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$|"
+                         # a bare verdict: why, not another object ("I sold the car, too old")
+                         r",\s*(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
+                         r"[a-z]+[\s.!]*$|,\s*(?:not|wasn't|isn't) worth it[\s.!]*$", _I)
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
@@ -361,11 +367,14 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       r",\s+(?=(?:i|we|my|our|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
+                      r",\s+(?=it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
 
 
 _HE_SHE = re.compile(r"^(?:he|she)\s+", _I)
+#: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
+_IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
 _MY_RELATIVE = re.compile(rf"^my (?:{'|'.join(_RELATIVES)})$", _I)
 
 
@@ -435,6 +444,9 @@ def clauses(sentence: str) -> list[str]:
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
+        elif pronoun is not None and not result:  # "She sold her bike and got a scooter"
+            subject = pronoun.group(0).strip()
+            result.append(piece)
         elif result and (gone := _NO_MORE.match(bare)) and subject is not None \
                 and (_named(subject) or _MY_RELATIVE.match(subject) is not None):
             result.append(f"{subject} no longer has {gone['x']}")  # "my son …, no more glasses"
@@ -443,6 +455,8 @@ def clauses(sentence: str) -> list[str]:
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
+        elif result and _IT_ASIDE.match(bare):
+            continue  # "I sold my car, it was too old": an aside on what was said
         elif result:
             result[-1] = f"{result[-1]} and {piece}"
         else:
@@ -474,6 +488,7 @@ def _bare_value(text: str) -> bool:
 def read_manner(clause: str) -> tuple[str, _Manner]:
     """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
     clause = _SPELLED.sub("", clause)  # "Actually he spells it John": "Actually John"
+    clause = _SPELLING_TAIL.sub("", clause)  # "Sorry, it's Mrs. Clarke, with an e."
     clause = _NOT_FIRST.sub(r"Sorry, \g<new>, not \g<old>", clause.strip())  # "Not X, Y."
     waited = _WAIT_LEAD.match(clause.strip()) is not None  # "Oh wait, I start at 9."
     sorry = _SORRY_LEAD.match(clause.strip())
@@ -487,7 +502,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     # "Autocorrect — it's Evan, not Ethan", "Oh no, it's the 15th, not the 14th": the value
     if (change or _NOT_TAIL.search(_TRAIL.sub("", text))) and _IT_IS.match(text):
         rest = _IT_IS.sub("", text)
-        head = _NOT_TAIL.sub("", _TRAIL.sub("", rest))
+        head = _NOT_TAIL.sub("", _TRAIL.sub("", _REASON_TAIL.sub("", _TRAIL.sub("", rest))))
         if len(head.split()) <= FRAGMENT_WORDS and (head[:1].isupper() | head[:1].isdigit()
                                                     or _DAY_OF_MONTH.match(head) is not None) \
                 and _bare_value(head):
@@ -519,6 +534,7 @@ _VERB_CLASSES: dict[str, dict[str, str]] = {
     "reside": {"in": "lives_in"},
     "retire": {"to": "lives_in"},
     "weigh": {"": "weight"},
+    "bank": {"with": "bank", "at": "bank"},
     "move": {"to": "lives_in", "into": "lives_in", "back to": "lives_in",
              "in with": "lives_with"},
     "relocate": {"to": "lives_in"},
@@ -1705,6 +1721,7 @@ _FAN_OF = re.compile(r"\b(?:am|are|is) (?:(?:a |such a )?(?:big |huge |massive |
 _RID_OF = re.compile(r"\b(?:(?:got|get|gets|getting|gotten) rid of|ditched)\b", _I)
 #: Why something was done, which is not part of what was done: "… because of my allergy".
 _REASON_TAIL = re.compile(r",?\s+(?:(?:because of|due to|thanks to|on account of)\s+[^,]+|"
+                          r"now that (?:i|we|he|she|they|my|our)\b[^,]+|"
                           r"for (?:my|his|her|their|our) (?:health|own good|sanity|wellbeing)|"
                           r"for (?:health|religious|medical|personal|ethical|money) reasons)$", _I)
 #: A phrasal verb with its object inside: "gave Luna away" is "gave away Luna".
@@ -1734,7 +1751,11 @@ def _did(match: re.Match[str]) -> str:
 _SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(?:turned|got|"
                           r"started|moved|bought|joined|quit|left|finished|adopted|sold|"
                           r"switched|became|began|passed|signed up|graduated|retired|"
-                          r"landed|lost|won)\b)", _I)
+                          r"landed|lost|won|traded|replaced|swapped|upgraded|cancell?ed|"
+                          r"ditched|dropped|cut out|gave away|gave up)\b)", _I)
+#: "Down to 172 pounds this morning!": the diarist's own measure, moved.
+_BARE_MEASURE = re.compile(r"^(?=(?:down|up) to \d{2,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|"
+                           r"kilograms|stone)\b)", _I)
 #: "Now reading 'Dune'": what the user is doing now (after the time that says so).
 _DOING = re.compile(r"^(?:reading|watching|playing|learning|studying|working|using) \S", _I)
 #: "I'm a huge Beatles fan": likes the Beatles; "fluent in French": speaks it.
@@ -2151,6 +2172,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
     found: list[Statement] = []
     said = ""  # the clause before, for "it"
     for sentence in sentences(text):
+        opened = len(found)  # the claims of this sentence start here
         sentence = _NONE_FOR_ME.sub(r"I avoid \g<x>", sentence)  # before "no" is a filler
         if is_chatter(sentence):
             found.extend(_said_before_asking(sentence, role, found))
@@ -2163,8 +2185,23 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
-            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
+            found.extend(_in_place_of(_resolved(s, found), found[opened:], role)
+                         for s in read_clause(clause, manner, role, found))
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
+
+
+def _in_place_of(statement: Statement, said: list[Statement], role: str) -> Statement:
+    """"Dad sold his truck and bought a sedan": what the holder bought or got in the sentence
+    that parted with something is what they have now (a purchase alone stays an event)."""
+    if statement.attribute not in ("bought", "got") or statement.negated \
+            or statement.value is None or not any(
+                s.holder == statement.holder and s.attribute == "has" and s.negated
+                for s in said):
+        return statement
+    phrase = statement.content.split(f" {statement.attribute} ", 1)[-1]
+    had = _verb_statements(_Holder(statement.holder, statement.holder_name),
+                           _Verb("have", phrase, _Manner(change=True)), role)
+    return had[0] if len(had) == 1 else statement
 
 
 #: "I'm allergic" with nothing after it: to what the clause before named.
@@ -2199,7 +2236,8 @@ def opens_with_bare_correction(text: str) -> bool:
     lead = next(iter(sentences(text)), "")
     body, manner = read_manner(lead)
     body = re.split(r"\s+[—–]\s+|;\s*", body, maxsplit=1)[0]  # "9 — we hired someone"
-    body = _NOT_TAIL.sub("", _TRAIL.sub("", body))  # "Evan, not Ethan"
+    # "Evan, not Ethan"; "4 cats now that we adopted Pepper"
+    body = _NOT_TAIL.sub("", _TRAIL.sub("", _REASON_TAIL.sub("", _TRAIL.sub("", body))))
     if manner.change and _IT_CLAUSE.match(body) and len(body.split()) <= POINTING_WORDS:
         return True  # "Sorry, it lands at 8 pm.": "it" is what was said before
     first, comma, _ = body.partition(",")
@@ -2295,6 +2333,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
             clause, manner = f"I am {clause}", replace(manner, change=True)
     clause = _BARE_SLIPPED.sub(_bare_slipped, clause)  # after the time it starts at
     clause = _SUBJECTLESS.sub("I ", clause)
+    clause = _BARE_MEASURE.sub("I am ", clause)
     lets = _LETS.match(clause)
     if lets is not None:
         return _decision(lets["v"], manner)
@@ -2469,7 +2508,8 @@ def _job_parts(claim: _Claim) -> list[_Claim]:
 
 #: What one starts doing and then does: "started eating meat", "began working at Acme".
 _HABITS = frozenset("""eat drink smoke vape work live play use wear drive ride run swim cycle bike
-    learn study teach date attend train practice commute read watch""".split())
+    learn study teach date attend train practice commute read watch wake sleep walk cook
+    meditate""".split())
 
 
 #: How long one sleeps: "about 6 hours (a night)".
@@ -2543,7 +2583,9 @@ def _parted_with(verb: _Verb) -> str:
         what = re.sub(r"\s+(?:to|for)\s+.+$", "", what, flags=_I)
     if verb.lemma == "lose":  # "lost my Kindle on the train"
         what = re.sub(r"\s+(?:on|at|in|during|while)\s+.+$", "", what, flags=_I)
-    what = re.sub(r"\s+(?:completely|entirely|altogether|for good)$", "", what, flags=_I)
+    # "cut out coffee completely last month": the adverb ends the value once the time goes
+    what = re.sub(r"\s+(?:completely|entirely|altogether|for good)$", "", _untimed(what),
+                  flags=_I)
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):

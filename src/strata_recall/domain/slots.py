@@ -27,7 +27,7 @@ SINGLE_VALUED = frozenset({
     "diet", "drives", "employment_status", "school_grade",
     "lives_with", "height", "weight", "shift", "plan", "reply_language", "answer_style",
     "commute", "sleep_hours", "reading_now", "watching_now", "work_schedule",
-    "handedness", "chronotype", "pet_person", "bedtime",
+    "handedness", "chronotype", "pet_person", "bedtime", "bank", "wakes",
 })
 #: Prefixes of attribute families that are single-valued too (``favourite_colour``).
 SINGLE_VALUED_PREFIXES = ("favourite_", "deadline_of_", "uses_", "decision_", "schedule_of_")
