@@ -522,16 +522,24 @@ def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found
     """"I got that wrong, the wedding is June 19" after "My sister's wedding is on June 12":
     a thing the turn names with "the", whose slot no memory holds, is the one known thing of
     that name, another holder's ("the wedding": the sister's) or a longer name that ends the
-    same ("the router": the WiFi router). Two such things: neither (left as said)."""
+    same ("the router": the WiFi router); with "my", in a correction, only the holder's own
+    longer name ("Typo, my plate is …": the license plate). Two such things: neither."""
     fact = found.fact
-    attribute = (fact.subject or "").partition(".")[2]
-    if fact.value is None or not re.search(rf"\bthe {re.escape(attribute.replace('_', ' '))}\b",
-                                           found.event.text, re.IGNORECASE):
+    holder, _, attribute = (fact.subject or "").partition(".")
+    said = re.search(rf"\b(the|my|our) {re.escape(attribute.replace('_', ' '))}\b",
+                     found.event.text, re.IGNORECASE)
+    if fact.value is None or said is None:
+        return found
+    # "Typo, my plate is 7ABC128": one's own X is one's own longer-named X, in a correction
+    own = said[1].casefold() != "the"
+    if own and not fact.explicit_change:
         return found
     named = [c for c in candidates if c.subject is not None and c.value is not None
              and c.value in c.content and c.subject.count(".") == 1
              and c.subject != fact.subject
-             and (c.subject.endswith(f".{attribute}") or c.subject.endswith(f"_{attribute}"))]
+             and (c.subject.endswith(f"_{attribute}") if own else
+                  c.subject.endswith((f".{attribute}", f"_{attribute}")))
+             and (not own or c.subject.startswith(f"{holder}."))]
     if len({c.subject for c in named}) != 1:
         return found
     known = max(named, key=lambda c: (c.similarity, c.id))

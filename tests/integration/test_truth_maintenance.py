@@ -567,3 +567,20 @@ def test_the_with_two_holders_of_that_name_is_left_as_said(
     states = by_content(strata)
     assert states["My sister's wedding is on June 12."] is Lifecycle.ACTIVE, states
     assert states["My brother's wedding is on May 3."] is Lifecycle.ACTIVE, states
+
+
+def test_a_correction_that_names_ones_own_longer_named_thing_replaces_it(
+    store: Store, clock: FakeClock
+) -> None:
+    """"Typo, my plate is 7ABC128" after "My license plate is 7ABC123": in a correction,
+    "my plate" is the license plate (without a correction cue it would be a plate of its
+    own: "my email" beside "my work email")."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "My license plate is 7ABC123.", "Typo, my plate is 7ABC128.")
+    states = by_content(strata)
+    assert states["My license plate is 7ABC123."] is Lifecycle.SUPERSEDED, states
+    top = strata.recall("What is my license plate?", scope=A, k=3).hits[0].memory.content
+    assert "7ABC128" in top
+    other = facade(store, clock)
+    said_in_turn(other, clock, "My work email is ana@acme.com.", "My email is ana@gmail.com.")
+    assert by_content(other)["My work email is ana@acme.com."] is Lifecycle.ACTIVE

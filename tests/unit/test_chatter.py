@@ -84,3 +84,9 @@ def test_an_assistant_exclaiming_what_the_user_said_echoes_numbers_in_words_too(
     assert not is_echo("Ambitious!", "I signed up for the full marathon.", "assistant")
     assert not is_echo("Four cats, that is a lot of litter to scoop every day.", said,
                        "assistant")  # no exclamation, no acknowledgement: its own words
+
+
+def test_a_sigh_over_one_word_is_chatter_and_a_complaint_with_a_verb_is_not() -> None:
+    assert is_chatter("ugh mondays", "user")
+    assert is_chatter("sigh", "user")
+    assert not is_chatter("ugh I hate mondays", "user")

@@ -232,3 +232,16 @@ def test_a_new_state_ends_what_other_slots_of_the_holder_said() -> None:
     hers = fact("Mia's diet is vegan", subject="person:mia.diet", value="vegan",
                 explicit_change=True)
     assert decide(hers, [cheese], NOW).action is Action.ADD
+
+
+def test_a_near_duplicate_with_another_value_of_a_slot_that_holds_many_is_not_one() -> None:
+    """"arrives on Saturday" embeds close to "arrives on Friday" (0.97): in a slot that holds
+    many values, values with no word in common are two values, not a restatement."""
+    friday = Candidate("m1", "User's mother-in-law arrives on Friday", 0.972,
+                       subject="person:user_mother-in-law.arrives.friday", value="on Friday")
+    saturday = fact("User's mother-in-law arrives on Saturday", value="on Saturday",
+                    subject="person:user_mother-in-law.arrives.saturday", explicit_change=True)
+    assert decide(saturday, [friday], NOW).action is not Action.NONE
+    sushi = Candidate("m2", "User likes sushi", 0.97, subject="user.likes.sushi", value="sushi")
+    rolls = fact("User likes sushi rolls", subject="user.likes.sushi_roll", value="sushi rolls")
+    assert decide(rolls, [sushi], NOW).action is Action.NONE  # a word in common: one claim

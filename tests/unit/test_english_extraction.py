@@ -1516,3 +1516,31 @@ def test_spelled_and_miscounted_corrections_correct_the_turn_before(
     assert opens_with_bare_correction(after)
     together = facts(f"{before}\n{after}")
     assert together[-1][:4] == (subject, value, False, True)
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated", "content"), [
+    ("The team offsite is in Napa.", "project.team_offsite", "in Napa", False,
+     "The team offsite is in Napa"),  # was "The team offsite's team offsite is in Napa"
+    ("The project budget is 50k.", "project.project_budget", "50k", False,
+     "The project budget is 50k"),
+    ("My husband hasn't played golf since his knee surgery.", "person:user_husband.plays.golf",
+     "golf", True, "User's husband does not play golf"),
+])
+def test_the_teams_compound_nouns_and_since_an_event_are_read(
+    text: str, subject: str, value: str, negated: bool, content: str
+) -> None:
+    assert [(r[0], r[1], r[2], r[4]) for r in facts(text)] == [(subject, value, negated, content)]
+
+
+@pytest.mark.parametrize(("before", "after", "subject", "value"), [
+    ("My mother-in-law arrives on Friday.", "Sorry, Saturday, her flight got changed.",
+     "person:user_mother-in-law.arrives.saturday", "on Saturday"),
+    ("The team offsite is in Napa.", "I was wrong about the offsite, it's in Sonoma.",
+     "project.offsite", "in Sonoma"),
+])
+def test_a_bare_value_with_a_reason_and_wrong_about_the_x_correct(
+    before: str, after: str, subject: str, value: str
+) -> None:
+    said = facts(f"{before}\n{after}")[1]
+    assert said[:4] == (subject, value, False, True)
+    assert facts("ugh mondays") == []

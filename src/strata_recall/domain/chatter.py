@@ -71,6 +71,7 @@ WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck 
                         "weekend take made".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
+_LAMENT = re.compile(r"u+g+h+|a+r+g+h+|meh|blah|sigh")
 
 
 def is_chatter(text: str, role: str | None = None) -> bool:
@@ -81,8 +82,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()):
         return False
     content = content_words(tokens)
-    if not content:
-        return True
+    if not content or (_LAMENT.fullmatch(tokens[0]) and len(tokens) <= 2):
+        return True  # "ugh mondays": a sigh, not a claim ("ugh I hate mondays" is one)
     if (role or "").lower() in ASSISTANT_ROLES:
         said = [w for w in content if w not in WELL_WISHES]
         allowance = ACK_CONTENT_ALLOWANCE + (1 if _takes_note(tokens) else 0)

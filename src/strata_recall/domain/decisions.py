@@ -181,10 +181,21 @@ def _duplicate(fact: FactView, live: Sequence[Candidate]) -> Decision | None:
 
 def _other_value(fact: FactView, candidate: Candidate) -> bool:
     """Both name the same slot with different values: however alike the sentences read (a
-    phone number differs by a few digits), it is a change, never a near duplicate."""
-    return (fact.subject is not None and fact.subject == candidate.subject
-            and fact.value is not None and candidate.value is not None
-            and not _same_value(fact.value, candidate.value))
+    phone number differs by a few digits), it is a change, never a near duplicate. In a slot
+    that holds many, values with no word in common are two values ("arrives on Friday",
+    "arrives on Saturday"), while "sushi" and "sushi rolls" may still be one."""
+    if fact.subject is None or candidate.subject is None or fact.value is None \
+            or candidate.value is None:
+        return False
+    if fact.subject == candidate.subject:
+        return not _same_value(fact.value, candidate.value)
+    return _slot_family(fact.subject) == _slot_family(candidate.subject) \
+        and not _value_words(fact.value) & _value_words(candidate.value)
+
+
+def _slot_family(subject: str) -> str:
+    """``person:ana.arrives.friday`` → ``person:ana.arrives``: the holder and attribute."""
+    return ".".join(subject.split(".")[:2])
 
 
 def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:

@@ -43,7 +43,7 @@ _INTERJECTION = (r"(?:hi|hello|hey|yo|hmm+|h+m+|um+|uh+|oh|ah|well|ok|okay|k|coo
                  r"yes|yeah|yep|yup|no|nope|nah|lol|lmao|haha+|hehe|wow|nice|awesome|perfect|"
                  r"right|alright|thanks|thank you|thx|ty|np|cheers|bye|goodbye|brb|gtg|omg|"
                  r"oops|sorry|indeed|exactly|true|fine|good|interesting|welcome|gm|gn|"
-                 r"don't judge|no judgment)")
+                 r"don't judge|no judgment|ugh+|argh+|meh|blah)")
 _CHATTER = re.compile(
     rf"^(?:(?:{_INTERJECTION}|"
     r"let me (?:think|see|check|look|know|try)|let's see|"
@@ -60,7 +60,8 @@ _CHATTER = re.compile(
     r"(?:that's|that is|so|how) (?:so )?(?:hilarious|amazing|wild|crazy|sad|lovely|sweet|"
     r"cute|weird|annoying|frustrating)|too bad|what a shame|"
     r"you(?:'re| are)? (?:rock|the best|awesome|amazing|a lifesaver|a star|a legend)|"
-    r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh))[\s!.,:;)(-]*)+$",
+    r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh|"
+    r"(?:ugh+|argh+) [a-z]+))[\s!.,:;)(-]*)+$",  # "ugh mondays": a lament, no claim
     _I,
 )
 _QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
@@ -114,6 +115,9 @@ _INLINE_ACTUALLY = re.compile(r"\b(?P<be>is|are|was|am|'s|'m|'re) actually\b", _
 _IT_IS = re.compile(r"^(?:it|that)(?:'s| is| was)(?: (?:called|named))?\s+(?=\S)", _I)
 #: A day of the month: "the 15th".
 _DAY_OF_MONTH = re.compile(r"^the \d{1,2}(?:st|nd|rd|th)$", _I)
+#: "I was wrong about the offsite, it's in Sonoma": "it" is the thing named.
+_WRONG_ABOUT = re.compile(r"^(?:i was|i'm|i am|i got it) wrong about (?P<x>(?:the|my|our) "
+                          r"[\w' -]+?),\s*(?:it|that)(?:'s|\s+is)\s+", _I)
 #: "Clarke, with an e", "Lilly with two Ls": how the name just said is spelled.
 _SPELLING_TAIL = re.compile(r",?\s+(?:with|w/)\s+(?:an?|one|two|double|2)\s+(?:[a-z]|[A-Z]'?s)"
                             r"(?=[\s.!]*$)")
@@ -247,7 +251,8 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night|morning|evening|"
          r"day)|yesterday|"
          r"today|tonight|recently|lately|a while ago|(?:a few|a couple of|two|three|\d+) \w+ ago|"
-         r"since \w+(?: \d{4})?|(?:in|on|until|till|back in|for) (?:\d{4}|january|february|march|"
+         r"since (?:(?:my|his|her|their|our|the) \w+(?: \w+)?|\w+(?: \d{4})?)|"
+         r"(?:in|on|until|till|back in|for) (?:\d{4}|january|february|march|"
          r"april|may|june|july|august|september|october|november|december|the past \w+|"
          r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
          r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
@@ -489,6 +494,7 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     """Strip lead-in cues ("remember:", "actually,", "I think") and report what they said."""
     clause = _SPELLED.sub("", clause)  # "Actually he spells it John": "Actually John"
     clause = _SPELLING_TAIL.sub("", clause)  # "Sorry, it's Mrs. Clarke, with an e."
+    clause = _WRONG_ABOUT.sub(r"Actually, \g<x> is ", clause.strip())
     clause = _NOT_FIRST.sub(r"Sorry, \g<new>, not \g<old>", clause.strip())  # "Not X, Y."
     waited = _WAIT_LEAD.match(clause.strip()) is not None  # "Oh wait, I start at 9."
     sorry = _SORRY_LEAD.match(clause.strip())
@@ -509,6 +515,9 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
             change, text = True, rest
     bare = _BARE_CORRECTION.match(clause.strip())
     value = _TRAIL.sub("", clause.strip()[bare.end():]) if bare is not None else ""
+    first, comma, why = value.partition(",")
+    if comma and _bare_value(first) and not _bare_value(why.strip()):
+        value = first  # "Sorry, Saturday, her flight got changed."
     value = _IT_IS.sub("", value)  # "Wait no, it's at Zuma": the value alone
     head = _NOT_TAIL.sub("", value)  # "Sorry, it's called Mario's, not Luigi's"
     if (not change or waited) and value and len(head.split()) <= FRAGMENT_WORDS \
@@ -1186,8 +1195,6 @@ _NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+|a
 _PROMOTED = re.compile(r"\b(?:was|have been|'ve been|has been|'s been|got)\s+promoted\s+to\b", _I)
 #: "I got a new phone number: 555-0199": the label after the lead-in.
 _GOT_NEW = re.compile(r"^i(?:'ve)?\s+(?:got|have|get)\s+(?:a\s+|my\s+)?(?=(?:new|updated)\s)", _I)
-_OWNED = re.compile(r"\b(?:project|account|team|client|task|ticket|repo|service|case|"
-                    r"portfolio|budget)\b", _I)
 
 
 #: Role abbreviations said for the role itself.
@@ -1246,11 +1253,9 @@ def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
         return _Holder(USER, "User") if role == "user" else None
     if det in _PRONOUN_HOLDERS:
         return _Holder(_PRONOUN_HOLDERS[det], det.capitalize(), 0.8)
-    if det == "our" or "deadline" in noun or _OWNED.search(noun) is None \
-            or noun.casefold() in _ATTRIBUTE_NOUNS \
-            or _is_role(noun):  # "the budget", "the project lead": the team's
-        return _Holder(PROJECT, "The team")
-    return _Holder(f"topic:{slug(noun)}", _phrase(f"the {noun}"))
+    # "the budget", "the project lead", "the team offsite", "the billing service": the
+    # team's (a topic of its own only has an owner: ``_held_by``)
+    return _Holder(PROJECT, "The team")
 
 
 def _is_role(noun: str) -> bool:
