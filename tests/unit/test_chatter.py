@@ -90,3 +90,9 @@ def test_a_sigh_over_one_word_is_chatter_and_a_complaint_with_a_verb_is_not() ->
     assert is_chatter("ugh mondays", "user")
     assert is_chatter("sigh", "user")
     assert not is_chatter("ugh I hate mondays", "user")
+
+
+def test_calling_it_a_day_is_leave_taking() -> None:
+    assert is_chatter("ok that's enough for today", "user")
+    assert is_chatter("That's all for now, thanks!", "user")
+    assert not is_chatter("That's all the money I have for today's trip to Rome", "user")

@@ -1544,3 +1544,20 @@ def test_a_bare_value_with_a_reason_and_wrong_about_the_x_correct(
     said = facts(f"{before}\n{after}")[1]
     assert said[:4] == (subject, value, False, True)
     assert facts("ugh mondays") == []
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("My father-in-law quit smoking after his heart scare.",
+     "person:user_father-in-law.does.smoke", "smoke", True),
+    ("We refinanced, the rate is 5.9% now.", "project.rate", "5.9%", False),
+    ("I let my Sierra Club membership lapse.", "user.has.sierra_club", "Sierra Club", True),
+    ("Ray retired from driving the school bus in June.", "person:ray.drives", "school bus",
+     True),
+])
+def test_stopping_with_a_reason_lapses_and_a_clause_after_a_comma_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert facts("ok that's enough for today") == []
+    said = facts("The dentist appointment is at 3:15.\nOh no, I misread the card, it's at 2:15.")
+    assert said[-1][:4] == ("project.dentist_appointment", "at 2:15", False, True)

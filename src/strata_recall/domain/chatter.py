@@ -57,7 +57,8 @@ _LEAVE_TAKING = re.compile(
     r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
     r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
     r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
-    r"let\s+you\s+know|back\s+to\s+work)\b", re.IGNORECASE)
+    r"let\s+you\s+know|back\s+to\s+work|(?:that's|that\s+is)\s+(?:enough|all|it)\s+for\s+"
+    r"(?:today|now|tonight|the\s+day))\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it

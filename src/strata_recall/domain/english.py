@@ -61,7 +61,8 @@ _CHATTER = re.compile(
     r"cute|weird|annoying|frustrating)|too bad|what a shame|"
     r"you(?:'re| are)? (?:rock|the best|awesome|amazing|a lifesaver|a star|a legend)|"
     r"for sure|totally|definitely|absolutely|of course|you bet|ha|heh|"
-    r"(?:ugh+|argh+) [a-z]+))[\s!.,:;)(-]*)+$",  # "ugh mondays": a lament, no claim
+    r"(?:ugh+|argh+) [a-z]+|"  # "ugh mondays": a lament, no claim
+    r"that's (?:enough|all|it) for (?:today|now|tonight|the day)))[\s!.,:;)(-]*)+$",
     _I,
 )
 _QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
@@ -84,7 +85,8 @@ _CORRECTION = re.compile(
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i (?:misspelled|misspelt|mistyped) (?:it|that|the name|his name|her name|their name)|"
     r"wrong (?:time|date|day|place|room|number|name|address)|"
-    r"i misspoke|i miscounted|i misread|my mistake|my bad|typo (?:earlier|before|there|above)|"
+    r"i misspoke|i (?:miscounted|misread|misheard)(?: (?:it|that|this|the [\w-]+))?|"
+    r"my mistake|my bad|typo (?:earlier|before|there|above)|"
     r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of plans?|(?:the )?plans? (?:have )?changed|"
@@ -373,6 +375,7 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)\s+\w)|"
                       r",\s+(?=it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b)|"
+                      r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
 
@@ -673,12 +676,17 @@ def _article(value: str) -> str:
     return ("an " if value[:1] in "aeiou" else "a ") + value
 
 
+_CHANGE_ADVERB_TAIL = re.compile(r"(?:,?\s+(?:now|anymore|any more|these days|nowadays|"
+                                 r"again|already|instead|currently|at the moment))+$", _I)
+
+
 def _untimed(text: str, *, time_is_value: bool = False) -> str:
     """``text`` without its time phrases; with ``time_is_value``, a time that is all it says
     stays ("the deadline is next week"), while "I work out every morning" has no object."""
     text = _TRAIL.sub("", text.strip())
     untimed = _TIME_HEAD.sub("", _TIME_TAIL.sub("", text)).strip()
     if time_is_value and not re.search(r"[^\W\d_]", untimed):  # "on July 4": not just "4"
+        text = _CHANGE_ADVERB_TAIL.sub("", text)  # "5.9% now": "now" is no part of it
         return re.sub(r"^(?:on|in|at|by)\s+", "", text, flags=_I)
     return untimed
 
@@ -2009,6 +2017,13 @@ def _determined_on(match: re.Match[str]) -> str:
 
 #: "We let our cleaner go": no longer have one.
 _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
+#: "I let my Sierra Club membership lapse": cancelled by not renewing.
+_LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
+                        r"(?:lapse|expire|run out)\b", _I)
+#: "Ray retired from driving the school bus": he no longer does it ("retired from
+#: teaching", with no object, is a retirement: it ends the job).
+_RETIRED_FROM_DOING = re.compile(r"\bretired from (?=[a-z]+ing (?:the|a|an|my|his|her|their|"
+                                 r"our)\b)", _I)
 #: "My sister gave Luna to a friend": gave her away.
 _GAVE_NAMED_TO = re.compile(r"\bgave (?P<x>(?-i:[A-Z])[a-z]+) (?:away )?to (?:a|an|the|my|his|her|"
                             r"their|our|some) [a-z]+(?: [a-z]+)?$", _I)
@@ -2129,6 +2144,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_MEETS_ON, r"\g<det> \g<noun> is \g<when>"),
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
+    (_LET_LAPSE, r"cancelled \g<x>"),
+    (_RETIRED_FROM_DOING, "stopped "),
     (_GAVE_NAMED_TO, r"gave away \g<x>"),
     (_STEPPED_DOWN_FROM, r"\g<who> am no longer on the \g<x>"),
     (_I_AM_SIZE, r"my size is \g<size>"),
@@ -2560,7 +2577,9 @@ def _stopped(verb: _Verb) -> _Verb | None:
         return None  # "lost 10 pounds", "lost the game": nothing one had is gone
     if verb.lemma == "lose" and re.fullmatch(r"(?:my|his|her|their) job", _untimed(verb.rest), _I):
         return _Verb("be", "unemployed", replace(verb.manner, change=True, past=False))
-    if first.casefold().endswith("ing") and verb_lemma(first):
+    if first.casefold().endswith("ing") and verb_lemma(first):  # "… after his heart scare"
+        rest = re.sub(r"(?:^|\s+)(?:after|since|because|when|due to|following)\s+.+$", "",
+                      rest, flags=_I)
         return _Verb(verb_lemma(first) or first, rest, manner)
     job = re.match(r"^(?:my|the) (?:job|position|role|work)(?: (?:at|with) (?P<org>.+))?$",
                    verb.rest, _I)
