@@ -245,3 +245,12 @@ def test_a_near_duplicate_with_another_value_of_a_slot_that_holds_many_is_not_on
     sushi = Candidate("m2", "User likes sushi", 0.97, subject="user.likes.sushi", value="sushi")
     rolls = fact("User likes sushi rolls", subject="user.likes.sushi_roll", value="sushi rolls")
     assert decide(rolls, [sushi], NOW).action is Action.NONE  # a word in common: one claim
+
+
+def test_a_number_in_words_and_in_digits_is_the_same_value() -> None:
+    two = Candidate("m1", "User has two cats", 0.9, subject="user.has_pet.cat",
+                    value="two cats")
+    assert decide(fact("User has 2 cats", subject="user.has_pet.cat", value="2 cats"), [two],
+                  NOW).action is Action.NONE
+    three = fact("User has 3 cats", subject="user.has_pet.cat", value="3 cats")
+    assert decide(three, [two], NOW).action is Action.UPDATE

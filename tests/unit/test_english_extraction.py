@@ -1561,3 +1561,22 @@ def test_stopping_with_a_reason_lapses_and_a_clause_after_a_comma_are_read(
     assert facts("ok that's enough for today") == []
     said = facts("The dentist appointment is at 3:15.\nOh no, I misread the card, it's at 2:15.")
     assert said[-1][:4] == ("project.dentist_appointment", "at 2:15", False, True)
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I've gotten really into Hardcore History, it's my favorite podcast now.",
+     "user.favourite_podcast", "Hardcore History", False),  # the whole name, not "History"
+    ("The report is due in May.", "project.report", "due in May", False),
+    ("I speak fluent German.", "user.speaks.german", "German", False),
+    ("I haven't touched my guitar in years, I sold it.", "user.has.guitar", "guitar", True),
+    ("We moved grandpa to a care facility near us in Atlanta.",
+     "person:user_grandpa.lives_in", "care facility near us in Atlanta", False),
+    ("I moved to Chicago, so I'm on Central time now.", "user.timezone", "Central time", False),
+    ("I'm in the Pacific time zone.", "user.timezone", "Pacific time", False),
+])
+def test_names_due_dates_languages_sold_it_moving_someone_and_time_zones_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert facts("hmm not sure yet, let me think about it") == []
+    assert [r[1] for r in facts("Tom moved to a new apartment.")] == ["to a new apartment"]

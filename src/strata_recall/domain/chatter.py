@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from strata_recall.domain.text import STOPWORDS, stem, words
+from strata_recall.domain.text import STOPWORDS, as_digit, stem, words
 
 #: The vocabulary of dialogue acts: greeting, thanking, agreeing, evaluating, laughing,
 #: taking leave, holding the floor. A turn made only of these (and stop words) says nothing.
@@ -38,6 +38,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     hooray long short busy crazy wild rough earlier tired sleepy bored hilarious awful
     terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
     unbelievable details detail more questions question feel free claro vale gracias merci
+    yet
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
     delay gm gn judge week course laugh smile""".split()
 )
@@ -143,16 +144,9 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
     if not tokens or len(tokens) > MAX_CHATTER_WORDS or not (
             exclaimed or _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
         return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
-    said = {_counted(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
-    return said <= {_counted(stem(w)) for w in content_words(words(previous))}
+    said = {as_digit(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
+    return said <= {as_digit(stem(w)) for w in content_words(words(previous))}
 
 
 #: Longest bare exclamation that is a reaction ("Four cats!", "Two weeks in Peru!").
 EXCLAMATION_WORDS = 4
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
-
-
-def _counted(word: str) -> str:
-    """"four" and "4" say the same number."""
-    return _NUMBER_WORDS.get(word, word)

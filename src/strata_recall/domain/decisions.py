@@ -36,7 +36,7 @@ from datetime import datetime
 from strata_recall.domain.english import about_another
 from strata_recall.domain.models import Lifecycle
 from strata_recall.domain.slots import singular_nouns
-from strata_recall.domain.text import keywords, normalize, stem, words
+from strata_recall.domain.text import as_digit, keywords, normalize, stem, words
 
 #: Cosine above which two facts are the same fact said twice ([002]: "cosine > 0.95").
 NEAR_DUPLICATE = 0.95
@@ -532,9 +532,9 @@ def _same_value(first: str | None, second: str | None) -> bool:
 
 
 def _value_words(value: str) -> set[str]:
-    """A value's content words, plural nouns made singular and ordinals as numbers ("July
-    4th" is "July 4"): what value comparisons use."""
-    return set(keywords(_ORDINAL.sub(r"\1", singular_nouns(value))))
+    """A value's content words, plural nouns made singular and ordinals and small numbers as
+    digits ("July 4th" is "July 4", "two cats" is "2 cats"): what value comparisons use."""
+    return {as_digit(w) for w in keywords(_ORDINAL.sub(r"\1", singular_nouns(value)))}
 
 
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)

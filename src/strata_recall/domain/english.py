@@ -46,7 +46,8 @@ _INTERJECTION = (r"(?:hi|hello|hey|yo|hmm+|h+m+|um+|uh+|oh|ah|well|ok|okay|k|coo
                  r"don't judge|no judgment|ugh+|argh+|meh|blah)")
 _CHATTER = re.compile(
     rf"^(?:(?:{_INTERJECTION}|"
-    r"let me (?:think|see|check|look|know|try)|let's see|"
+    r"let me (?:think|see|check|look|know|try)(?: about it| on it| it over)?|let's see|"
+    r"not sure(?: yet)?|"
     r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
     r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
     r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
@@ -676,6 +677,8 @@ def _article(value: str) -> str:
     return ("an " if value[:1] in "aeiou" else "a ") + value
 
 
+#: Words that only say a time follows: "due in April" is the time, not "due".
+_SAYS_WHEN = frozenset({"due", "scheduled", "planned", "expected", "set", "booked"})
 _CHANGE_ADVERB_TAIL = re.compile(r"(?:,?\s+(?:now|anymore|any more|these days|nowadays|"
                                  r"again|already|instead|currently|at the moment))+$", _I)
 
@@ -685,7 +688,8 @@ def _untimed(text: str, *, time_is_value: bool = False) -> str:
     stays ("the deadline is next week"), while "I work out every morning" has no object."""
     text = _TRAIL.sub("", text.strip())
     untimed = _TIME_HEAD.sub("", _TIME_TAIL.sub("", text)).strip()
-    if time_is_value and not re.search(r"[^\W\d_]", untimed):  # "on July 4": not just "4"
+    if time_is_value and (not re.search(r"[^\W\d_]", untimed)  # "on July 4": not just "4"
+                          or untimed.casefold() in _SAYS_WHEN):  # "due in April"
         text = _CHANGE_ADVERB_TAIL.sub("", text)  # "5.9% now": "now" is no part of it
         return re.sub(r"^(?:on|in|at|by)\s+", "", text, flags=_I)
     return untimed
@@ -964,9 +968,12 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         attribute, phrase = split
         if attribute in _PREFERENCE or attribute == "speaks":
             phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
+        if attribute == "speaks":  # "fluent German" is German
+            phrase = _PROFICIENCY.sub("", phrase)
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
                 and not clean_value(phrase)[:1].isupper() \
-                and clean_value(phrase).casefold() not in ("there", "here"):
+                and clean_value(phrase).casefold() not in ("there", "here") \
+                and not (attribute == "lives_in" and _IN_PLACE.search(phrase)):
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
         return _Claim(attribute, phrase)
     if not _phrase(rest):
@@ -1081,6 +1088,9 @@ def _state_claim(rest: str) -> _Claim | None:
     return None
 
 
+#: How well one speaks a language, said before it.
+_PROFICIENCY = re.compile(r"^(?:fluent|native|basic|conversational|decent|some|a little|a bit of|"
+                          r"broken|passable|rusty|good|okay|ok)\s+", _I)
 #: Verbs that put their holder into a state: "went vegan", "became engaged", "got divorced".
 _INTO_STATE = frozenset({"go", "become", "turn", "get", "retire"})
 #: Verbs that say the holder keeps to one: "I follow a keto diet", "I'm not doing keto".
@@ -1097,6 +1107,9 @@ _MEASURES = {
 }
 
 
+#: A time zone said after "be": "on Central time", "in the Pacific time zone", "on CET".
+_TIME_ZONE = re.compile(r"^(?:on|in) (?:the )?(?P<v>pacific|eastern|central|mountain|atlantic|"
+                        r"alaska|hawaii|(?-i:[A-Z]{2,4}))(?: standard)? time(?: zone)?$", _I)
 #: Which plan or tier of a service: "on the Pro plan", "downgraded to the Basic plan".
 _PLAN = re.compile(r"^(?:on |to |onto )(?:the |a |an )?(?P<v>[\w' +-]{1,30}? (?:plan|tier|"
                    r"subscription|package|membership))$", _I)
@@ -1119,6 +1132,9 @@ def _be_claim(rest: str) -> _Claim | None:
     plan = _PLAN.match(_untimed(rest) or rest)
     if plan is not None:
         return _Claim("plan", plan["v"])
+    zone = _TIME_ZONE.match(_untimed(rest) or rest)
+    if zone is not None:  # "I'm on Central time now", "I'm in the Pacific time zone"
+        return _Claim("timezone", f"{zone['v']} time")
     for attribute, measure in _MEASURES.items():
         measured = measure.match(_untimed(rest) or rest)
         if measured is not None:  # "I'm 5'8\"", "I'm down to 165 pounds"
@@ -1899,7 +1915,7 @@ def _woke(match: re.Match[str]) -> str:
 
 
 #: "I'm obsessed with Severance now, it's my new favourite show": Severance is.
-_IT_IS_MY = re.compile(r"^(?P<pre>.*\b(?P<thing>(?-i:[A-Z][\w'&-]*)(?: (?-i:[A-Z][\w'&-]*))*)"
+_IT_IS_MY = re.compile(r"^(?P<pre>.*?\b(?P<thing>(?-i:[A-Z][\w'&-]*)(?: (?-i:[A-Z][\w'&-]*))*)"
                        r"(?: now| these days)?),\s*(?:it's|it is|that's|that is) "
                        r"(?P<rest>my (?:new )?(?:favou?rite|go-to) [a-z][\w ]{1,30})$", _I)
 #: "I take my coffee black": how the user has it.
@@ -2020,6 +2036,18 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b", _I)
+#: "We moved grandpa to a care facility in Atlanta": he lives there now.
+_MOVED_SOMEONE = re.compile(rf"^(?:we|i) (?:moved|relocated) (?P<who>(?:my |our )?"
+                            rf"(?:{'|'.join(_RELATIVES)})) (?:in)?to (?P<where>.+)$", _I)
+
+
+def _someone_moved(match: re.Match[str]) -> str:
+    who = match["who"]
+    if not re.match(r"(?:my|our) ", who, _I):
+        who = f"my {who}"
+    return f"{who} moved to {match['where']}"
+
+
 #: "Ray retired from driving the school bus": he no longer does it ("retired from
 #: teaching", with no object, is a retirement: it ends the job).
 _RETIRED_FROM_DOING = re.compile(r"\bretired from (?=[a-z]+ing (?:the|a|an|my|his|her|their|"
@@ -2145,6 +2173,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
     (_LET_LAPSE, r"cancelled \g<x>"),
+    (_MOVED_SOMEONE, _someone_moved),
     (_RETIRED_FROM_DOING, "stopped "),
     (_GAVE_NAMED_TO, r"gave away \g<x>"),
     (_STEPPED_DOWN_FROM, r"\g<who> am no longer on the \g<x>"),
@@ -2203,7 +2232,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         if not body or is_chatter(body):
             continue
         for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
-            clause = _it_named(clause, said)
+            clause = _it_parted_with(_it_named(clause, said), said)
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
@@ -2246,6 +2275,25 @@ def _it_named(clause: str, before: str) -> str:
     if named is None:
         return clause
     return f"{named['np']} {verb}{clause[it.end():]}"
+
+
+#: "..., I sold it": a parting whose object is "it".
+_PARTED_WITH_IT = re.compile(r"^(?P<lead>(?:i|we) (?:sold|gave away|got rid of|donated|returned|"
+                             r"traded in|threw out|threw away|gave up)) it\b", _I)
+
+
+def _it_parted_with(clause: str, before: str) -> str:
+    """"I haven't touched my guitar in years, I sold it": what was sold is the last thing
+    the clause before named as the holder's (my/our X)."""
+    parted = _PARTED_WITH_IT.match(clause)
+    if parted is None or not before:
+        return clause
+    named = re.findall(r"\b(?:my|our) ((?:[a-z-]+ )?[a-z-]+)\b", before, _I)
+    thing = [w for w in named[-1].split() if w.casefold() not in STOPWORDS] if named else []
+    if not thing:
+        return clause
+    owner = "our" if parted["lead"].casefold().startswith("we") else "my"
+    return f"{parted['lead']} {owner} {' '.join(thing)}{clause[parted.end():]}"
 
 
 #: "I changed my number": the thing changed, which "it's ..." after it names.

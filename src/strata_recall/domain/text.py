@@ -28,6 +28,16 @@ STOPWORDS = frozenset(
 )
 
 
+#: Small numbers said in words, as digits: "two cats" and "2 cats" say the same.
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def as_digit(word: str) -> str:
+    """``word`` as a digit when it is a small number said in words ("four" → "4")."""
+    return _NUMBER_WORDS.get(word, word)
+
+
 def normalize(text: str) -> str:
     """Canonical form for duplicate detection: NFKC, case-folded, whitespace collapsed."""
     return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
