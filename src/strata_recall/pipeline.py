@@ -24,7 +24,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from strata_recall.domain import applying, pronouns
-from strata_recall.domain.chatter import is_chatter
+from strata_recall.domain.answers import answered
+from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
 from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata_recall.domain.english import opens_with_bare_correction
 from strata_recall.domain.jobs import Job, JobKind, NewJob
@@ -170,16 +171,20 @@ class WritePipeline:
         written before it, and searches then; its facts are still read and embedded here)."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
-            if _extractable(event) and len(event.text) <= CHUNK_CHARS:
+            text = _readable(shown, index)
+            if _extractable(replace(event, text=text)) and len(text) <= CHUNK_CHARS:
                 # Embedded as its bare text (no speaker, no turn before it), the turn's vector
-                # is its own-words facts' vector too (``embedded``).
-                alone = memory_embedding_text(event.text, event, shown[index - 1] if index
-                                              else None) == event.text
-                extracted: Future[ExtractionOutcome] = Future()
-                said = (event.scope.key, event.text)
-                self._keep(self._extracted, said, extracted)
+                # is its own-words facts' vector too (``embedded``); an answer read with its
+                # question has no own-words fact (its words are not the turn's).
+                own = text == event.text
+                alone = own and memory_embedding_text(
+                    event.text, event, shown[index - 1] if index else None) == event.text
+                extracted: Future[ExtractionOutcome] | None = Future() if own else None
+                said = (event.scope.key, text)
+                if extracted is not None:
+                    self._keep(self._extracted, said, extracted)
                 self._keep(self._prepared, said, self._prepare_pool.submit(
-                    self._prepare_one, event.scope, event.text, alone, extracted, search))
+                    self._prepare_one, event.scope, text, alone, extracted, search))
 
     def own_words_fact(self, scope: Scope, text: str, timeout_s: float = 1.0
                        ) -> ExtractedFact | None:
@@ -343,12 +348,13 @@ class WritePipeline:
         warnings: list[str] = []
         said_before: tuple[str, Sequence[ExtractedFact]] | None = None  # the turn before
         # and its facts, for a bare correction
-        for event in events:
-            if not _extractable(event):
+        for index, event in enumerate(events):
+            text = _readable(events, index)
+            if not _extractable(replace(event, text=text)):
                 continue
             # Every fact goes to the decisions, one in the turn's own words too: a restatement
             # is kept as its turn there, and a turn with a slot carries it (applying.plan).
-            for piece in paced_chunks(event.text, self.pause):
+            for piece in paced_chunks(text, self.pause):
                 if len(found) >= MAX_FACTS:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(event.scope, piece, warnings, prepared)
@@ -374,9 +380,16 @@ class WritePipeline:
         for turn in turns:  # newest first
             before = said.get(turn.provenance.event_ids[0])
             if before is not None and (before.role or "user") == "user":
-                extraction = self.chain.extract(before.text).extraction
-                return before.text, extraction.facts if extraction is not None else ()
+                text = self._answer_read(before)
+                extraction = self.chain.extract(text).extraction
+                return text, extraction.facts if extraction is not None else ()
         return None
+
+    def _answer_read(self, event: Event) -> str:
+        """A user's turn as read with the assistant's turn just before it in its
+        conversation ("Tuesday at 6." after "When is your flight?"); else its text."""
+        asked = self.store.events([event.parent_id]) if event.parent_id else []
+        return _readable([*asked, event], len(asked))
 
     def _read_after(self, said_before: tuple[str, Sequence[ExtractedFact]] | None,
                     piece: str, correcting: bool) -> tuple[ExtractedFact, ...]:
@@ -588,6 +601,18 @@ def _pronoun_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
         fact, subject=person.subject, content=_said_as(person, fact.value),
         holder=person.subject.partition(".")[0],
         entities=tuple(e for e in fact.entities if e.casefold() not in ("his", "her", "their"))))
+
+
+def _readable(events: Sequence[Event], index: int) -> str:
+    """A turn as the pipeline reads it: a user's answer to the assistant's question just
+    before it said as a statement ("What's your favorite color?" / "Green.": "My favorite
+    color is Green."; ``domain/answers.py``), any other turn as it is."""
+    event = events[index]
+    before = events[index - 1] if index else None
+    if before is None or (event.role or "user").lower() != "user" \
+            or (before.role or "").lower() not in ASSISTANT_ROLES:
+        return event.text
+    return answered(before.text, event.text) or event.text
 
 
 def _extractable(event: Event) -> bool:

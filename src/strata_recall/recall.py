@@ -35,7 +35,13 @@ from strata_recall.domain.models import (
     Scope,
 )
 from strata_recall.domain.secrets import masked, masked_text
-from strata_recall.domain.succession import MAX_HOPS, asks_for_value, live_successors, routed
+from strata_recall.domain.succession import (
+    MAX_HOPS,
+    asks_for_value,
+    heirs_first,
+    live_successors,
+    routed,
+)
 from strata_recall.domain.text import search_text
 from strata_recall.domain.timeq import mentioned_periods
 from strata_recall.domain.visibility import recallable
@@ -254,7 +260,11 @@ class Retriever:
             signals["graph"] = {i: s for i, s in linked.items() if i in turns}
             fused = favour_linked(fused, linked, config.graph_weight)
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
-        factors = _factors(turns, fused, config, asks_for_value(query))
+        value_asked = asks_for_value(query)
+        if value_asked:
+            fused = heirs_first(fused, {i: [str(r) for r in m.meta.get(REPLACED_BY_KEY) or ()]
+                                        for i, m in turns.items() if _retracts(m)})
+        factors = _factors(turns, fused, config, value_asked)
         breakdowns = _breakdowns(signals, fused)
         scored = [Scored(memory_id, score, breakdown, relevance(breakdown))
                   for (memory_id, score), breakdown in zip(fused.items(), breakdowns, strict=True)]

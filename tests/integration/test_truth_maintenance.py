@@ -584,3 +584,44 @@ def test_a_correction_that_names_ones_own_longer_named_thing_replaces_it(
     other = facade(store, clock)
     said_in_turn(other, clock, "My work email is ana@acme.com.", "My email is ana@gmail.com.")
     assert by_content(other)["My work email is ana@acme.com."] is Lifecycle.ACTIVE
+
+
+def test_an_answer_to_the_assistants_question_is_read_with_it_and_corrected_later(
+    store: Store, clock: FakeClock
+) -> None:
+    """"What's your favorite color?" / "Green." says the favorite color is green: a later
+    "my favorite color is purple now" replaces it, and "Oops, Wednesday at 6." corrects an
+    answer given in an earlier conversation."""
+    strata = facade(store, clock)
+    strata.remember(messages=[{"role": "assistant", "content": "What's your favorite color?"},
+                              {"role": "user", "content": "Green."}], scope=A)
+    clock.advance(seconds=1)
+    strata.remember("Actually my favorite color is purple now.", scope=A)
+    assert by_content(strata)["Green."] is Lifecycle.SUPERSEDED
+    top = strata.recall("What is my favorite color?", scope=A, k=3).hits[0].memory.content
+    assert "purple" in top
+    bo = Scope("t", user="bo")
+    clock.advance(seconds=1)
+    strata.remember(messages=[{"role": "assistant", "content": "When is your flight?"},
+                              {"role": "user", "content": "Tuesday at 6."}], scope=bo)
+    clock.advance(seconds=1)
+    strata.remember("Oops, Wednesday at 6.", scope=bo)
+    states = {m.content: m.lifecycle for m in strata.list(scope=bo, filters=EVERY).items}
+    assert states["Tuesday at 6."] is Lifecycle.SUPERSEDED, states
+    top = strata.recall("When is my flight?", scope=bo, k=3).hits[0].memory.content
+    assert "Wednesday" in top
+
+
+@pytest.mark.parametrize(("said", "question", "answer"), [
+    (("My coworker Raj drives a Tesla.", "Raj sold his Tesla and bought a Rivian."),
+     "What does Raj drive?", "Rivian"),
+    (("My cat's name is Mochi.", "Oh wait, I mean Miso. Mochi is my friend's cat."),
+     "What is my cat's name?", "Miso"),
+])
+def test_a_value_question_is_answered_by_the_new_value_not_by_its_retraction(
+    store: Store, clock: FakeClock, said: tuple[str, str], question: str, answer: str
+) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, *said)
+    top = strata.recall(question, scope=A, k=3).hits[0].memory.content
+    assert answer in top, top

@@ -96,3 +96,10 @@ def test_calling_it_a_day_is_leave_taking() -> None:
     assert is_chatter("ok that's enough for today", "user")
     assert is_chatter("That's all for now, thanks!", "user")
     assert not is_chatter("That's all the money I have for today's trip to Rome", "user")
+
+
+def test_a_request_for_help_that_names_nothing_is_chatter() -> None:
+    assert is_chatter("can you help me with something?", "user")
+    assert is_chatter("Could you help me, please?", "user")
+    assert not is_chatter("Can you help me plan my trip to Japan?", "user")
+    assert not is_chatter("Can you help me with my resume?", "user")

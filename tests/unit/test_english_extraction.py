@@ -1580,3 +1580,18 @@ def test_names_due_dates_languages_sold_it_moving_someone_and_time_zones_are_rea
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
     assert facts("hmm not sure yet, let me think about it") == []
     assert [r[1] for r in facts("Tom moved to a new apartment.")] == ["to a new apartment"]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("Raj sold his Tesla and bought a Rivian.", "person:raj.has.rivian", "Rivian", False),
+    ("The vet says my cat is up to 11 pounds now.", "user.cat_weight", "11 pounds", False),
+    ("My cat weighs 9 pounds.", "user.cat_weight", "9 pounds", False),
+])
+def test_a_named_persons_purchase_in_place_and_a_pets_weight_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    said = facts("I'm flying to Tokyo on Friday.\nActually it's Saturday, not Friday.")
+    assert said[-1][:3] == ("user.flies.tokyo", "to Tokyo on Saturday", False)  # the day only
+    said = facts("My flight is on Tuesday.\nSorry, Wednesday.")
+    assert said[-1][:2] == ("user.flight", "Wednesday")  # nothing else in the old value

@@ -7,6 +7,7 @@ from strata_recall.domain.succession import (
     MAX_HOPS,
     ROUTED_SHARE,
     asks_for_value,
+    heirs_first,
     live_successors,
     routed,
 )
@@ -52,3 +53,11 @@ def test_a_retraction_shares_what_it_is_passed_with_the_new_value_said_with_it()
     yes_no = routed(scores, {"bus turn"}, ends, share=1.0, also=also, value_asked=False)
     assert yes_no == {"no bus": 1.0, "cycles": HEIR_FACTOR}  # "Do I take the bus?"
     assert asks_for_value("How do I get to work?") and not asks_for_value("Do I take the bus?")
+
+
+def test_a_retractions_new_values_score_at_least_what_it_does() -> None:
+    scores = {"retraction": 0.9, "rivian": 0.4, "other": 0.7}
+    out = heirs_first(scores, {"retraction": ["rivian", "gone"]})
+    assert out == {"retraction": 0.9, "rivian": 0.9, "other": 0.7}  # "gone": not a candidate
+    assert heirs_first({"r": 0.2, "h": 0.5}, {"r": ["h"]}) == {"r": 0.2, "h": 0.5}
+    assert heirs_first({"r": -0.3, "h": -0.8}, {"r": ["h"]})["h"] == -0.3

@@ -203,8 +203,8 @@ def plan(
             fact = replace(fact, importance=max(fact.importance, weight))
         derived = _derived(fact, decision, index, origin, now, applied, own_turn)
         holder = _holder(fact.subject)
-        if holder is not None and applied and fact.negated and \
-                decision.action in (Action.UPDATE, Action.DELETE):
+        if holder is not None and applied and fact.negated and (
+                decision.action in (Action.UPDATE, Action.DELETE) or decision.corrects):
             retractions.setdefault((fact.event_id, holder), []).append(derived.memory.id)
         elif holder is not None and companion:
             replacements.setdefault((fact.event_id, holder), []).append(derived.memory.id)
@@ -329,14 +329,15 @@ def _holder(subject: str | None) -> str | None:
 
 def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision],
                        review: ReviewMode) -> dict[tuple[str, str], int]:
-    """(event, holder) pairs whose input applied a retraction, with the importance of the
-    weightiest of them (the new value said with it weighs as much). (An update carries its
-    new value itself; what else its turn says waits for review as usual.)"""
+    """(event, holder) pairs whose input applied a retraction (of a known memory, or of
+    what the same input said first: "My cat's name is Mochi … I mean Miso"), with the
+    importance of the weightiest of them (the new value said with it weighs as much). (An
+    update carries its new value itself; what else its turn says waits for review.)"""
     weights: dict[tuple[str, str], int] = {}
     for f, d in zip(facts, decisions, strict=True):
         holder = _holder(f.subject)
-        if f.negated and d.action in (Action.UPDATE, Action.DELETE) and _applies(d, review) \
-                and holder is not None:
+        retracts = d.action in (Action.UPDATE, Action.DELETE) or bool(d.corrects)
+        if f.negated and retracts and _applies(d, review) and holder is not None:
             key = (f.event_id, holder)
             weights[key] = max(weights.get(key, f.importance), f.importance)
     return weights

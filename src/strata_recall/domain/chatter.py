@@ -38,7 +38,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     hooray long short busy crazy wild rough earlier tired sleepy bored hilarious awful
     terrible weird strange annoying frustrating incredible insane epic ridiculous brutal
     unbelievable details detail more questions question feel free claro vale gracias merci
-    yet
+    yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
     delay gm gn judge week course laugh smile""".split()
 )
@@ -73,6 +73,12 @@ WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck 
                         "weekend take made".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
+#: A request for help that names nothing ("can you help me with something?"; "Can you help
+#: me plan my trip to Japan?" names a trip and stays).
+_ASKS_FOR_HELP = re.compile(r"^(?:hey,?\s+)?(?:can|could|would|will) you (?:please )?"
+                            r"(?:help|assist)(?: me)?(?: (?:with|out with) (?:something|"
+                            r"a thing|this|that|a question|something quick))?"
+                            r"(?: (?:real )?quick)?(?:,? please)?[?!. ]*$", re.IGNORECASE)
 _LAMENT = re.compile(r"u+g+h+|a+r+g+h+|meh|blah|sigh")
 
 
@@ -84,6 +90,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()):
         return False
     content = content_words(tokens)
+    if _ASKS_FOR_HELP.match(text.strip()):
+        return True  # "can you help me with something?": a request, not a fact
     if not content or (_LAMENT.fullmatch(tokens[0]) and len(tokens) <= 2):
         return True  # "ugh mondays": a sigh, not a claim ("ugh I hate mondays" is one)
     if (role or "").lower() in ASSISTANT_ROLES:

@@ -2036,6 +2036,12 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b", _I)
+#: "My cat weighs 4 kg", "The vet says my cat is up to 5 kg now": the pet's weight.
+_PET_WEIGHS = re.compile(r"^(?P<lead>(?:(?:the|our|my) (?:vet|doctor) (?:says|said) (?:that )?)?)"
+                         rf"my (?P<pet>{'|'.join(sorted(_PETS))}) (?:weighs|is (?:up |down )?to|"
+                         r"is now|is|now weighs) (?:about |around |almost |nearly )?"
+                         r"(?P<v>\d{1,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|kilograms))"
+                         r"(?: now)?$", _I)
 #: "We moved grandpa to a care facility in Atlanta": he lives there now.
 _MOVED_SOMEONE = re.compile(rf"^(?:we|i) (?:moved|relocated) (?P<who>(?:my |our )?"
                             rf"(?:{'|'.join(_RELATIVES)})) (?:in)?to (?P<where>.+)$", _I)
@@ -2173,6 +2179,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
     (_LET_LAPSE, r"cancelled \g<x>"),
+    (_PET_WEIGHS, r"my \g<pet>'s weight is \g<v>"),
     (_MOVED_SOMEONE, _someone_moved),
     (_RETIRED_FROM_DOING, "stopped "),
     (_GAVE_NAMED_TO, r"gave away \g<x>"),
@@ -2232,27 +2239,29 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         if not body or is_chatter(body):
             continue
         for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
-            clause = _it_parted_with(_it_named(clause, said), said)
+            clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
+                                     found[opened:])
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
-            found.extend(_in_place_of(_resolved(s, found), found[opened:], role)
-                         for s in read_clause(clause, manner, role, found))
+            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
 
 
-def _in_place_of(statement: Statement, said: list[Statement], role: str) -> Statement:
-    """"Dad sold his truck and bought a sedan": what the holder bought or got in the sentence
-    that parted with something is what they have now (a purchase alone stays an event)."""
-    if statement.attribute not in ("bought", "got") or statement.negated \
-            or statement.value is None or not any(
-                s.holder == statement.holder and s.attribute == "has" and s.negated
-                for s in said):
-        return statement
-    phrase = statement.content.split(f" {statement.attribute} ", 1)[-1]
-    had = _verb_statements(_Holder(statement.holder, statement.holder_name),
-                           _Verb("have", phrase, _Manner(change=True)), role)
-    return had[0] if len(had) == 1 else statement
+#: "Raj bought a Rivian" after "Raj sold his Tesla" in the same sentence.
+_BOUGHT = re.compile(r"^(?P<who>.+?) (?:bought|got|purchased|picked up) (?P<x>(?:a|an|another|"
+                     r"the|his|her|their|my|our|a new|a used) .+)$", _I)
+
+
+def _bought_instead(clause: str, said: list[Statement]) -> str:
+    """"Dad sold his truck and bought a sedan": what the holder bought or got in a sentence
+    that parted with something is what they have now (a purchase alone stays an event, and
+    a named person's other verbs stay mentions: ``_NAMED_HABITS``)."""
+    bought = _BOUGHT.match(clause)
+    if bought is None or not any(s.negated and s.attribute == "has" for s in said):
+        return clause
+    have = "have" if bought["who"].casefold() in ("i", "we", "you", "they") else "has"
+    return f"{bought['who']} {have} {bought['x']} now"
 
 
 #: "I'm allergic" with nothing after it: to what the clause before named.
@@ -2484,6 +2493,8 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
         stopped = _stopped(verb)
         if stopped is not None:
             verb = stopped
+        if verb.lemma == "have" and not _untimed(verb.rest).strip():
+            return gained  # "quit in January": what was given up is not said here
     elif verb.lemma in ("start", "begin") and not verb.manner.negated:
         verb = _started(verb) or verb
     if verb.lemma in _SET_VERBS:
@@ -2731,6 +2742,19 @@ def _mention_corrected(clause: str, last: Statement) -> list[Statement]:
     return []
 
 
+def _part_replaced(old: str, value: str) -> str:
+    """``value`` in place of the part of ``old`` of the same kind (a weekday, a time, a date,
+    a number) when ``old`` says more than that part: "to Tokyo on Friday" corrected by
+    "Saturday" is "to Tokyo on Saturday"; else ``value``."""
+    for kind in _VALUE_KINDS:
+        if kind.fullmatch(value) is None or kind.fullmatch(old) is not None:
+            continue
+        said = list(kind.finditer(old))
+        if said and content_words(f"{old[:said[-1].start()]} {old[said[-1].end():]}"):
+            return f"{old[:said[-1].start()]}{value}{old[said[-1].end():]}"
+    return value
+
+
 def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> list[Statement]:
     """"Sorry, I meant Porto" / "Porto, not Lisbon": the last slotted claim, corrected."""
     if not manner.change or not before or len(clause.split()) > FRAGMENT_WORDS \
@@ -2747,6 +2771,7 @@ def _fragment(clause: str, manner: _Manner, before: list[Statement] | None) -> l
     counted = re.match(r"^\d+ (?P<what>\D.*)$", last.value)
     if counted is not None and re.fullmatch(r"\d+", value):  # "8 engineers" … "Actually 9"
         value = f"{value} {counted['what']}"
+    value = _part_replaced(last.value, value)  # "to Tokyo on Friday" … "Saturday"
     many = not (last.single or is_single_valued(last.attribute) or last.negated)
     led = _LED_BY_PREPOSITION.match(last.value)
     if many and led is not None and _LED_BY_PREPOSITION.match(value) is None:

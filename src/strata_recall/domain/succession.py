@@ -53,6 +53,23 @@ def asks_for_value(query: str) -> bool:
     return _ASKS_FOR_VALUE.match(query) is not None
 
 
+def heirs_first(scores: Mapping[str, float], replaced_by: Mapping[str, Sequence[str]]
+                ) -> dict[str, float]:
+    """``scores`` where each live retraction's new values (``replaced_by``: "Raj traded in
+    his Tesla for a Rivian" said "Raj has a Rivian" with "Raj no longer has a Tesla") score
+    at least what the retraction does: a question that asks for a value is answered by the
+    new value, which the retraction's own factor then puts above it."""
+    out = dict(scores)
+    for retraction, heirs in replaced_by.items():
+        score = scores.get(retraction)
+        if score is None:
+            continue
+        for heir in heirs:
+            if heir in out and out[heir] < score:
+                out[heir] = score
+    return out
+
+
 def routed(scores: Mapping[str, float], superseded: Collection[str],
            ends: Mapping[str, str], share: float = ROUTED_SHARE,
            also: Mapping[str, Sequence[str]] | None = None,
