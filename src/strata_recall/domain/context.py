@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from strata_recall.domain.models import Lifecycle, Memory, MemoryType
-from strata_recall.domain.text import estimate_tokens
+from strata_recall.domain.text import estimate_tokens, tokens_for
 
 BEGIN = "BEGIN MEMORIES"
 END = "END MEMORIES"
@@ -97,34 +97,50 @@ def select_within_budget(ranked: Sequence[Memory], budget_tokens: int,
     """Identity and pinned always (never trimmed, even past the budget), then by rank,
     while the budget lasts (counted over the whole envelope: frame, headings and lines)."""
     texts = injected or {}
+    lines = [line_for(m, texts.get(m.id)) for m in ranked]
+    chosen, truncated = _within_budget(ranked, lines, budget_tokens)
+    return [ranked[i] for i in chosen], truncated
+
+
+def _within_budget(ranked: Sequence[Memory], lines: Sequence[str], budget_tokens: int
+                   ) -> tuple[list[int], bool]:
+    """``select_within_budget`` over each memory's line (made once), as positions in
+    ``ranked``."""
     sections: set[str] = set()
 
-    def cost(memory: Memory) -> int:
+    def cost(at: int) -> int:
         """Characters the memory adds: its line, and its section's heading if new."""
-        title = _section_of(memory)
+        title = _section_of(ranked[at])
         heading = 0 if title in sections else len(f"## {title}") + 1
-        return heading + len(line_for(memory, texts.get(memory.id))) + 1
+        return heading + len(lines[at]) + 1
 
-    def take(memory: Memory) -> int:
-        added = cost(memory)
-        sections.add(_section_of(memory))
+    def take(at: int) -> int:
+        added = cost(at)
+        sections.add(_section_of(ranked[at]))
         return added
 
-    chosen: list[Memory] = [m for m in ranked if m.type is MemoryType.IDENTITY or m.pinned]
-    used = len(envelope([""])) + sum(take(m) for m in chosen)
-    rest = [m for m in ranked if m.type is not MemoryType.IDENTITY and not m.pinned]
+    always = [i for i, m in enumerate(ranked) if m.type is MemoryType.IDENTITY or m.pinned]
+    used = len(envelope([""])) + sum(take(i) for i in always)
+    chosen = list(always)
     truncated = False
-    for memory in rest:
-        if estimate_tokens("x" * (used + cost(memory) - 1)) <= budget_tokens:
-            used += take(memory)
-            chosen.append(memory)
+    for at, memory in enumerate(ranked):
+        if memory.type is MemoryType.IDENTITY or memory.pinned:
+            continue
+        added = cost(at)
+        if tokens_for(used + added - 1) <= budget_tokens:  # the tokens of that many chars
+            used += take(at)
+            chosen.append(at)
         else:
             truncated = True
     return chosen, truncated
 
 
+#: The heading each type is listed under (the first section that holds it).
+_SECTION_OF = {t: title for title, types in reversed(_SECTIONS) for t in types}
+
+
 def _section_of(memory: Memory) -> str:
-    return next((title for title, types in _SECTIONS if memory.type in types), "")
+    return _SECTION_OF.get(memory.type, "")
 
 
 def build_context(ranked: Sequence[Memory], budget_tokens: int,
@@ -132,16 +148,17 @@ def build_context(ranked: Sequence[Memory], budget_tokens: int,
     """``injected``: memory id → the text to show instead of its content (its active
     representation level)."""
     texts = injected or {}
-    chosen, truncated = select_within_budget(ranked, budget_tokens, texts)
+    every_line = [line_for(m, texts.get(m.id)) for m in ranked]  # each made once
+    chosen, truncated = _within_budget(ranked, every_line, budget_tokens)
     if not chosen:
         return Context("", (), 0, truncated)
     lines: list[str] = []
     for title, types in _SECTIONS:
-        section = [line_for(m, texts.get(m.id)) for m in chosen if m.type in types]
+        section = [every_line[i] for i in chosen if ranked[i].type in types]
         if section:
             lines.append(f"## {title}")
             lines.extend(section)
     text = envelope(lines)
     order = {m.id: i for i, m in enumerate(ranked)}
-    ids = tuple(sorted((m.id for m in chosen), key=lambda i: order[i]))
+    ids = tuple(sorted((ranked[i].id for i in chosen), key=lambda i: order[i]))
     return Context(text, ids, estimate_tokens(text), truncated)
