@@ -539,12 +539,13 @@ def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found
     longer name ("Typo, my plate is …": the license plate). Two such things: neither."""
     fact = found.fact
     holder, _, attribute = (fact.subject or "").partition(".")
-    said = re.search(rf"\b(the|my|our) {re.escape(attribute.replace('_', ' '))}\b",
+    # "the X", or X with no determiner opening the turn ("Soccer practice moved to …")
+    said = re.search(rf"(?:\b(the|my|our) |^\W*){re.escape(attribute.replace('_', ' '))}\b",
                      found.event.text, re.IGNORECASE)
     if fact.value is None or said is None:
         return found
     # "Typo, my plate is 7ABC128": one's own X is one's own longer-named X, in a correction
-    own = said[1].casefold() != "the"
+    own = (said[1] or "the").casefold() != "the"
     if own and not fact.explicit_change:
         return found
     named = [c for c in candidates if c.subject is not None and c.value is not None

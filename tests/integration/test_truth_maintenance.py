@@ -625,3 +625,15 @@ def test_a_value_question_is_answered_by_the_new_value_not_by_its_retraction(
     said_in_turn(strata, clock, *said)
     top = strata.recall(question, scope=A, k=3).hits[0].memory.content
     assert answer in top, top
+
+
+def test_a_bare_noun_opening_a_turn_is_the_one_known_thing_of_that_name(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "My son's soccer practice is on Mondays.",
+                 "Soccer practice moved to Wednesdays.")
+    states = by_content(strata)
+    assert states["My son's soccer practice is on Mondays."] is Lifecycle.SUPERSEDED, states
+    top = strata.recall("When is soccer practice?", scope=A, k=3).hits[0].memory.content
+    assert "Wednesdays" in top

@@ -103,3 +103,8 @@ def test_a_request_for_help_that_names_nothing_is_chatter() -> None:
     assert is_chatter("Could you help me, please?", "user")
     assert not is_chatter("Can you help me plan my trip to Japan?", "user")
     assert not is_chatter("Can you help me with my resume?", "user")
+
+
+def test_pronouns_said_are_not_chatter() -> None:
+    assert not is_chatter("I go by they/them now.", "user")
+    assert not is_chatter("she/her please", "user")

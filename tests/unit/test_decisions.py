@@ -254,3 +254,14 @@ def test_a_number_in_words_and_in_digits_is_the_same_value() -> None:
                   NOW).action is Action.NONE
     three = fact("User has 3 cats", subject="user.has_pet.cat", value="3 cats")
     assert decide(three, [two], NOW).action is Action.UPDATE
+
+
+def test_values_made_of_stop_words_are_compared_as_said() -> None:
+    """"he/him" and "they/them" have no content word: they are two values, not one."""
+    old = Candidate("m1", "User's pronouns are he/him", 0.9, subject="user.pronouns",
+                    value="he/him")
+    new = fact("User's pronouns are they/them", subject="user.pronouns", value="they/them",
+               explicit_change=True)
+    assert decide(new, [old], NOW).action is Action.UPDATE
+    same = fact("User's pronouns are he/him", subject="user.pronouns", value="He/him")
+    assert decide(same, [old], NOW).action is Action.NONE

@@ -1595,3 +1595,24 @@ def test_a_named_persons_purchase_in_place_and_a_pets_weight_are_read(
     assert said[-1][:3] == ("user.flies.tokyo", "to Tokyo on Saturday", False)  # the day only
     said = facts("My flight is on Tuesday.\nSorry, Wednesday.")
     assert said[-1][:2] == ("user.flight", "Wednesday")  # nothing else in the old value
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I go by they/them now.", "user.pronouns", "they/them", False),
+    ("My preferred pronouns are he/him.", "user.pronouns", "he/him", False),
+    ("I deleted Instagram from my phone for good.", "user.has.instagram", "Instagram", True),
+])
+def test_pronouns_and_deleting_from_a_device_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert facts("Call me Jim.")[0][:2] == ("user.name", "Jim")
+    said = facts("My mechanic is Tony's Garage.\nI meant Toni's Garage, with an i.")
+    assert said[-1][:4] == ("user.mechanic", "Toni's Garage", False, True)
+
+
+def test_a_compound_noun_opening_a_turn_moved_in_time_is_the_teams_slot() -> None:
+    assert facts("Soccer practice moved to Wednesdays.")[0][:2] == (
+        "project.soccer_practice", "Wednesdays")
+    assert facts("My husband switched back to regular coffee.")[0][1] == "regular coffee"
+    assert facts("I went back to eating meat.")[0][:3] == ("user.eats.meat", "meat", False)

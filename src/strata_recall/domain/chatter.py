@@ -73,6 +73,7 @@ WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck 
                         "weekend take made".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
+_PRONOUNS_SAID = re.compile(r"\b(?:he|she|they|ze|xe)/\w+", re.IGNORECASE)
 #: A request for help that names nothing ("can you help me with something?"; "Can you help
 #: me plan my trip to Japan?" names a trip and stays).
 _ASKS_FOR_HELP = re.compile(r"^(?:hey,?\s+)?(?:can|could|would|will) you (?:please )?"
@@ -87,7 +88,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     tokens = words(_LEAVE_TAKING.sub(" ", text))
     if not tokens:
         return True  # emoji, punctuation, whitespace, a goodbye
-    if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()):
+    if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()) \
+            or _PRONOUNS_SAID.search(text):  # "I go by they/them now": all stop words
         return False
     content = content_words(tokens)
     if _ASKS_FOR_HELP.match(text.strip()):

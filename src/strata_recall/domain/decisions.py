@@ -528,7 +528,10 @@ def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
 def _same_value(first: str | None, second: str | None) -> bool:
     if first is None or second is None:
         return first is second
-    return _value_words(first) == _value_words(second)
+    said, other = _value_words(first), _value_words(second)
+    if not said and not other:  # all stop words ("he/him", "they/them"): compare the text
+        return normalize(first) == normalize(second)
+    return said == other
 
 
 def _value_words(value: str) -> set[str]:

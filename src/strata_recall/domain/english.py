@@ -1212,6 +1212,9 @@ _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
                       r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:]|\s+-|\s+called|"
                       r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
+#: Pronouns one goes by: "they/them", "she/her", "he/they".
+_PRONOUN_SET = re.compile(r"(?:he|she|they|ze|xe|it)/(?:him|her|them|they|she|he|hir|zir|"
+                          r"xem|its)(?:/\w+)?", _I)
 #: "I started a new job at KPMG", "Ana got a job with Siemens": where they work now.
 _NEW_JOB = re.compile(r"\b(?:started|got|landed|took|accepted|found)\s+(?:a\s+|an\s+)?"
                       r"(?:new\s+)?(?:(?:job|position|role)(?:\s+offer)?|offer)\s+"
@@ -1354,8 +1357,9 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     match = _CALL_ME.match(clause)
     if match:
         holder = _Holder(USER, "User") if role == "user" else None
-        return [] if holder is None else [_attribute_statement(holder, "name", match["v"],
-                                                               manner)]
+        said = _untimed(match["v"]) or match["v"]
+        what = "pronouns" if _PRONOUN_SET.fullmatch(said) else "name"  # "I go by they/them"
+        return [] if holder is None else [_attribute_statement(holder, what, said, manner)]
     labelled = _LABELLED.match(_GOT_NEW.sub("", clause)) or _LABELLED.match(
         clause.rpartition(", ")[2])  # "New phone, new number: 415-555-0199"
     if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
@@ -1859,15 +1863,20 @@ _STEPPED_DOWN = re.compile(r"^(?P<v>(?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))?) (?
 
 #: "launch slipped to March 17": with no determiner, the team's slot, moved in time.
 _BARE_SLIPPED = re.compile(r"^(?!(?:my|our|the|his|her|their|a|an|this|that|it|i|we)\b)"
-                           r"(?P<noun>(?-i:[a-z])[a-z]+(?: [a-z]+)?) (?:has |was |got )?"
+                           r"(?P<noun>[a-z][a-z]+(?: [a-z]+)?) (?:has |was |got )?"
                            r"(?:(?:slipped|moved|shifted|pushed|postponed|delayed|bumped|"
                            r"rescheduled)(?: back| out)? (?:to|until)|(?:will be|is now|is going "
                            r"to be) (?:at|on)) (?P<v>.+)$", _I)
 
 
 def _bare_slipped(match: re.Match[str]) -> str:
-    return f"the {match['noun']} was moved to {match['v']}" if _WHEN.match(match["v"]) \
-        else match.group(0)
+    noun = match["noun"]
+    first, _, more = noun.partition(" ")
+    if first[:1].isupper() and not (more and more.islower() and _is_noun(first.casefold())):
+        return match.group(0)  # "Tom moved to …": a name; "Soccer practice moved to …": a thing
+    if not _WHEN.match(match["v"]):
+        return match.group(0)
+    return f"the {noun[:1].lower()}{noun[1:]} was moved to {match['v']}"
 
 
 #: "Bo outgrew the shellfish allergy": no longer allergic.
@@ -2036,6 +2045,8 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b", _I)
+#: "switched back to regular coffee": a return is a switch like any other.
+_BACK_TO = re.compile(r"\b(?P<verb>switched|switching|switch|changed|moved) back to\b", _I)
 #: "My cat weighs 4 kg", "The vet says my cat is up to 5 kg now": the pet's weight.
 _PET_WEIGHS = re.compile(r"^(?P<lead>(?:(?:the|our|my) (?:vet|doctor) (?:says|said) (?:that )?)?)"
                          rf"my (?P<pet>{'|'.join(sorted(_PETS))}) (?:weighs|is (?:up |down )?to|"
@@ -2179,6 +2190,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
     (_LET_LAPSE, r"cancelled \g<x>"),
+    (_BACK_TO, r"\g<verb> to"),
     (_PET_WEIGHS, r"my \g<pet>'s weight is \g<v>"),
     (_MOVED_SOMEONE, _someone_moved),
     (_RETIRED_FROM_DOING, "stopped "),
@@ -2425,6 +2437,10 @@ def read_clause(clause: str, manner: _Manner, role: str,
     if reply is not None and role == "user" and reply["v"].casefold() in _LANGUAGES:
         return [_attribute_statement(_Holder(USER, "User"), "reply_language", reply["v"],
                                      replace(manner, change=True))]
+    if manner.change and before and "'s " in clause:  # "I meant Toni's Garage": a name
+        corrected = _fragment(clause, manner, before)
+        if corrected:
+            return corrected
     nouned = _noun_sentence(clause, manner, role)
     if nouned is not None:
         return nouned
@@ -2673,6 +2689,8 @@ def _parted_with(verb: _Verb) -> str:
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):
         what = re.sub(r"\s+(?:with|by)\s+.+$", "", what, flags=_I)
+    if verb.lemma in ("delete", "uninstall"):  # "deleted Instagram from my phone"
+        what = re.sub(r"\s+(?:from|off)\s+.+$", "", what, flags=_I)
     return _HELD_THROUGH.sub("", what)
 
 
