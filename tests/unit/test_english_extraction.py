@@ -397,8 +397,15 @@ def test_a_pronoun_is_never_the_value_of_an_attribute(text: str) -> None:
     assert all(f.value not in ("This", "It", "Here", "That") for f in extract_facts(text))
 
 
-def test_a_thing_that_moved_to_a_place_is_not_set_to_that_place() -> None:
-    assert all(f.subject != "project.office" for f in extract_facts("The office moved to Berlin"))
+def test_a_thing_that_moved_to_a_place_is_in_that_place_not_set_to_it() -> None:
+    """"The office moved to Berlin": the office is in Berlin now (not "the office is
+    Berlin"); a relative who moves lives there; a meeting moved to a day is on that day."""
+    assert [(f.subject, f.value) for f in extract_facts("The office moved to Berlin")] == [
+        ("project.office", "in Berlin")]
+    assert [(f.subject, f.value) for f in extract_facts("My brother moved to York")] == [
+        ("person:user_brother.lives_in", "York")]
+    assert [(f.subject, f.value) for f in extract_facts("The meeting moved to Friday")] == [
+        ("project.meeting", "Friday")]
 
 
 def test_a_named_person_who_quit_no_longer_does_it() -> None:
@@ -1616,3 +1623,17 @@ def test_a_compound_noun_opening_a_turn_moved_in_time_is_the_teams_slot() -> Non
         "project.soccer_practice", "Wednesdays")
     assert facts("My husband switched back to regular coffee.")[0][1] == "regular coffee"
     assert facts("I went back to eating meat.")[0][:3] == ("user.eats.meat", "meat", False)
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I've moved off Apollo and now I'm on the Gemini project.", "user.works_on.apollo",
+     "Apollo", True),
+    ("I've moved off Apollo and now I'm on the Gemini project.",
+     "user.works_on.gemini_project", "Gemini project", False),
+    ("Zoe's parrot Kiwi flew away.", "person:zoe.has.kiwi", "Kiwi", True),
+])
+def test_projects_one_is_on_or_moved_off_and_a_pet_that_got_away_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert [r[1] for r in facts("I'm on the phone.")] == ["on the phone"]  # no project

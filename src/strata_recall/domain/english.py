@@ -1107,6 +1107,9 @@ _MEASURES = {
 }
 
 
+#: What one is assigned to, said after "be": "on the Gemini project", "on the payments team".
+_ON_THE_PROJECT = re.compile(r"^on (?:the )?(?P<v>[\w' -]{1,30}? (?:project|team|account|squad|"
+                             r"case|initiative|launch))$", _I)
 #: A time zone said after "be": "on Central time", "in the Pacific time zone", "on CET".
 _TIME_ZONE = re.compile(r"^(?:on|in) (?:the )?(?P<v>pacific|eastern|central|mountain|atlantic|"
                         r"alaska|hawaii|(?-i:[A-Z]{2,4}))(?: standard)? time(?: zone)?$", _I)
@@ -1132,6 +1135,9 @@ def _be_claim(rest: str) -> _Claim | None:
     plan = _PLAN.match(_untimed(rest) or rest)
     if plan is not None:
         return _Claim("plan", plan["v"])
+    assigned = _ON_THE_PROJECT.match(_untimed(rest) or rest)
+    if assigned is not None:  # "I'm on the Gemini project now"
+        return _Claim("works_on", assigned["v"])
     zone = _TIME_ZONE.match(_untimed(rest) or rest)
     if zone is not None:  # "I'm on Central time now", "I'm in the Pacific time zone"
         return _Claim("timezone", f"{zone['v']} time")
@@ -1888,9 +1894,12 @@ _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) 
 
 
 #: "My sister's cat Luna died": the sister no longer has Luna.
+#: How a pet is gone: it died, or it got away.
+_PET_LOST = (r"died|passed away|passed|flew away|ran away|ran off|went missing|got lost|"
+             r"disappeared")
 _THEIR_PET_DIED = re.compile(rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
                              rf"(?:{'|'.join(sorted(_PETS))}),? (?P<name>(?-i:{_NAME})),? "
-                             r"(?:died|passed away|passed)\b.*$", _I)
+                             rf"(?:{_PET_LOST})\b.*$", _I)
 #: "My son got his braces off": no longer has them.
 _GOT_OFF = re.compile(r"\bgot (?P<det>his|her|their|my) (?P<x>[\w -]+?) (?:off|removed|out)\b",
                       _I)
@@ -2045,6 +2054,21 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b", _I)
+#: "I've moved off Apollo": no longer working on it.
+_MOVED_OFF = re.compile(r"^(?P<who>i|we)(?: have|'ve)? (?:moved|rotated|come|came) off "
+                        r"(?P<x>(?:the )?[\w' -]+?)(?= and |,|$)", _I)
+#: "The office moved to Building 9": a thing's place (a person who moves lives there).
+_THING_MOVED = re.compile(rf"^(?P<np>(?:the|our|my) (?!(?:{'|'.join(_RELATIVES)})\b)[a-z]+"
+                          r"(?: [a-z]+)?) (?:has )?(?:moved|relocated) to "
+                          r"(?P<v>(?-i:[A-Z0-9])[\w -]*)$", _I)
+
+
+def _thing_moved(match: re.Match[str]) -> str:
+    if _WHEN.match(match["v"]):  # "The meeting moved to Friday": a move in time
+        return match.group(0)
+    return f"{match['np']} is now in {match['v']}"
+
+
 #: "switched back to regular coffee": a return is a switch like any other.
 _BACK_TO = re.compile(r"\b(?P<verb>switched|switching|switch|changed|moved) back to\b", _I)
 #: "My cat weighs 4 kg", "The vet says my cat is up to 5 kg now": the pet's weight.
@@ -2114,7 +2138,7 @@ _BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always )?(?:
 #: "My neighbor's golden retriever passed away": the neighbor no longer has one.
 _THEIR_UNNAMED_PET_DIED = re.compile(
     rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
-    rf"(?P<pet>(?:[a-z]+ )?(?:{'|'.join(sorted(_PETS))})) (?:died|passed away|passed)\b", _I)
+    rf"(?P<pet>(?:[a-z]+ )?(?:{'|'.join(sorted(_PETS))})) (?:{_PET_LOST})\b", _I)
 #: "I fly United now": my airline.
 _I_FLY = re.compile(r"\b(?:i|we) (?:usually |always |now |mostly |only )?fly (?:with )?"
                     r"(?P<x>(?-i:[A-Z][\w]+(?: [A-Z]\w+)?))(?: now)?(?:,.*)?$", _I)
@@ -2190,6 +2214,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
     (_LET_LAPSE, r"cancelled \g<x>"),
+    (_MOVED_OFF, r"\g<who> no longer work on \g<x>"),
+    (_THING_MOVED, _thing_moved),
     (_BACK_TO, r"\g<verb> to"),
     (_PET_WEIGHS, r"my \g<pet>'s weight is \g<v>"),
     (_MOVED_SOMEONE, _someone_moved),
