@@ -23,6 +23,7 @@ from strata_recall.domain.answers import answered
     ("Do you still drink coffee?", "Nope, quit in January.",
      "I don't drink coffee anymore. quit in January."),
     ("Are you vegan?", "Yes.", "I am vegan."),
+    ("Which gym do you go to?", "Equinox on 5th.", "My gym is Equinox on 5th."),
 ])
 def test_a_short_answer_says_what_the_question_asked_about(
     asked: str, answer: str, statement: str

@@ -1637,3 +1637,13 @@ def test_projects_one_is_on_or_moved_off_and_a_pet_that_got_away_are_read(
 ) -> None:
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
     assert [r[1] for r in facts("I'm on the phone.")] == ["on the phone"]  # no project
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I've been going to bed at 10 lately.", "user.bedtime", "at 10", False),
+    ("My doctor took me off Lexapro.", "user.takes.lexapro", "Lexapro", True),
+])
+def test_a_bedtime_said_in_the_progressive_and_a_medicine_stopped_by_a_doctor_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]

@@ -108,8 +108,12 @@ def _with_value(question: str, value: str) -> str | None:
 
 def _i_do(question: re.Match[str], value: str) -> str | None:
     """"Where do you work?" / "At Stripe." → "I work at Stripe."; "Which city are you flying
-    to?" / "Denver." → "I am flying to Denver."."""
+    to?" / "Denver." → "I am flying to Denver."; "Which gym do you go to?" / "Equinox." →
+    "My gym is Equinox." (the noun names what is asked)."""
     vp = question["vp"].strip()
+    which = re.fullmatch(r"which (?P<noun>\w+)", question["wh"], _I)
+    if which is not None and question["aux"].casefold() == "do":
+        return f"My {which['noun']} is {value}."
     if question["aux"].casefold() == "are":
         vp = f"am {vp}"
     if question["wh"].casefold() == "where" and not _PREPOSITION.match(value) \

@@ -2054,6 +2054,10 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b", _I)
+#: "My doctor took me off Lexapro": no longer taking it.
+_TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|psychiatrist|gp|physician|therapist|"
+                          r"cardiologist|dermatologist|nurse practitioner) (?:has )?(?:took|taken) "
+                          r"me off (?:of )?(?P<x>.+)$", _I)
 #: "I've moved off Apollo": no longer working on it.
 _MOVED_OFF = re.compile(r"^(?P<who>i|we)(?: have|'ve)? (?:moved|rotated|come|came) off "
                         r"(?P<x>(?:the )?[\w' -]+?)(?= and |,|$)", _I)
@@ -2132,9 +2136,9 @@ _COMMA_PARTING = re.compile(r",\s+(?=(?:ditched|dumped|sold|gave away|got rid of
 #: "My son got contacts, no more glasses": what the clause before ended.
 _COMMA_NO_MORE = re.compile(r",\s+(?=no more\b)", _I)
 #: "I go to bed around midnight": when I go to bed.
-_BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always )?(?:go|went|"
-                      r"get) to (?:bed|sleep) (?P<when>(?:at|around|by|before|after|about) .+)$",
-                      _I)
+_BEDTIME = re.compile(r"\b(?:i|we) (?:usually |normally |typically |always |have been |'ve been "
+                      r"|am |'m )?(?:go|went|get|going|getting) to (?:bed|sleep) "
+                      r"(?P<when>(?:at|around|by|before|after|about) .+)$", _I)
 #: "My neighbor's golden retriever passed away": the neighbor no longer has one.
 _THEIR_UNNAMED_PET_DIED = re.compile(
     rf"^(?P<owner>my (?:{'|'.join(_RELATIVES)})|(?-i:{_NAME}))'s "
@@ -2214,6 +2218,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
     (_LET_LAPSE, r"cancelled \g<x>"),
+    (_TOOK_ME_OFF, r"I no longer take \g<x>"),
     (_MOVED_OFF, r"\g<who> no longer work on \g<x>"),
     (_THING_MOVED, _thing_moved),
     (_BACK_TO, r"\g<verb> to"),
