@@ -166,9 +166,9 @@ class WritePipeline:
         turns themselves), on another core: their facts, the facts' vectors and candidate
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
-        and store give the same outcome either way, only sooner. Without ``search`` only the
-        facts are read (``own_words_fact``): a ``behind`` remember's job runs after the jobs
-        written before it, and searches then; its facts are still read and embedded here)."""
+        and store give the same outcome either way, only sooner. Without ``search`` no candidate
+        search is made (the facts are still read and embedded): a ``behind`` remember's job
+        runs after the jobs written before it, and searches then."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             text = _readable(shown, index)
