@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from fastapi.testclient import TestClient
 
 from strata_recall.api.app import create_app
+from strata_recall.domain.jobs import ACTIVE
 from strata_recall.facade import Strata
 
 
@@ -39,6 +42,7 @@ def test_the_job_desk_lists_retries_and_purges_for_the_local_user(
         client: TestClient, facade: Strata) -> None:
     done = client.post("/v1/remember", json={"text": "I live in Berlin", "mode": "sync"})
     job_id = done.json()["job_id"]
+    _until_no_job_open(facade)  # the graph job the extract job wrote runs on the worker
     desk = client.get("/v1/jobs", params={"status": "done"}).json()
     assert job_id in [j["id"] for j in desk["items"]]
     assert desk["counts"]["done"] >= 1 and isinstance(desk["by_kind"], list)
@@ -49,6 +53,14 @@ def test_the_job_desk_lists_retries_and_purges_for_the_local_user(
     assert client.get("/v1/jobs", params={"status": "done"}).json()["items"] == []
     leased = client.post("/v1/jobs/purge", json={"statuses": ["leased"]})
     assert leased.status_code == 422  # open jobs are never purged
+
+
+def _until_no_job_open(facade: Strata, timeout_s: float = 30.0) -> None:
+    """Wait until every job is finished (a purge of done jobs is then final)."""
+    deadline = time.monotonic() + timeout_s
+    while facade.jobs(statuses=sorted(ACTIVE)):
+        assert time.monotonic() < deadline, facade.jobs(statuses=sorted(ACTIVE))
+        time.sleep(0.02)
 
 
 def test_no_token_reaches_the_job_desk(facade: Strata) -> None:
