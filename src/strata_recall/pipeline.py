@@ -172,7 +172,7 @@ class WritePipeline:
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             text = _readable(shown, index)
-            if _extractable(replace(event, text=text)) and len(text) <= CHUNK_CHARS:
+            if _extractable(event, text) and len(text) <= CHUNK_CHARS:
                 # Embedded as its bare text (no speaker, no turn before it), the turn's vector
                 # is its own-words facts' vector too (``embedded``); an answer read with its
                 # question has no own-words fact (its words are not the turn's).
@@ -350,7 +350,7 @@ class WritePipeline:
         # and its facts, for a bare correction
         for index, event in enumerate(events):
             text = _readable(events, index)
-            if not _extractable(replace(event, text=text)):
+            if not _extractable(event, text):
                 continue
             # Every fact goes to the decisions, one in the turn's own words too: a restatement
             # is kept as its turn there, and a turn with a slot carries it (applying.plan).
@@ -616,10 +616,10 @@ def _readable(events: Sequence[Event], index: int) -> str:
     return answered(before.text, event.text) or event.text
 
 
-def _extractable(event: Event) -> bool:
-    """The user's (or a document's) own turns, chit-chat aside."""
-    return (event.role or "").lower() not in SKIPPED_ROLES and not is_chatter(event.text,
-                                                                              event.role)
+def _extractable(event: Event, text: str) -> bool:
+    """The user's (or a document's) own turns, chit-chat aside (``text``: the turn as read,
+    ``_readable``)."""
+    return (event.role or "").lower() not in SKIPPED_ROLES and not is_chatter(text, event.role)
 
 
 def _fact_input(found: _Found) -> applying.FactInput:

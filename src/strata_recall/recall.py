@@ -262,8 +262,8 @@ class Retriever:
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
         value_asked = asks_for_value(query)
         if value_asked:
-            fused = heirs_first(fused, {i: [str(r) for r in m.meta.get(REPLACED_BY_KEY) or ()]
-                                        for i, m in turns.items() if _retracts(m)})
+            fused = heirs_first(fused, {i: _replaced_by(m) for i, m in turns.items()
+                                        if _retracts(m)})
         factors = _factors(turns, fused, config, value_asked)
         breakdowns = _breakdowns(signals, fused)
         scored = [Scored(memory_id, score, breakdown, relevance(breakdown))
@@ -292,8 +292,7 @@ class Retriever:
             if not missing:
                 break
             add(missing)
-        replacing = {i: [str(r) for r in heirs]
-                     for i, c in found.items() if (heirs := c.meta.get(REPLACED_BY_KEY))}
+        replacing = {i: heirs for i, c in found.items() if (heirs := _replaced_by(c))}
         missing = {r for heirs in replacing.values() for r in heirs if r not in found}
         if missing:
             add(missing)
@@ -497,6 +496,11 @@ def _lowered(score: float, factor: float) -> float:
     """``score`` lowered by ``factor`` in (0, 1], whatever its sign: a fused score below zero
     (standardised signals) multiplied by 0.5 would rise."""
     return score * factor if score >= 0 else score / max(factor, 1e-6)
+
+
+def _replaced_by(candidate: Candidate) -> list[str]:
+    """The new values a retraction was said with (``applying.REPLACED_BY_KEY``)."""
+    return [str(r) for r in candidate.meta.get(REPLACED_BY_KEY) or ()]
 
 
 def _retracts(candidate: Candidate) -> bool:

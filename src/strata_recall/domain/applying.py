@@ -203,8 +203,7 @@ def plan(
             fact = replace(fact, importance=max(fact.importance, weight))
         derived = _derived(fact, decision, index, origin, now, applied, own_turn)
         holder = _holder(fact.subject)
-        if holder is not None and applied and fact.negated and (
-                decision.action in (Action.UPDATE, Action.DELETE) or decision.corrects):
+        if holder is not None and applied and fact.negated and _ends_a_claim(decision):
             retractions.setdefault((fact.event_id, holder), []).append(derived.memory.id)
         elif holder is not None and companion:
             replacements.setdefault((fact.event_id, holder), []).append(derived.memory.id)
@@ -327,6 +326,12 @@ def _holder(subject: str | None) -> str | None:
     return subject.split(".", 1)[0] if subject and "." in subject else None
 
 
+def _ends_a_claim(decision: Decision) -> bool:
+    """The decision ends a claim: a known memory's (update, delete) or one the same input
+    said first (``corrects``)."""
+    return decision.action in (Action.UPDATE, Action.DELETE) or bool(decision.corrects)
+
+
 def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision],
                        review: ReviewMode) -> dict[tuple[str, str], int]:
     """(event, holder) pairs whose input applied a retraction (of a known memory, or of
@@ -336,8 +341,7 @@ def _corrected_holders(facts: Sequence[FactInput], decisions: Sequence[Decision]
     weights: dict[tuple[str, str], int] = {}
     for f, d in zip(facts, decisions, strict=True):
         holder = _holder(f.subject)
-        retracts = d.action in (Action.UPDATE, Action.DELETE) or bool(d.corrects)
-        if f.negated and retracts and _applies(d, review) and holder is not None:
+        if f.negated and _ends_a_claim(d) and _applies(d, review) and holder is not None:
             key = (f.event_id, holder)
             weights[key] = max(weights.get(key, f.importance), f.importance)
     return weights

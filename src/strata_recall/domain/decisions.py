@@ -414,7 +414,7 @@ def _negates_narrower(fact: FactView, candidate: Candidate) -> bool:
     if not fact.negated or candidate.negated or fact.subject is None \
             or candidate.subject is None:
         return False
-    return (fact.subject.split(".")[:2] == candidate.subject.split(".")[:2]
+    return (_slot_family(fact.subject) == _slot_family(candidate.subject)
             and _names_part_of(fact.value, candidate.value))
 
 

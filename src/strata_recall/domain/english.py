@@ -1097,13 +1097,15 @@ _INTO_STATE = frozenset({"go", "become", "turn", "get", "retire"})
 _IN_STATE = frozenset({"follow", "do", "eat", "try"})
 
 
+#: Units a weight is said in (a person's also in stone).
+_WEIGHT_UNITS = "pounds|lbs?|kg|kilos|kilograms"
 #: A body measure said after "be": how tall, how heavy.
 _MEASURES = {
     "height": re.compile(r"^(?:about |around |almost |nearly )?(?P<v>\d'\s?\d{1,2}(?:\"|'')?|"
                          r"\d(?:\.\d\d?)?\s?m|1\d\d\s?cm|\d (?:feet|foot|ft)(?: \d{1,2}"
                          r"(?: inches| in)?)?)(?: tall)?$", _I),
     "weight": re.compile(r"^(?:down to |up to |about |around |roughly )*(?P<v>\d{2,3}(?:\.\d)?"
-                         r"\s?(?:pounds|lbs?|kg|kilos|kilograms|stone))$", _I),
+                         rf"\s?(?:{_WEIGHT_UNITS}|stone))$", _I),
 }
 
 
@@ -1793,8 +1795,8 @@ _SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(
                           r"landed|lost|won|traded|replaced|swapped|upgraded|cancell?ed|"
                           r"ditched|dropped|cut out|gave away|gave up)\b)", _I)
 #: "Down to 172 pounds this morning!": the diarist's own measure, moved.
-_BARE_MEASURE = re.compile(r"^(?=(?:down|up) to \d{2,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|"
-                           r"kilograms|stone)\b)", _I)
+_BARE_MEASURE = re.compile(rf"^(?=(?:down|up) to \d{{2,3}}(?:\.\d)?\s?(?:{_WEIGHT_UNITS}|stone)\b)",
+                           _I)
 #: "Now reading 'Dune'": what the user is doing now (after the time that says so).
 _DOING = re.compile(r"^(?:reading|watching|playing|learning|studying|working|using) \S", _I)
 #: "I'm a huge Beatles fan": likes the Beatles; "fluent in French": speaks it.
@@ -2076,11 +2078,10 @@ def _thing_moved(match: re.Match[str]) -> str:
 #: "switched back to regular coffee": a return is a switch like any other.
 _BACK_TO = re.compile(r"\b(?P<verb>switched|switching|switch|changed|moved) back to\b", _I)
 #: "My cat weighs 4 kg", "The vet says my cat is up to 5 kg now": the pet's weight.
-_PET_WEIGHS = re.compile(r"^(?P<lead>(?:(?:the|our|my) (?:vet|doctor) (?:says|said) (?:that )?)?)"
+_PET_WEIGHS = re.compile(r"^(?:(?:the|our|my) (?:vet|doctor) (?:says|said) (?:that )?)?"
                          rf"my (?P<pet>{'|'.join(sorted(_PETS))}) (?:weighs|is (?:up |down )?to|"
                          r"is now|is|now weighs) (?:about |around |almost |nearly )?"
-                         r"(?P<v>\d{1,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|kilograms))"
-                         r"(?: now)?$", _I)
+                         rf"(?P<v>\d{{1,3}}(?:\.\d)?\s?(?:{_WEIGHT_UNITS}))(?: now)?$", _I)
 #: "We moved grandpa to a care facility in Atlanta": he lives there now.
 _MOVED_SOMEONE = re.compile(rf"^(?:we|i) (?:moved|relocated) (?P<who>(?:my |our )?"
                             rf"(?:{'|'.join(_RELATIVES)})) (?:in)?to (?P<where>.+)$", _I)

@@ -16,7 +16,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from strata_recall.domain.text import STOPWORDS
+from strata_recall.domain.text import NUMBER_WORDS, STOPWORDS
 
 #: Attributes that hold one value at a time; a new value replaces the old one.
 SINGLE_VALUED = frozenset({
@@ -92,8 +92,8 @@ _WHEN = re.compile(r"\b(?:at|by|from|until) \d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|
                    r"\bon (?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|"
                    r"sundays?|weekdays|weekends)\b", re.IGNORECASE)
 #: A value that counts something: "two cats", "3 kids", "a couple of bikes".
-_COUNTED = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                      r"a couple of|a few|several|no)\s+(?P<what>\S.*)$")
+_COUNTED = re.compile(rf"^(?:\d+|{'|'.join(NUMBER_WORDS[1:])}|a couple of|a few|several|no)\s+"
+                      r"(?P<what>\S.*)$")
 
 
 _ANY_WORD = re.compile(r"[0-9A-Za-z]+")

@@ -28,9 +28,10 @@ STOPWORDS = frozenset(
 )
 
 
-#: Small numbers said in words, as digits: "two cats" and "2 cats" say the same.
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+#: Small numbers said in words, from zero: "two cats" and "2 cats" say the same.
+NUMBER_WORDS = tuple("zero one two three four five six seven eight nine ten eleven twelve"
+                     .split())
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(NUMBER_WORDS)}
 
 
 def as_digit(word: str) -> str:
