@@ -108,3 +108,17 @@ def test_a_request_for_help_that_names_nothing_is_chatter() -> None:
 def test_pronouns_said_are_not_chatter() -> None:
     assert not is_chatter("I go by they/them now.", "user")
     assert not is_chatter("she/her please", "user")
+
+
+def test_agreeing_in_a_stock_phrase_is_chatter_but_its_words_are_content_elsewhere() -> None:
+    for text in ("okie dokie, sounds like a plan", "Sounds like a deal!", "Count me in!",
+                 "That works for me."):
+        assert is_chatter(text, "user"), text
+    assert not is_chatter("My plan is to move to Oslo.", "user")
+    assert not is_chatter("The new schedule works for me and Dana.", "user")
+
+
+def test_an_offer_of_more_help_is_chatter() -> None:
+    assert is_chatter("lmk if you need anything else from me", "user")
+    assert is_chatter("Let me know if you need anything!", "user")
+    assert not is_chatter("If you need a ride, I have a car.", "user")

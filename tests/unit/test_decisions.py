@@ -265,3 +265,41 @@ def test_values_made_of_stop_words_are_compared_as_said() -> None:
     assert decide(new, [old], NOW).action is Action.UPDATE
     same = fact("User's pronouns are he/him", subject="user.pronouns", value="He/him")
     assert decide(same, [old], NOW).action is Action.NONE
+
+
+def test_values_that_differ_only_in_a_capital_letter_label_are_two_values() -> None:
+    old = Candidate("m1", "User's blood type is A positive", similarity=0.97,
+                    subject="user.blood_type", value="A positive")
+    fact = FactView("User's blood type is O positive", subject="user.blood_type",
+                    value="O positive", explicit_change=True)
+    decision = decide(fact, [old], datetime(2026, 1, 1, tzinfo=UTC))
+    assert (decision.action, decision.target_id) == (Action.UPDATE, "m1")
+    again = FactView("User's blood type is A positive", subject="user.blood_type",
+                     value="A positive")
+    assert decide(again, [old], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.NONE
+
+
+def test_a_changed_habit_whose_verb_names_a_slot_replaces_that_slots_value() -> None:
+    order = Candidate("m1", "User's coffee order is an oat latte", similarity=0.5,
+                      subject="user.coffee_order", value="oat latte")
+    instead = FactView("User orders cortados", subject="user.orders.cortado", value="cortados",
+                       explicit_change=True)
+    decision = decide(instead, [order], datetime(2026, 1, 1, tzinfo=UTC))
+    assert (decision.action, decision.target_id) == (Action.UPDATE, "m1")
+    also = FactView("User orders cortados", subject="user.orders.cortado", value="cortados")
+    assert decide(also, [order], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.ADD
+
+
+def test_an_occasion_taken_over_by_another_host_replaces_the_old_host() -> None:
+    ours = Candidate("m1", "The team hosts Thanksgiving", similarity=0.8,
+                     subject="project.hosts.thanksgiving", value="Thanksgiving")
+    theirs = FactView("User's in-laws host Thanksgiving",
+                      subject="person:user_in-laws.hosts.thanksgiving", value="Thanksgiving",
+                      explicit_change=True)
+    decision = decide(theirs, [ours], datetime(2026, 1, 1, tzinfo=UTC))
+    assert (decision.action, decision.target_id) == (Action.UPDATE, "m1")
+    paris = Candidate("m2", "Ana lives in Paris", similarity=0.8,
+                      subject="person:ana.lives_in", value="Paris")
+    tom = FactView("Tom lives in Paris", subject="person:tom.lives_in", value="Paris",
+                   explicit_change=True)
+    assert decide(tom, [paris], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.ADD

@@ -1647,3 +1647,46 @@ def test_a_bedtime_said_in_the_progressive_and_a_medicine_stopped_by_a_doctor_ar
     text: str, subject: str, value: str, negated: bool
 ) -> None:
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("I've upped my morning run to 5 miles.", "user.morning_run", "5 miles", False),
+    ("They moved me to the day shift starting Monday.", "user.shift", "day shift", False),
+    ("My boss put me on the mobile team.", "user.works_on.mobile_team", "mobile team", False),
+    ("I finally kicked smoking for good.", "user.does.smoke", "smoke", True),
+    ("I stopped seeing my therapist in October.", "user.sees.therapist", "their therapist",
+     True),
+    ("Lena switched to teaching biology this year.", "person:lena.teaches.biology", "biology",
+     False),
+    ("I checked my donor card and I'm actually O positive.", "user.blood_type", "O positive",
+     False),
+    ("My blood type is A positive.", "user.blood_type", "A positive", False),
+])
+def test_changes_said_by_others_habits_of_ones_own_and_blood_types_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert facts("He put me on hold.") == []  # no team, no shift: nothing moved
+    assert not any(r[2] for r in facts("He kicked the ball."))  # kicking a ball ends nothing
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated", "change"), [
+    ("Priya works nights at St. Mary's.", "person:priya.works_at", "St. Mary's", False, False),
+    ("Priya works nights at St. Mary's.", "person:priya.shift", "night shift", False, False),
+    ("I'm on keto.", "user.diet", "keto", False, False),
+    ("I'm off keto now.", "user.diet", "keto", True, True),
+    ("I'm down to one coffee a day.", "user.drinks.coffee_day", "one coffee a day", False,
+     True),
+    ("I didn't renew my Sierra Club membership.", "user.has.sierra_club", "Sierra Club", True,
+     True),
+    ("Change of plans, my in-laws are hosting Thanksgiving.",
+     "person:user_in-laws.hosts.thanksgiving", "Thanksgiving", False, True),
+    ("Lately I've been ordering cortados instead.", "user.orders.cortado", "cortados", False,
+     True),
+])
+def test_workplaces_of_a_shift_diets_left_counts_cut_and_lapses_are_read(
+    text: str, subject: str, value: str, negated: bool, change: bool
+) -> None:
+    assert (subject, value, negated, change) in [r[:4] for r in facts(text)]
+    assert facts("I'm off today.") == []  # a day off gives nothing up
+    assert facts("I'm down to two meetings a week.")[0][0] == "user.is.two_meeting_week"

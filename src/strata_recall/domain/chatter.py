@@ -40,7 +40,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     unbelievable details detail more questions question feel free claro vale gracias merci
     yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
-    delay gm gn judge week course laugh smile""".split()
+    delay gm gn judge week course laugh smile okie dokie dokey""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -60,6 +60,13 @@ _LEAVE_TAKING = re.compile(
     r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
     r"let\s+you\s+know|back\s+to\s+work|(?:that's|that\s+is)\s+(?:enough|all|it)\s+for\s+"
     r"(?:today|now|tonight|the\s+day))\b", re.IGNORECASE)
+#: Agreeing or offering in a stock phrase ("sounds like a plan", "count me in", "lmk if you
+#: need anything else"): its words are content elsewhere ("my plan", "I need a car"), so the
+#: phrase goes, not the words.
+_STOCK_PHRASES = re.compile(
+    r"\b(?:(?:sounds|that's|that\s+is|it's)\s+(?:like\s+)?a\s+(?:plan|deal)|count\s+me\s+in|"
+    r"^(?:that\s+|it\s+)?works\s+for\s+me|(?:(?:lmk|let\s+me\s+know|holler|shout)\s+)?if\s+"
+    r"you\s+need\s+(?:anything|something|me)(?:\s+else)?(?:\s+from\s+me)?)\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
@@ -85,7 +92,7 @@ _LAMENT = re.compile(r"u+g+h+|a+r+g+h+|meh|blah|sigh")
 
 def is_chatter(text: str, role: str | None = None) -> bool:
     """True when the turn is chit-chat or an acknowledgement with no fact of its own."""
-    tokens = words(_LEAVE_TAKING.sub(" ", text))
+    tokens = words(_STOCK_PHRASES.sub(" ", _LEAVE_TAKING.sub(" ", text)))
     if not tokens:
         return True  # emoji, punctuation, whitespace, a goodbye
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()) \

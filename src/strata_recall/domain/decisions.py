@@ -229,7 +229,8 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
         return "negation"
     if _ends_state(fact, candidate):
         return "ends"
-    if _moves_school(fact, candidate):
+    if _moves_school(fact, candidate) or _verb_names_slot(fact, candidate) \
+            or _taken_over(fact, candidate):
         return "conflict"
     if _moves_out_of_home(fact, candidate) or _stops_doing(fact, candidate):
         return "negation"
@@ -270,6 +271,36 @@ def _moves_school(fact: FactView, candidate: Candidate) -> bool:
                                           candidate.subject.split("."))
     return holder == other and {attribute, held} == {"school", "works_at"} \
         and all(v is not None and _SCHOOL_NAME.search(v) for v in (fact.value, candidate.value))
+
+
+#: What one holder at a time does to a thing: an occasion has one host, a shop one owner.
+_ONE_HOLDER_AT_A_TIME = frozenset({"hosts", "organizes", "organises", "leads", "chairs", "runs",
+                                   "owns", "manages", "coordinates", "coaches", "captains"})
+
+
+def _taken_over(fact: FactView, candidate: Candidate) -> bool:
+    """"Change of plans, my in-laws are hosting Thanksgiving" after "We're hosting
+    Thanksgiving": the same thing, a new holder, said as a change."""
+    if not fact.explicit_change or fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    other, _, held = candidate.subject.partition(".")
+    return holder != other and rest == held \
+        and rest.partition(".")[0] in _ONE_HOLDER_AT_A_TIME
+
+
+def _verb_names_slot(fact: FactView, candidate: Candidate) -> bool:
+    """"I've been ordering cortados instead" after "My coffee order is an oat latte": a
+    changed habit whose verb is the noun of one of the holder's single-valued slots."""
+    if not fact.explicit_change or fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None or candidate.subject.count(".") != 1:
+        return False
+    holder, _, rest = fact.subject.partition(".")
+    other, _, slot = candidate.subject.partition(".")
+    verb = rest.partition(".")[0]
+    noun = slot.rsplit("_", 1)[-1]
+    return holder == other and "_" in slot and len(noun) > 3 and verb in (noun, f"{noun}s")
 
 
 def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
@@ -531,7 +562,13 @@ def _same_value(first: str | None, second: str | None) -> bool:
     said, other = _value_words(first), _value_words(second)
     if not said and not other:  # all stop words ("he/him", "they/them"): compare the text
         return normalize(first) == normalize(second)
-    return said == other
+    return said == other and _labels(first) == _labels(second)
+
+
+def _labels(value: str) -> set[str]:
+    """Capital letters standing alone, which stop words would hide: "A positive" / "O
+    positive", "plan A" / "plan B", "vitamin D" / "vitamin C"."""
+    return set(re.findall(r"\b(?!I\b)[A-Z]{1,2}\b", value))
 
 
 def _value_words(value: str) -> set[str]:

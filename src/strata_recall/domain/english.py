@@ -174,7 +174,8 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
               "teacher", "doctor", "coworker", "best friend", "parents", "kids", "children",
               "grandma", "grandpa", "granddad", "grandad", "grandparents", "stepmom", "stepdad",
               "fiance", "fiancee", "fiancé", "fiancée", "mother-in-law", "father-in-law",
-              "brother-in-law", "sister-in-law", "twins", "housemate", "flatmate")
+              "brother-in-law", "sister-in-law", "in-laws", "parents-in-law", "twins", "housemate",
+              "flatmate")
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
 _ANOTHER_HOLDER = re.compile(rf"^(?:(?i:(?:my|our)\s+(?:{'|'.join(_RELATIVES)}))\b|{_NAME}'s\s)")
@@ -288,7 +289,7 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
-_ARTICLE = re.compile(r"^(?:the|a|an|some)\s+", _I)
+_ARTICLE = re.compile(r"^(?:the|a|an|some)\s+(?!(?:positive|negative)\b)", _I)  # "A positive"
 
 
 @dataclass(frozen=True, slots=True)
@@ -954,7 +955,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         return _Claim("plan", plan["v"])
     shift = _SHIFT.match(_untimed(rest)) if lemma in _SHIFT_VERBS else None
     if shift is not None:  # "I work the night shift", "got moved to days"
-        return _Claim("shift", f"{shift['v'].casefold()} shift")
+        return _Claim("shift", f"{shift['v'].casefold()} shift{shift['at'] or ''}")
     grade = _GRADE.match(_untimed(rest)) if lemma in _SCHOOL_VERBS else None
     if grade is not None:  # "started fourth grade", "is going into second grade"
         return _Claim("school_grade", grade["v"])
@@ -1044,7 +1045,7 @@ _PUT_ON_SHIFT = re.compile(r"\b(?:was|were|have been|'ve been|has been|'s been) 
 _SHIFT = re.compile(r"^(?:(?:got |been |was )?(?:moved|switched|put|transferred) )?"
                     r"(?:on |to |onto )?(?:the )?(?P<v>night|day|evening|morning|graveyard|"
                     r"early|late|swing|weekend|overnight|afternoon)(?: shifts?|s)"
-                    r"(?: (?:at|in|for) .+)?$", _I)
+                    r"(?P<at> (?:at|for) (?-i:[A-Z]).+)?(?: (?:at|in|for) .+)?$", _I)
 _GOING = re.compile(r"^(?:going|to go)\s+(?=\w+ing\b)", _I)
 
 
@@ -1080,6 +1081,9 @@ def _state_claim(rest: str) -> _Claim | None:
                    r"\s+(?:now|again|these days|any ?more)$",
                    "", _TIME_TAIL.sub("", rest.casefold()))  # "married in June": since June
     state = re.sub(r"^(?:on\s+)?(?:a|an|the)\s+|\s+diet$", "", state)  # "on a keto diet"
+    if state.startswith("on ") and not any(state in states for states in
+                                           _STATE_FAMILIES.values()):
+        state = state.removeprefix("on ")  # "on keto" (but "on sabbatical" is said so)
     for family, states in _STATE_FAMILIES.items():
         if state in states and family in _COUNTED_STATES:
             return _Claim(family, f"{'an' if state[0] in 'aeiou' else 'a'} {state}")
@@ -1133,7 +1137,7 @@ def _be_claim(rest: str) -> _Claim | None:
         return _Claim("school_grade", grade["v"])
     shift = _SHIFT.match(_untimed(rest) or rest)
     if shift is not None:  # "I'm on the night shift", "I got moved to days"
-        return _Claim("shift", f"{shift['v'].casefold()} shift")
+        return _Claim("shift", f"{shift['v'].casefold()} shift{shift['at'] or ''}")
     plan = _PLAN.match(_untimed(rest) or rest)
     if plan is not None:
         return _Claim("plan", plan["v"])
@@ -1507,7 +1511,8 @@ _CHANGE_VERBS = frozenset({"move", "relocate", "join", "switch", "migrate", "sta
                            "downgrade", "retire"})
 _PERMANENT = frozenset({"born_in", "birthday", "grew_up_in", "from"})
 _CHANGE_TAIL = re.compile(r"\b(?:anymore|any more|now|these days|nowadays|from now on|"
-                          r"no longer|in (?:years|ages|months|forever|a long time))\b", _I)
+                          r"no longer|in (?:years|ages|months|forever|a long time)|"
+                          r"instead(?!\s+of))\b", _I)
 
 
 def _importance(attribute: str, verb: str | None, manner: _Manner, holder: str) -> int:
@@ -1593,8 +1598,9 @@ def stands_alone(claim: _Claim, manner: _Manner) -> bool:
     elsewhere, a short complement. Its turn keeps what was said either way."""
     if claim.verb is None:
         return True
-    words = re.findall(r"[a-z']+", claim.phrase.casefold())
-    return not manner.hedged and len(words) <= 8 and not _DEICTIC.intersection(words) \
+    words = re.findall(r"[a-z']+", _untimed(claim.phrase).casefold())  # "this year": a time
+    owned = words[1:] if words[:1] == ["their"] else words  # "User walks their dog"
+    return not manner.hedged and len(words) <= 8 and not _DEICTIC.intersection(owned) \
         and (not words or verb_lemma(words[0]) != "be")
 
 
@@ -1607,6 +1613,9 @@ _PAY = re.compile(r"^(?:about |around |roughly |over |almost )?(?:[$€£]\s?\d[
 
 def _claim_statements(holder: _Holder, verb: _Verb, claim: _Claim) -> list[Statement]:
     manner = verb.manner
+    if claim.verb is not None and holder.key == USER:  # "I see my therapist every week"
+        claim = replace(claim, phrase=re.sub(r"^my\s+(?=\w)", "their ", claim.phrase,
+                                             flags=_I))
     if not stands_alone(claim, manner):
         return []
     if holder.key == PROJECT and claim.attribute in ("lives_in", "relationship_status",
@@ -1895,6 +1904,28 @@ _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) 
                      r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
 
 
+#: "I'm down to one coffee a day": how much of a habit, said with what it counts.
+_DOWN_TO = re.compile(r"^(?P<who>i|we) (?:am|are) (?:now )?(?:down|up) to (?P<v>(?:\d+|one|two|"
+                      r"three|four|five|six|seven|eight|nine|ten|a|an|half a) (?P<noun>[a-z]+)"
+                      r"(?: (?:a|per|each) (?:day|week|month|night))?)", _I)
+#: The habit a count's noun names: what "down to two cigarettes a day" is of.
+_COUNTED_HABITS = {"drink": frozenset("coffee cup tea beer glass drink espresso can soda latte "
+                                      "pint".split()),
+                   "smoke": frozenset("cigarette pack smoke cig joint".split())}
+
+
+def _down_to(match: re.Match[str]) -> str:
+    noun = match["noun"].casefold()
+    for verb, nouns in _COUNTED_HABITS.items():
+        if noun in nouns or noun.removesuffix("s") in nouns or noun.removesuffix("es") in nouns:
+            return f"{match['who']} now {verb} {match['v']}"
+    return match.group(0)
+
+
+#: "I'm off keto now", "off Lexapro": a diet, a substance or a named drug given up.
+_OFF_BARE = re.compile(r"\b(?P<be>am|are|is) off (?P<x>(?-i:[A-Z])[\w-]+|keto|paleo|carbs|sugar|"
+                       r"caffeine|alcohol|gluten|dairy|meat|booze|nicotine|coffee|social media)"
+                       r"(?= now\b| for good\b| completely\b| anymore\b|\s*[.!]?$)", _I)
 #: "My sister's cat Luna died": the sister no longer has Luna.
 #: How a pet is gone: it died, or it got away.
 _PET_LOST = (r"died|passed away|passed|flew away|ran away|ran off|went missing|got lost|"
@@ -1964,8 +1995,10 @@ _AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:(?:switched|changed|moved)(?: 
 
 #: "I've switched my preferred language to Rust": my preferred language is now Rust.
 _SET_MY = re.compile(r"^(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? "
-                     r"(?:switched|changed|set|updated|moved) (?P<det>my|our|his|her|their) "
-                     r"(?P<noun>[a-z][\w' -]{1,40}?) to (?P<v>.+)$", _I)
+                     r"(?:switched|changed|set|updated|moved|upped|raised|increased|bumped|"
+                     r"cut|reduced|lowered|dropped|extended|shortened|decreased|pushed) "
+                     r"(?P<det>my|our|his|her|their) "
+                     r"(?P<noun>[a-z][\w' -]{1,40}?)(?: back| up| down)? to (?P<v>.+)$", _I)
 
 
 #: "started a new job as a paramedic": works as one now.
@@ -2055,11 +2088,34 @@ def _determined_on(match: re.Match[str]) -> str:
 _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
-                        r"(?:lapse|expire|run out)\b", _I)
+                        r"(?:lapse|expire|run out)\b|\b(?:did not|didn't|chose not to|decided not to) "
+                        r"renew (?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
+                        r"(?:membership|subscription|lease|contract|plan|pass))\b", _I)
 #: "My doctor took me off Lexapro": no longer taking it.
 _TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|psychiatrist|gp|physician|therapist|"
                           r"cardiologist|dermatologist|nurse practitioner) (?:has )?(?:took|taken) "
                           r"me off (?:of )?(?P<x>.+)$", _I)
+#: "They moved me to the day shift", "My boss put me on the mobile team": where the user
+#: works now, whoever moved them (the same as "I got moved to the day shift").
+_MOVED_ME = re.compile(r"^(?!(?:i|we)\s)(?:(?:[\w'.-]+\s){0,3}?[\w'.-]+) (?:has |have )?"
+                       r"(?:moved|put|switched|transferred|reassigned|assigned|bumped|placed|"
+                       r"rotated) me (?:over )?(?:to|on|onto) (?P<x>(?:the|a|an) (?:[\w'-]+ ){0,3}?"
+                       r"(?:shift|team|squad|department|unit|ward|floor|desk|project|office|"
+                       r"rotation|account|crew|group|route|section|branch|store|site)s?)\b", _I)
+
+
+def _moved_me(match: re.Match[str]) -> str:
+    place = match["x"].rsplit(maxsplit=1)[-1].casefold().rstrip("s")
+    inside = place in ("office", "branch", "site", "store", "department", "unit", "ward", "floor")
+    return f"I am now {'in' if inside else 'on'} {match['x']}"
+
+
+#: "I finally kicked smoking", "kicked the caffeine habit": quit it.
+_KICKED = re.compile(r"\bkick(?:ed|ing)? (?:the |my )?(?P<x>[a-z]+ing|caffeine|sugar|alcohol|"
+                     r"booze|cigarettes|nicotine|soda|coffee|weed|vaping)(?: habit)?\b", _I)
+#: "I'm O negative": a blood type.
+_I_AM_BLOOD_TYPE = re.compile(r"\bi am (?P<adv>actually |really )?(?P<t>(?:a|b|ab|o)[ -]?"
+                              r"(?:positive|negative|pos|neg))\b", _I)
 #: "I've moved off Apollo": no longer working on it.
 _MOVED_OFF = re.compile(r"^(?P<who>i|we)(?: have|'ve)? (?:moved|rotated|come|came) off "
                         r"(?P<x>(?:the )?[\w' -]+?)(?= and |,|$)", _I)
@@ -2194,6 +2250,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_OWNS, r"\g<thing> is owned by \g<v>"),
     (_SPLIT_UP, r"\g<x>\g<y> is no longer my partner"),
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
+    (_OFF_BARE, r"\g<be> no longer on \g<x>"),
+    (_DOWN_TO, _down_to),
     (_OUTGREW, r"is no longer allergic to \g<x>"),
     (_KIN_NAME, lambda m: f"my {m['kin'].casefold()}"),
     (_OUR_GROUP_HAS, "we have "),
@@ -2218,9 +2276,12 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_MEETS_ON, r"\g<det> \g<noun> is \g<when>"),
     (_BARE_NOUN_ON, _determined_on),
     (_LET_GO, r"no longer have \g<x>"),
-    (_LET_LAPSE, r"cancelled \g<x>"),
+    (_LET_LAPSE, lambda m: f"cancelled {m['x'] or m['y']}"),
     (_TOOK_ME_OFF, r"I no longer take \g<x>"),
     (_MOVED_OFF, r"\g<who> no longer work on \g<x>"),
+    (_MOVED_ME, _moved_me),
+    (_KICKED, r"quit \g<x>"),
+    (_I_AM_BLOOD_TYPE, r"my blood type is \g<adv>\g<t>"),
     (_THING_MOVED, _thing_moved),
     (_BACK_TO, r"\g<verb> to"),
     (_PET_WEIGHS, r"my \g<pet>'s weight is \g<v>"),
@@ -2545,6 +2606,8 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
             return gained  # "quit in January": what was given up is not said here
     elif verb.lemma in ("start", "begin") and not verb.manner.negated:
         verb = _started(verb) or verb
+    elif verb.lemma in ("switch", "move", "change", "go") and not verb.manner.negated:
+        verb = _switched_to_doing(verb) or verb
     if verb.lemma in _SET_VERBS:
         target = _ACTIVE_SET.match(verb.rest)
         # "we moved standup to 10:15": with no determiner, only a move in time
@@ -2628,6 +2691,10 @@ def _job_parts(claim: _Claim) -> list[_Claim]:
         parts = re.split(r"\s+as\s+", claim.phrase, maxsplit=1)
         if len(parts) == 2:
             return [replace(claim, phrase=parts[0]), _Claim("job_title", parts[1])]
+    if claim.attribute == "shift":  # "works nights at St. Mary's": where, too
+        parts = re.split(r"\s+(?:at|for)\s+(?=[A-Z0-9])", claim.phrase, maxsplit=1)
+        if len(parts) == 2:
+            return [replace(claim, phrase=parts[0]), _Claim("works_at", parts[1])]
     if claim.attribute == "job_title":
         parts = re.split(r"\s+(?:at|for|with)\s+(?=[A-Z0-9])", claim.phrase, maxsplit=1)
         if len(parts) == 2:
@@ -2675,6 +2742,15 @@ def _started(verb: _Verb) -> _Verb | None:
     return _Verb(lemma, rest, replace(verb.manner, past=False, progressive=True))
 
 
+def _switched_to_doing(verb: _Verb) -> _Verb | None:
+    """"switched to teaching biology": teaches biology now (a change of what one does)."""
+    doing = re.match(r"^(?:over )?to (?P<ing>[a-z]+ing) (?P<rest>.+)$", verb.rest, _I)
+    lemma = verb_lemma(doing["ing"]) if doing else None
+    if doing is None or lemma is None or lemma in ("be", "have"):
+        return None
+    return _Verb(lemma, doing["rest"], replace(verb.manner, change=True, past=False))
+
+
 def _stopped(verb: _Verb) -> _Verb | None:
     """"stopped eating meat", "gave up learning Spanish", "quit my job at Acme": the inner
     claim, negated, as a change."""
@@ -2687,6 +2763,7 @@ def _stopped(verb: _Verb) -> _Verb | None:
     if first.casefold().endswith("ing") and verb_lemma(first):  # "… after his heart scare"
         rest = re.sub(r"(?:^|\s+)(?:after|since|because|when|due to|following)\s+.+$", "",
                       rest, flags=_I)
+        rest = _FOR_GOOD.sub("", rest)  # "quit smoking for good": no part of what stopped
         return _Verb(verb_lemma(first) or first, rest, manner)
     job = re.match(r"^(?:my|the) (?:job|position|role|work)(?: (?:at|with) (?P<org>.+))?$",
                    verb.rest, _I)
@@ -2703,6 +2780,10 @@ def _stopped(verb: _Verb) -> _Verb | None:
     return None
 
 
+_FOR_GOOD = re.compile(r"(?:^|\s+)(?:completely|entirely|altogether|for good|once and for all|"
+                       r"cold turkey)$", _I)
+
+
 #: What one leaves by no longer being part of it ("left the band", "left my book club").
 _GROUPS = "band|club|team|choir|group|league|orchestra|gym|class|course|church|committee"
 
@@ -2715,8 +2796,7 @@ def _parted_with(verb: _Verb) -> str:
     if verb.lemma == "lose":  # "lost my Kindle on the train"
         what = re.sub(r"\s+(?:on|at|in|during|while)\s+.+$", "", what, flags=_I)
     # "cut out coffee completely last month": the adverb ends the value once the time goes
-    what = re.sub(r"\s+(?:completely|entirely|altogether|for good)$", "", _untimed(what),
-                  flags=_I)
+    what = _FOR_GOOD.sub("", _untimed(what))
     if verb.lemma in ("give up", "quit", "cut out", "drop", "stop"):  # "… for Lent"
         what = re.sub(r"\s+(?:for|after|since|because|when|due to)\s+.+$", "", what, flags=_I)
     if verb.lemma in ("replace", "swap"):
