@@ -24,6 +24,8 @@ from strata_recall.domain.answers import answered
      "I don't drink coffee anymore. quit in January."),
     ("Are you vegan?", "Yes.", "I am vegan."),
     ("Which gym do you go to?", "Equinox on 5th.", "My gym is Equinox on 5th."),
+    ("Where do you work these days?", "Still at Deloitte.", "I work at Deloitte."),
+    ("What do you drive now?", "Still the Civic.", "I drive the Civic."),
 ])
 def test_a_short_answer_says_what_the_question_asked_about(
     asked: str, answer: str, statement: str

@@ -191,7 +191,7 @@ def test_a_pronoun_subject_after_an_apology_is_no_bare_correction() -> None:
 
 def test_a_clause_with_a_subject_of_its_own_after_and_is_read_apart() -> None:
     assert [c for _, _, _, _, c in facts("I live in Paris and my passport expires in May.")] \
-        == ["User lives in Paris", "User's passport expires in May"]
+        == ["User lives in Paris", "User's passport expiry is May"]
 
 
 def test_a_bare_value_after_an_apology_corrects_the_claim_before_it() -> None:
@@ -1690,3 +1690,22 @@ def test_workplaces_of_a_shift_diets_left_counts_cut_and_lapses_are_read(
     assert (subject, value, negated, change) in [r[:4] for r in facts(text)]
     assert facts("I'm off today.") == []  # a day off gives nothing up
     assert facts("I'm down to two meetings a week.")[0][0] == "user.is.two_meeting_week"
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("Forget the Vespa, I'm saving for a down payment now.", "user.saves.vespa", "Vespa",
+     True),
+    ("Forget the Vespa, I'm saving for a down payment now.", "user.saves.payment",
+     "for a down payment", False),
+    ("Jess and Marco split up, she's seeing Leo now.", "person:jess.partner", "Leo", False),
+    ("Jess and Marco split up, she's seeing Leo now.", "person:jess.has.marco", "Marco", True),
+    ("Deleted Tinder, I'm done with dating apps.", "user.has.tinder", "Tinder", True),
+    ("I looked again and my passport expires in 2029.", "user.passport_expiry", "2029", False),
+    ("My car insurance runs out next month.", "user.car_insurance_expiry", "next month", False),
+])
+def test_forgetting_the_old_plan_seeing_someone_deleting_and_expiry_dates_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+    assert "person:user.partner" not in [r[0] for r in facts("I'm seeing Dr. Kim tomorrow.")]
+    assert "user.partner" not in [r[0] for r in facts("I'm seeing Hamilton tonight.")]

@@ -31,7 +31,11 @@ _NAME_OF = re.compile(r"^what(?:'s|\s+is)\s+your\s+(?P<x>[\w -]{1,30}?)(?:'s nam
                       _I)
 #: "Where do you work?", "Which city are you flying to?", "What do you drive?"
 _YOU_DO = re.compile(r"^(?P<wh>what|where|which(?: \w+)?|who)\s+(?P<aux>do|are)\s+you\s+"
-                     r"(?:currently\s+|still\s+|usually\s+)?(?P<vp>[a-z][\w -]{0,40}?)\??$", _I)
+                     r"(?:currently\s+|still\s+|usually\s+)?(?P<vp>[a-z][\w -]{0,40}?)"
+                     r"(?:,?\s+(?:now|these days|nowadays|currently|at the moment|today))?\??$",
+                     _I)
+#: A reply's lead that says the value holds on or is new: "Still at Deloitte.", "Now Lyon."
+_STILL = re.compile(r"^(?:still|now|currently|these days)\s+", _I)
 #: "What does your wife do?": the answer names the holder with a pronoun ("She's …").
 _YOUR_X_DOES = re.compile(r"^(?:what|where|how)\s+(?:does|is)\s+your\s+(?P<x>[\w' -]{1,30}?)\s+"
                           r"[a-z]+(?:\s+\w+)?\??$", _I)
@@ -73,7 +77,7 @@ def answered(asked: str, answer: str) -> str | None:
             return None
         be = " is" if pronoun["be"] in ("'s", "'re") else pronoun["be"] or ""
         return f"My {whose['x']}{be}{reply[pronoun.end():]}"
-    value = reply.rstrip(".! ")
+    value = _STILL.sub("", reply.rstrip(".! "))
     if _PREPOSITION.match(value):  # "At Stripe."
         value = value[:1].lower() + value[1:]
     if len(value.split()) > VALUE_WORDS:

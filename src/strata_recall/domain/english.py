@@ -1802,7 +1802,8 @@ _SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(
                           r"started|moved|bought|joined|quit|left|finished|adopted|sold|"
                           r"switched|became|began|passed|signed up|graduated|retired|"
                           r"landed|lost|won|traded|replaced|swapped|upgraded|cancell?ed|"
-                          r"ditched|dropped|cut out|gave away|gave up)\b)", _I)
+                          r"ditched|dropped|cut out|gave away|gave up|deleted|uninstalled|"
+                          r"closed|deactivated|renewed|booked|hired|fired|adopted)\b)", _I)
 #: "Down to 172 pounds this morning!": the diarist's own measure, moved.
 _BARE_MEASURE = re.compile(rf"^(?=(?:down|up) to \d{{2,3}}(?:\.\d)?\s?(?:{_WEIGHT_UNITS}|stone)\b)",
                            _I)
@@ -1904,6 +1905,25 @@ _OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) 
                      r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
 
 
+#: "Forget the Vespa, I'm saving for a down payment now": the new claim instead of the old.
+_FORGET_THE = re.compile(r"^(?:forget|scratch|never ?mind|so much for)(?: about)? "
+                         r"(?P<old>(?:the|my|our|a|an) [\w' -]{1,30}?|(?-i:[A-Z])[\w-]+)"
+                         r"\s*[,;:—–-]\s*(?P<new>(?:i|we)\b.+?)[.!]*$", _I)
+#: "Jess is seeing Leo": dating him (not "seeing Dr. Kim", not "seeing Hamilton tonight").
+_SEEING = re.compile(r"(?P<be>\s(?:is|am|are)|'s|'m|'re) (?:now )?seeing (?P<x>(?!(?:Dr|Doctor|Mr|Mrs|Ms|"
+                     r"Prof)\b)(?-i:[A-Z][a-z]+))(?=(?: now| again| these days)?\s*(?:[.!,;]|$))",
+                     _I)
+_BE_SAID = {"'s": " is", "'m": " am", "'re": " are"}
+#: "My passport expires in 2027", "The lease ends in June": when it runs out (one date).
+_EXPIRES = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(?P<det>my|our|his|her|their|the) (?P<noun>(?:[a-z][\w-]* ){0,2}?"
+                      r"(?:[a-z][\w-]* (?:expires|runs out)|(?:lease|visa|trial|warranty|"
+                      r"contract|membership|subscription) ends)) "
+                      r"(?P<v>(?:in|on|at|by|next|this) .+?)$", _I)
+
+
+def _expires(match: re.Match[str]) -> str:
+    noun = re.sub(r" (?:expires|runs out|ends)$", "", match["noun"])
+    return f"{match['det']} {noun} expiry is {match['v']}"
 #: "I'm down to one coffee a day": how much of a habit, said with what it counts.
 _DOWN_TO = re.compile(r"^(?P<who>i|we) (?:am|are) (?:now )?(?:down|up) to (?P<v>(?:\d+|one|two|"
                       r"three|four|five|six|seven|eight|nine|ten|a|an|half a) (?P<noun>[a-z]+)"
@@ -2185,8 +2205,9 @@ _OPENED_BUSINESS = re.compile(r"\bopened (?:up )?(?P<det>a|an|her|his|my|their|o
                               r"company|studio|clinic|practice|salon|bar|gym|agency|firm)\b", _I)
 #: "Luis and Sara broke up": neither has the other any more.
 _THEY_SPLIT = re.compile(rf"^(?P<a>(?-i:{_NAME})) and (?P<b>(?-i:{_NAME})) (?:have |had )?"
-                         r"(?:broke up|broken up|split up|separated|divorced|got divorced)\b.*$",
-                         _I)
+                         r"(?:broke up|broken up|split up|separated|divorced|got divorced)\b"
+                         r"(?:[^,;]*$|[^,;]*(?P<rest>[,;]\s*(?:and\s+|but\s+|so\s+)?"
+                         r"(?:she|he|they)\b.*)$)", _I)
 #: "I got an iPhone, ditched the Samsung": a second clause of the same subject.
 _COMMA_PARTING = re.compile(r",\s+(?=(?:ditched|dumped|sold|gave away|got rid of|traded in|"
                             r"donated|returned|cancell?ed|dropped)\b)", _I)
@@ -2252,6 +2273,9 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_OFF_MY, r"\g<be> no longer on \g<x>"),
     (_OFF_BARE, r"\g<be> no longer on \g<x>"),
     (_DOWN_TO, _down_to),
+    (_EXPIRES, _expires),
+    (_FORGET_THE, r"\g<new> instead of \g<old>"),
+    (_SEEING, lambda m: f"{_BE_SAID.get(m['be'], m['be'])} dating {m['x']}"),
     (_OUTGREW, r"is no longer allergic to \g<x>"),
     (_KIN_NAME, lambda m: f"my {m['kin'].casefold()}"),
     (_OUR_GROUP_HAS, "we have "),
@@ -2294,7 +2318,7 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_BARE_EVENT, lambda m: f"the {m['event'].casefold()} "),
     (_QUIT_WORK, r"no longer works at \g<x>"),
     (_OPENED_BUSINESS, r"now works at \g<det> \g<x>"),
-    (_THEY_SPLIT, r"\g<a> no longer has \g<b>"),
+    (_THEY_SPLIT, lambda m: f"{m['a']} no longer has {m['b']}{m['rest'] or ''}"),
     (_COMMA_PARTING, " and "),
     (_COMMA_NO_MORE, ", so "),
     (_BEDTIME, r"my bedtime is \g<when>"),
