@@ -1910,12 +1910,13 @@ _FORGET_THE = re.compile(r"^(?:forget|scratch|never ?mind|so much for)(?: about)
                          r"(?P<old>(?:the|my|our|a|an) [\w' -]{1,30}?|(?-i:[A-Z])[\w-]+)"
                          r"\s*[,;:—–-]\s*(?P<new>(?:i|we)\b.+?)[.!]*$", _I)
 #: "Jess is seeing Leo": dating him (not "seeing Dr. Kim", not "seeing Hamilton tonight").
-_SEEING = re.compile(r"(?P<be>\s(?:is|am|are)|'s|'m|'re) (?:now )?seeing (?P<x>(?!(?:Dr|Doctor|Mr|Mrs|Ms|"
-                     r"Prof)\b)(?-i:[A-Z][a-z]+))(?=(?: now| again| these days)?\s*(?:[.!,;]|$))",
+_SEEING = re.compile(r"(?P<be>\s(?:is|am|are)|'s|'m|'re) (?:now )?seeing "
+                     r"(?P<x>(?!(?:Dr|Doctor|Mr|Mrs|Ms|Prof)\b)(?-i:[A-Z][a-z]+))(?=(?: now| again| these days)?\s*(?:[.!,;]|$))",
                      _I)
 _BE_SAID = {"'s": " is", "'m": " am", "'re": " are"}
 #: "My passport expires in 2027", "The lease ends in June": when it runs out (one date).
-_EXPIRES = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(?P<det>my|our|his|her|their|the) (?P<noun>(?:[a-z][\w-]* ){0,2}?"
+_EXPIRES = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(?P<det>my|our|his|her|their|the) "
+                      r"(?P<noun>(?:[a-z][\w-]* ){0,2}?"
                       r"(?:[a-z][\w-]* (?:expires|runs out)|(?:lease|visa|trial|warranty|"
                       r"contract|membership|subscription) ends)) "
                       r"(?P<v>(?:in|on|at|by|next|this) .+?)$", _I)
