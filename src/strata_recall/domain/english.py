@@ -1911,8 +1911,8 @@ _FORGET_THE = re.compile(r"^(?:forget|scratch|never ?mind|so much for)(?: about)
                          r"\s*[,;:—–-]\s*(?P<new>(?:i|we)\b.+?)[.!]*$", _I)
 #: "Jess is seeing Leo": dating him (not "seeing Dr. Kim", not "seeing Hamilton tonight").
 _SEEING = re.compile(r"(?P<be>\s(?:is|am|are)|'s|'m|'re) (?:now )?seeing "
-                     r"(?P<x>(?!(?:Dr|Doctor|Mr|Mrs|Ms|Prof)\b)(?-i:[A-Z][a-z]+))(?=(?: now| again| these days)?\s*(?:[.!,;]|$))",
-                     _I)
+                     r"(?P<x>(?!(?:Dr|Doctor|Mr|Mrs|Ms|Prof)\b)(?-i:[A-Z][a-z]+))"
+                     r"(?=(?: now| again| these days)?\s*(?:[.!,;]|$))", _I)
 _BE_SAID = {"'s": " is", "'m": " am", "'re": " are"}
 #: "My passport expires in 2027", "The lease ends in June": when it runs out (one date).
 _EXPIRES = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(?P<det>my|our|his|her|their|the) "
@@ -2109,8 +2109,8 @@ def _determined_on(match: re.Match[str]) -> str:
 _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
-                        r"(?:lapse|expire|run out)\b|\b(?:did not|didn't|chose not to|decided not to) "
-                        r"renew (?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
+                        r"(?:lapse|expire|run out)\b|"
+                        r"\b(?:did not|didn't|chose not to|decided not to) renew (?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
                         r"(?:membership|subscription|lease|contract|plan|pass))\b", _I)
 #: "My doctor took me off Lexapro": no longer taking it.
 _TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|psychiatrist|gp|physician|therapist|"
