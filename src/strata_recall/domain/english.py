@@ -2110,7 +2110,8 @@ _LET_GO = re.compile(r"\blet (?P<x>(?:our|my|the) [a-z][\w -]{1,30}?) go\b", _I)
 #: "I let my Sierra Club membership lapse": cancelled by not renewing.
 _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}?) "
                         r"(?:lapse|expire|run out)\b|"
-                        r"\b(?:did not|didn't|chose not to|decided not to) renew (?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
+                        r"\b(?:did not|didn't|chose not to|decided not to) renew "
+                        r"(?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
                         r"(?:membership|subscription|lease|contract|plan|pass))\b", _I)
 #: "My doctor took me off Lexapro": no longer taking it.
 _TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|psychiatrist|gp|physician|therapist|"
