@@ -166,9 +166,10 @@ class WritePipeline:
         turns themselves), on another core: their facts, the facts' vectors and candidate
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
-        and store give the same outcome either way, only sooner. Without ``search`` no candidate
-        search is made (the facts are still read and embedded): a ``behind`` remember's job
-        runs after the jobs written before it, and searches then."""
+        and store give the same outcome either way, only sooner. Without ``search`` the facts are
+        only read: a ``behind`` remember's job runs after the jobs written before it, and
+        embeds and searches then, on the write-behind thread (a second model run beside the
+        turn's own slowed the caller's, decision 0055)."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             text = _readable(shown, index)
@@ -232,11 +233,9 @@ class WritePipeline:
         # A fact in the turn's words waits for the turn's vector (the job searches by meaning
         # with it); its search by words runs now, while the caller's core embeds the turn.
         lexical = {c: self._lexical(scope, c) for c in own_words} if search else {}
-        if not embedded:
+        if not embedded or not search:  # behind: the job embeds them (decision 0055)
             return _Prepared(outcome, lexical=lexical)
         vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True))
-        if not search:
-            return _Prepared(outcome, vectors)
         return _Prepared(outcome, vectors,
                          {c: self._search(scope, vectors[c], c) for c in embedded}, lexical)
 

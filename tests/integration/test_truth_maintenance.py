@@ -112,11 +112,11 @@ def test_a_turn_with_a_claim_no_fact_holds_is_not_superseded_for_its_other_fact(
     store: Store, clock: FakeClock
 ) -> None:
     strata = facade(store, clock)
-    said_in_turn(strata, clock, "I live in Paris and my passport expires in May.",
+    said_in_turn(strata, clock, "I live in Paris and it rains a lot there.",
                  "I moved to Berlin.")
     states = by_content(strata)
     assert states["User lives in Paris"] is Lifecycle.SUPERSEDED, states
-    assert states["I live in Paris and my passport expires in May."] is Lifecycle.ACTIVE
+    assert states["I live in Paris and it rains a lot there."] is Lifecycle.ACTIVE
 
 
 def test_a_repetition_folds_into_the_memory_and_undo_brings_the_turn_back(

@@ -1709,3 +1709,9 @@ def test_forgetting_the_old_plan_seeing_someone_deleting_and_expiry_dates_are_re
     assert (subject, value, negated) in [r[:3] for r in facts(text)]
     assert "person:user.partner" not in [r[0] for r in facts("I'm seeing Dr. Kim tomorrow.")]
     assert "user.partner" not in [r[0] for r in facts("I'm seeing Hamilton tonight.")]
+
+
+def test_an_impersonal_clause_after_and_is_no_part_of_the_value_before_it() -> None:
+    said = facts("I live in Paris and it rains a lot there.")
+    assert said[0][:2] == ("user.lives_in", "Paris")
+    assert [r[1] for r in facts("I bought a house and there is a pool.")] == ["house"]

@@ -5,8 +5,10 @@ per turn, and a job never waits behind preparations that did not start."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +176,39 @@ def _event(text: str, scope: Scope = U) -> Event:
                             meta=None, idempotency_key=None, max_chars=10_000, max_messages=10)
     [event] = build_events(request, FakeClock().now())
     return event
+
+
+class ThreadNotingEmbedder:
+    """The test embedder, noting the thread of each model run and what it embedded."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, tuple[str, ...]]] = []
+        self.name, self.dim = EMBEDDER.name, EMBEDDER.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.runs.append((threading.current_thread().name, tuple(texts)))
+        return EMBEDDER.embed(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(EMBEDDER, name)
+
+
+def test_a_behind_remembers_preparation_reads_its_facts_and_leaves_their_embedding_to_the_job(
+) -> None:
+    """Decision 0055: a second model run beside the caller's own slowed the remember; the
+    job embeds the facts on the write-behind thread (``sync`` still prepares them)."""
+    embedder = ThreadNotingEmbedder()
+    store = InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+    strata = Strata(store, embedder, clock=FakeClock(),  # type: ignore[arg-type]
+                    providers=ProviderChain([CountingRules()]),
+                    settings=load_settings(home=Path("/nonexistent"), review_mode="off",
+                                           graph=False))
+    strata.remember("I live in Lisbon and I work at Acme.", scope=U, mode="behind")
+    assert strata.writer.settle(U)
+    facts = {"User lives in Lisbon", "User works at Acme"}
+    runs = [(thread, texts) for thread, texts in embedder.runs if facts & set(texts)]
+    assert runs and all(thread.startswith("strata-write-behind") for thread, _ in runs)
+    embedder.runs.clear()
+    strata.remember("I live in Porto and I work at Bolt.", scope=U, mode="sync")
+    assert any(thread.startswith("strata-prepare") for thread, _ in embedder.runs)
+    strata.close()

@@ -432,6 +432,15 @@ def _starts_possessed_clause(piece: str) -> bool:
     return False
 
 
+def _starts_impersonal(piece: str) -> bool:
+    """"it rains a lot", "there is a gym nearby": a clause with a subject that names
+    nothing, never more of the value before it."""
+    words = piece.split()
+    return len(words) >= 2 and words[0].casefold() in ("it", "there") \
+        and (_AUX_RE.match(" ".join(words[1:])) is not None
+             or verb_lemma(words[1].casefold()) is not None)
+
+
 def clauses(sentence: str) -> list[str]:
     """Split on conjunctions where a new clause starts; a shared subject is carried over
     ("I live in Porto and work at Acme" → "I live in Porto", "I work at Acme")."""
@@ -467,6 +476,8 @@ def clauses(sentence: str) -> list[str]:
             result.append(f"{subject} {piece}")
         elif result and _IT_ASIDE.match(bare):
             continue  # "I sold my car, it was too old": an aside on what was said
+        elif result and _starts_impersonal(bare):
+            result.append(piece)  # "I live in Paris and it rains a lot there": not the place
         elif result:
             result[-1] = f"{result[-1]} and {piece}"
         else:
