@@ -161,15 +161,16 @@ class WritePipeline:
 
     # -- prepare ----------------------------------------------------------------------------
 
-    def prepare(self, events: Sequence[Event], *, search: bool = True) -> None:
+    def prepare(self, events: Sequence[Event], *, search: bool = True,
+                embed: bool = True) -> None:
         """Start reading these short turns now, beside the caller's own work (embedding the
         turns themselves), on another core: their facts, the facts' vectors and candidate
         searches. The extract job that follows takes the result instead of computing it
         again (it still reads the candidates' current state itself); the same chain, embedder
-        and store give the same outcome either way, only sooner. Without ``search`` the facts are
-        only read: a ``behind`` remember's job runs after the jobs written before it, and
-        embeds and searches then, on the write-behind thread (a second model run beside the
-        turn's own slowed the caller's, decision 0055)."""
+        and store give the same outcome either way, only sooner. Without ``search`` no candidate
+        search is made: a ``behind`` remember's job runs after the jobs written before it,
+        and searches then; without ``embed`` the facts are only read, and the job embeds
+        them (decision 0055)."""
         shown = [masked(e) for e in events]
         for index, event in enumerate(shown):
             text = _readable(shown, index)
@@ -185,7 +186,7 @@ class WritePipeline:
                 if extracted is not None:
                     self._keep(self._extracted, said, extracted)
                 self._keep(self._prepared, said, self._prepare_pool.submit(
-                    self._prepare_one, event.scope, text, alone, extracted, search))
+                    self._prepare_one, event.scope, text, alone, extracted, search, embed))
 
     def own_words_fact(self, scope: Scope, text: str, timeout_s: float = 1.0
                        ) -> ExtractedFact | None:
@@ -220,7 +221,7 @@ class WritePipeline:
 
     def _prepare_one(self, scope: Scope, text: str, alone: bool = False,
                      extracted: Future[ExtractionOutcome] | None = None,
-                     search: bool = True) -> _Prepared:
+                     search: bool = True, embed: bool = True) -> _Prepared:
         outcome = self._read_only(text, extracted)
         if outcome.extraction is None:
             return _Prepared(outcome)
@@ -233,9 +234,11 @@ class WritePipeline:
         # A fact in the turn's words waits for the turn's vector (the job searches by meaning
         # with it); its search by words runs now, while the caller's core embeds the turn.
         lexical = {c: self._lexical(scope, c) for c in own_words} if search else {}
-        if not embedded or not search:  # behind: the job embeds them (decision 0055)
+        if not embedded or not embed:
             return _Prepared(outcome, lexical=lexical)
         vectors = dict(zip(embedded, self.embedder.embed(embedded), strict=True))
+        if not search:
+            return _Prepared(outcome, vectors)
         return _Prepared(outcome, vectors,
                          {c: self._search(scope, vectors[c], c) for c in embedded}, lexical)
 

@@ -69,6 +69,10 @@ PIPELINE_THREADS = 4
 #: Jobs of ``behind`` remembers that may wait for the write-behind thread before the next
 #: such remember waits for room: also the most a read waits for (~10 ms a job on SQLite).
 WRITE_BEHIND_PENDING = 16
+#: Jobs waiting from which a ``behind`` remember's preparation embeds its facts itself: the
+#: queue is nearly full, the next remembers are about to wait for room, and throughput counts
+#: (a flood); below, the job embeds them and the caller's cores stay free (decision 0055).
+BEHIND_EMBEDS_AHEAD_AT = WRITE_BEHIND_PENDING * 3 // 4
 #: How long a ``behind`` remember waits for its turns' reading (rule-based: done while the
 #: turns were embedded) to write each turn carrying its fact; later, its job carries it.
 BEHIND_READING_WAIT_S = 0.005
@@ -82,9 +86,11 @@ class Preparation(Protocol):
     """The pipeline's side of a remember (``WritePipeline``): its work started early, the
     turns' vectors handed over, and the turns' reading asked back before the write."""
 
-    def prepare(self, events: Sequence[Event], *, search: bool = True) -> None:
-        """Start reading these turns beside the caller's embedding of them (and, with
-        ``search``, searching for what their facts repeat or contradict)."""
+    def prepare(self, events: Sequence[Event], *, search: bool = True,
+                embed: bool = True) -> None:
+        """Start reading these turns beside the caller's embedding of them (with ``embed``,
+        embedding their facts; with ``search``, also searching for what those repeat or
+        contradict)."""
 
     def embedded(self, texts: Sequence[str], vectors: Matrix) -> None:
         """The texts the turns were embedded as, and their vectors: a derived fact in a
@@ -175,7 +181,12 @@ class Writer:
         # when it runs, after the jobs written before it: only the facts are read now.
         preparing = self.preparation if not raw and mode != "async" else None
         if preparing is not None:
-            preparing.prepare(events, search=mode != "behind")
+            # behind: the facts' vectors are made ahead only when the write-behind queue is
+            # nearly full (a flood, bound by the pipeline's throughput); otherwise its job
+            # makes them, off the caller's cores (decision 0055)
+            preparing.prepare(events, search=mode != "behind",
+                              embed=mode != "behind"
+                              or self._behind.pending >= BEHIND_EMBEDS_AHEAD_AT)
         # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
         # stay in the raw log and the episode's text only.
         extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor

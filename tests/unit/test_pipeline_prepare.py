@@ -212,3 +212,27 @@ def test_a_behind_remembers_preparation_reads_its_facts_and_leaves_their_embeddi
     strata.remember("I live in Porto and I work at Bolt.", scope=U, mode="sync")
     assert any(thread.startswith("strata-prepare") for thread, _ in embedder.runs)
     strata.close()
+
+
+def test_a_behind_remember_embeds_its_facts_ahead_when_the_write_behind_queue_is_nearly_full(
+) -> None:
+    """In a flood the pipeline's throughput bounds every remember: the facts' model run goes
+    to the preparation thread, beside the write-behind thread's work."""
+    from strata_recall.writer import BEHIND_EMBEDS_AHEAD_AT
+
+    embedder = ThreadNotingEmbedder()
+    store = InMemoryStore(dim=EMBEDDER.dim, embedder_name=EMBEDDER.name)
+    strata = Strata(store, embedder, clock=FakeClock(),  # type: ignore[arg-type]
+                    providers=ProviderChain([CountingRules()]),
+                    settings=load_settings(home=Path("/nonexistent"), review_mode="off",
+                                           graph=False))
+    gate = threading.Event()
+    for n in range(BEHIND_EMBEDS_AHEAD_AT):  # a backlog the write-behind thread is held in
+        assert strata.writer._behind.submit(("t", "ana"), f"held {n}", gate.wait)
+    strata.remember("I live in Lisbon and I work at Acme.", scope=U, mode="behind")
+    gate.set()
+    assert strata.writer.settle(U)
+    facts = {"User lives in Lisbon", "User works at Acme"}
+    runs = [thread for thread, texts in embedder.runs if facts & set(texts)]
+    assert runs and all(thread.startswith("strata-prepare") for thread in runs)
+    strata.close()
