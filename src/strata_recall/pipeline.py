@@ -27,7 +27,7 @@ from strata_recall.domain import applying, pronouns
 from strata_recall.domain.answers import answered
 from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
 from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
-from strata_recall.domain.english import opens_with_bare_correction
+from strata_recall.domain.english import opens_with_bare_correction, parts_with_it
 from strata_recall.domain.jobs import Job, JobKind, NewJob
 from strata_recall.domain.models import Event, Filters, Memory, Scope
 from strata_recall.domain.secrets import masked
@@ -361,7 +361,7 @@ class WritePipeline:
                     return found[:MAX_FACTS], warnings
                 x = self._extract_piece(event.scope, piece, warnings, prepared)
                 facts = x.facts
-                correcting = opens_with_bare_correction(piece)
+                correcting = opens_with_bare_correction(piece) or parts_with_it(piece)
                 if said_before is None and correcting:
                     said_before = self._turn_before(event)
                 if not facts or correcting:
@@ -554,7 +554,8 @@ def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found
              and c.value in c.content and c.subject.count(".") == 1
              and c.subject != fact.subject
              and (c.subject.endswith(f"_{attribute}") if own else
-                  c.subject.endswith((f".{attribute}", f"_{attribute}")))
+                  c.subject.endswith((f".{attribute}", f"_{attribute}"))
+                  or _occasion_of(c.subject, attribute))
              and (not own or c.subject.startswith(f"{holder}."))]
     if len({c.subject for c in named}) != 1:
         return found
@@ -563,6 +564,17 @@ def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found
     owner, _, name = known.subject.partition(".")
     return replace(found, fact=replace(fact, subject=known.subject, holder=owner, attribute=name,
                                        content=_said_as(known, fact.value)))
+
+
+#: What a bare activity names when said of its time: "Yoga moved to Thursdays" (the class).
+_OCCASIONS = ("class", "classes", "lesson", "lessons", "practice", "session", "sessions",
+              "appointment", "rehearsal", "game", "games", "meeting", "training", "club")
+
+
+def _occasion_of(subject: str, activity: str) -> bool:
+    """``user.yoga_class`` is the occasion "yoga" names."""
+    slot = subject.partition(".")[2]
+    return slot.startswith(f"{activity}_") and slot.removeprefix(f"{activity}_") in _OCCASIONS
 
 
 def _kind_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:

@@ -637,3 +637,25 @@ def test_a_bare_noun_opening_a_turn_is_the_one_known_thing_of_that_name(
     assert states["My son's soccer practice is on Mondays."] is Lifecycle.SUPERSEDED, states
     top = strata.recall("When is soccer practice?", scope=A, k=3).hits[0].memory.content
     assert "Wednesdays" in top
+
+
+def test_a_trade_of_it_remembered_on_its_own_parts_with_what_the_turn_before_said_one_had(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "I drive a 2015 Civic.", "Traded it in for a RAV4 last weekend.")
+    states = by_content(strata)
+    assert states["I drive a 2015 Civic."] is Lifecycle.SUPERSEDED, states
+    assert states["User has a RAV4"] is Lifecycle.ACTIVE
+    top = strata.recall("What car do I drive?", scope=A, k=3).hits[0].memory.content
+    assert "RAV4" in top
+
+
+def test_an_activity_moved_to_a_day_is_the_known_class_of_that_activity(
+    store: Store, clock: FakeClock
+) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "My yoga class is on Tuesdays.", "Yoga moved to Thursdays.")
+    states = by_content(strata)
+    assert states["User's yoga class is Tuesdays"] is Lifecycle.SUPERSEDED, states
+    assert states["User's yoga class is Thursdays"] is Lifecycle.ACTIVE

@@ -23,6 +23,8 @@ from strata_recall.domain.answers import answered
     ("Do you still drink coffee?", "Nope, quit in January.",
      "I don't drink coffee anymore. quit in January."),
     ("Are you vegan?", "Yes.", "I am vegan."),
+    ("Do you still play guitar?", "Not really, haven't touched it in years.",
+     "I don't play guitar anymore. haven't touched it in years."),
     ("Which gym do you go to?", "Equinox on 5th.", "My gym is Equinox on 5th."),
     ("Where do you work these days?", "Still at Deloitte.", "I work at Deloitte."),
     ("What do you drive now?", "Still the Civic.", "I drive the Civic."),

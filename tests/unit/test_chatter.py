@@ -122,3 +122,8 @@ def test_an_offer_of_more_help_is_chatter() -> None:
     assert is_chatter("lmk if you need anything else from me", "user")
     assert is_chatter("Let me know if you need anything!", "user")
     assert not is_chatter("If you need a ride, I have a car.", "user")
+
+
+def test_stepping_away_for_a_coffee_is_chatter() -> None:
+    assert is_chatter("brb, grabbing coffee", "user")
+    assert not is_chatter("I love getting coffee at Blue Bottle", "user")

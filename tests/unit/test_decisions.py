@@ -303,3 +303,15 @@ def test_an_occasion_taken_over_by_another_host_replaces_the_old_host() -> None:
     tom = FactView("Tom lives in Paris", subject="person:tom.lives_in", value="Paris",
                    explicit_change=True)
     assert decide(tom, [paris], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.ADD
+
+
+def test_giving_up_a_kind_of_thing_retracts_a_thing_of_that_kind() -> None:
+    wine = Candidate("m1", "User drinks a glass of wine most nights", similarity=0.4,
+                     subject="user.drinks.glass_wine_night", value="glass of wine most nights")
+    no_alcohol = FactView("User no longer has alcohol", subject="user.has.alcohol",
+                          value="alcohol", negated=True, explicit_change=True)
+    decision = decide(no_alcohol, [wine], datetime(2026, 1, 1, tzinfo=UTC))
+    assert (decision.action, decision.target_id) == (Action.DELETE, "m1")
+    tea = Candidate("m2", "User drinks green tea", similarity=0.4,
+                    subject="user.drinks.green_tea", value="green tea")
+    assert decide(no_alcohol, [tea], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.ADD

@@ -1715,3 +1715,26 @@ def test_an_impersonal_clause_after_and_is_no_part_of_the_value_before_it() -> N
     said = facts("I live in Paris and it rains a lot there.")
     assert said[0][:2] == ("user.lives_in", "Paris")
     assert [r[1] for r in facts("I bought a house and there is a pool.")] == ["house"]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "negated"), [
+    ("My flight lands at 3:40.", "user.flight_lands", "3:40", False),
+    ("My flight lands at 3:40. Oops, typo, it lands at 4:30.", "user.flight_lands", "4:30",
+     False),
+    ("The meeting starts at 10 on Monday.", "project.meeting_start", "10 on Monday", False),
+    ("I drive a 2015 Civic. Traded it in for a RAV4 last weekend.", "user.has.civic",
+     "2015 Civic", True),
+    ("Yoga moved to Thursdays.", "project.yoga", "Thursdays", False),
+])
+def test_times_of_ones_own_events_trades_of_it_and_moves_to_a_weekday_are_read(
+    text: str, subject: str, value: str, negated: bool
+) -> None:
+    assert (subject, value, negated) in [r[:3] for r in facts(text)]
+
+
+def test_a_turn_opening_with_a_parting_of_it_points_back() -> None:
+    from strata_recall.domain.english import parts_with_it
+
+    assert parts_with_it("Traded it in for a RAV4 last weekend.")
+    assert parts_with_it("Sold it last week.")
+    assert not parts_with_it("I like it.")

@@ -47,7 +47,8 @@ _NOT_A_CLAIM = re.compile(r"\b(?:me|you|your|yours|us)\b|^(?:want|need|mind|thin
                           r"see|mean|agree|understand|have time|sure|ok|okay|there|ready|free|"
                           r"around|done|busy|kidding|serious|still there|good|alright|awake)\b",
                           _I)
-_NO = re.compile(r"^(?:no|nope|nah|not anymore|not any more|no longer)\b[\s,.!-]*", _I)
+_NO = re.compile(r"^(?:no|nope|nah|not anymore|not any more|no longer|not really|not lately|"
+                 r"not these days|not much)\b[\s,.!-]*", _I)
 _YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|of course|still do|i do|i am)\b[\s,.!-]*", _I)
 #: An answer that speaks of the holder the question named: "She's an architect."
 _PRONOUN_LEAD = re.compile(r"^(?P<p>he|she|they)(?P<be>'s|\s+is|'re|\s+are|\s+was)?\b", _I)

@@ -56,7 +56,9 @@ _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
 _LEAVE_TAKING = re.compile(
     r"\b(?:(?:i\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+(?:run|go|dash|bounce|"
     r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
-    r"logging\s+off|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
+    r"logging\s+off|(?:grabbing|getting|gonna\s+grab|going\s+to\s+grab)\s+(?:a\s+|some\s+)?"
+    r"(?:coffee|lunch|dinner|a\s+bite|food|a\s+snack|snack|a\s+drink|tea)|"
+    r"talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
     r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
     r"let\s+you\s+know|back\s+to\s+work|(?:that's|that\s+is)\s+(?:enough|all|it)\s+for\s+"
     r"(?:today|now|tonight|the\s+day))\b", re.IGNORECASE)

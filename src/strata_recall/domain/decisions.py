@@ -334,7 +334,26 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     held = candidate.subject.split(".")[1] if candidate.subject.count(".") else ""
     # A single-valued slot ("my car is a Honda Civic": user.car) holds its thing too.
     holds = held in _HOLDING or candidate.subject.count(".") == 1
-    return holds and _names_part_of(fact.value, candidate.value)
+    return holds and (_names_part_of(fact.value, candidate.value)
+                      or _names_a_kind_of(fact.value, candidate.value))
+
+
+#: What giving up a kind of thing gives up: "cut out alcohol" ends "drinks a glass of wine".
+_KINDS = {
+    "alcohol": frozenset("wine beer whiskey whisky vodka gin rum tequila cocktail cider "
+                         "champagne sake liquor booze prosecco bourbon".split()),
+    "caffeine": frozenset("coffee espresso latte cappuccino cortado americano "
+                          "energy".split()),
+    "sugar": frozenset("soda candy sweet dessert chocolate cake cookie".split()),
+}
+
+
+def _names_a_kind_of(kind: str | None, value: str | None) -> bool:
+    """``kind`` is a kind the value's thing is of ("alcohol" / "glass of wine")."""
+    if kind is None or value is None:
+        return False
+    members = _KINDS.get(normalize(kind), frozenset())
+    return bool(members & _value_words(value))
 
 
 #: Holders whose parting with a thing is the user's too ("we" said by the user).

@@ -1726,6 +1726,30 @@ def _items(phrase: str) -> list[str]:
     return [phrase]
 
 
+#: "My flight lands at 3:40", "The meeting starts at 10": when a thing of one's own does
+#: what it does once (one time: a new one replaces it).
+_TIMED_EVENT = re.compile(r"^(?P<det>my|our|the) (?P<noun>(?:[a-z-]+ ){0,2}?[a-z-]+) "
+                          r"(?P<verb>lands|leaves|departs|arrives|starts|begins|ends|finishes|"
+                          r"opens|closes|boards|takes off|kicks off|wraps up) "
+                          r"(?P<v>(?:at|on|around|by|in) .+)$", _I)
+
+
+def _timed_event(clause: str, manner: _Manner, role: str) -> list[Statement] | None:
+    """The time of a possessed thing's one event, as a slot of its own (``flight_lands``)."""
+    said = _TIMED_EVENT.match(clause)
+    if said is not None and _ANOTHER_HOLDER.match(clause):  # "my mother-in-law arrives …"
+        return None
+    holder = _det_holder(said["det"], said["noun"], role) if said else None
+    if said is None or holder is None or holder.key not in (USER, PROJECT):
+        return None
+    verb = said["verb"].casefold().split()[0]
+    attribute = f"{slug(said['noun'], limit=3)}_{verb}"
+    when = re.sub(r"^(?:at|on|around|by|in)\s+", "", said["v"], flags=_I)
+    found = _statement(holder, attribute, when, third_person(clause), manner, None,
+                       time_is_value=True)
+    return [replace(found, single=True)]
+
+
 def _mention(clause: str, manner: _Manner, role: str) -> list[Statement]:
     """A declarative clause no rule reads: kept as a casual mention without a slot."""
     if role != "user" or len(clause.split()) < 3 or len(content_words(clause)) < 2:
@@ -2084,7 +2108,7 @@ _BARE_NOUN_SET = re.compile(
     r"^(?P<noun>[A-Za-z][a-z-]{2,20})(?P<verb> (?:went (?:up|down)|has gone (?:up|down)|"
     r"(?:has |was |got |is )?(?:moved|changed|pushed|postponed|rescheduled|raised|increased|"
     r"lowered|cut|reduced|bumped|shifted|slipped)(?: back| forward| up| down)?)) to "
-    r"(?=[$€£\d]|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|noon\b|midnight\b)", _I)
+    r"(?=[$€£\d]|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|noon\b|midnight\b)", _I)
 #: Nouns of the user's own a bare subject names ("Rent went up": my rent).
 _OWN_BARE_NOUNS = frozenset({"rent", "salary", "pay", "mortgage", "commute", "budget",
                              "allowance", "bedtime", "bill"})
@@ -2428,23 +2452,43 @@ def _it_named(clause: str, before: str) -> str:
     return f"{named['np']} {verb}{clause[it.end():]}"
 
 
-#: "..., I sold it": a parting whose object is "it".
+#: "..., I sold it", "traded it in for a RAV4": a parting whose object is "it".
 _PARTED_WITH_IT = re.compile(r"^(?P<lead>(?:i|we) (?:sold|gave away|got rid of|donated|returned|"
-                             r"traded in|threw out|threw away|gave up)) it\b", _I)
+                             r"traded in|threw out|threw away|gave up)) it\b|"
+                             r"^(?P<who>i|we) (?P<verb>traded|gave|threw) it (?P<particle>in|away|"
+                             r"out)\b", _I)
+#: What a clause said one had, when not said as "my X": "I drive a 2015 Civic".
+_HAD_OBJECT = re.compile(r"^(?:i|we) (?:have|had|own|owned|drive|drove|ride|rode|use|used|got|"
+                         r"bought|keep|kept) (?:a|an|the|this|that) (?P<x>(?:[\w-]+ ){0,2}[\w-]+)$",
+                         _I)
+
+
+def parts_with_it(text: str) -> bool:
+    """The text opens with a parting whose object is "it" ("Traded it in for a RAV4", "Sold
+    it last week"): it means what it parted with only read after the turn before it."""
+    lead = next(iter(sentences(text)), "")
+    body, _ = read_manner(lead)
+    return _PARTED_WITH_IT.match(_SUBJECTLESS.sub("I ", _expand(body))) is not None
 
 
 def _it_parted_with(clause: str, before: str) -> str:
     """"I haven't touched my guitar in years, I sold it": what was sold is the last thing
-    the clause before named as the holder's (my/our X)."""
-    parted = _PARTED_WITH_IT.match(clause)
+    the clause before named as the holder's (my/our X, or what it said one had: "I drive a
+    2015 Civic")."""
+    said = _SUBJECTLESS.sub("I ", clause)  # "Traded it in for a RAV4"
+    parted = _PARTED_WITH_IT.match(said)
     if parted is None or not before:
         return clause
     named = re.findall(r"\b(?:my|our) ((?:[a-z-]+ )?[a-z-]+)\b", before, _I)
+    had = _HAD_OBJECT.match(_TRAIL.sub("", before.strip()))
+    if not named and had is not None:
+        named = [had["x"]]
     thing = [w for w in named[-1].split() if w.casefold() not in STOPWORDS] if named else []
     if not thing:
         return clause
-    owner = "our" if parted["lead"].casefold().startswith("we") else "my"
-    return f"{parted['lead']} {owner} {' '.join(thing)}{clause[parted.end():]}"
+    lead = parted["lead"] or f"{parted['who']} {parted['verb']} {parted['particle']}"
+    owner = "our" if lead.casefold().startswith("we") else "my"
+    return f"{lead} {owner} {' '.join(thing)}{said[parted.end():]}"
 
 
 #: "I changed my number": the thing changed, which "it's ..." after it names.
@@ -2571,7 +2615,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
         corrected = _fragment(clause, manner, before)
         if corrected:
             return corrected
-    nouned = _noun_sentence(clause, manner, role)
+    nouned = _noun_sentence(clause, manner, role) or _timed_event(clause, manner, role)
     if nouned is not None:
         return nouned
     match = _HOLDER.match(clause)
