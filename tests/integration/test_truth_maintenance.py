@@ -659,3 +659,14 @@ def test_an_activity_moved_to_a_day_is_the_known_class_of_that_activity(
     states = by_content(strata)
     assert states["User's yoga class is Tuesdays"] is Lifecycle.SUPERSEDED, states
     assert states["User's yoga class is Thursdays"] is Lifecycle.ACTIVE
+
+
+def test_a_habit_given_up_takes_its_schedule_along(store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "I drink coffee every morning.", "I gave up coffee for Lent.")
+    states = by_content(strata)
+    assert states["User drinks coffee every morning"] is Lifecycle.SUPERSEDED, states
+    assert states["User no longer has coffee"] is Lifecycle.ACTIVE
+    said_in_turn(strata, clock, "I run on Mondays and swim on Fridays.", "I stopped running.")
+    states = by_content(strata)
+    assert states.get("User swims on Fridays") is not Lifecycle.SUPERSEDED, states

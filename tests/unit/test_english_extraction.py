@@ -693,7 +693,7 @@ LOOK_ALIKES: list[tuple[str, list[str | None]]] = [
     ("I joined a gym", ["user.joined.gym"]),
     ("I live for the weekends", ["user.lives.weekend"]),
     ("I like to think about it", []),  # points outside itself: the turn keeps it
-    ("I work out every morning", ["user.does.work"]),
+    ("I work out every morning", ["user.does.work", "user.schedule_of_work"]),
     ("I met the deadline", ["user.met.deadline"]),
     ("I was moved to the night shift", ["user.shift"]),
     ("The dog lives in the garden", [None]),
@@ -1738,3 +1738,15 @@ def test_a_turn_opening_with_a_parting_of_it_points_back() -> None:
     assert parts_with_it("Traded it in for a RAV4 last weekend.")
     assert parts_with_it("Sold it last week.")
     assert not parts_with_it("I like it.")
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "change"), [
+    ("Change of venue: the party is at Mia's place.", "project.party", "at Mia's place", True),
+    ("Ana is between jobs right now.", "person:ana.employment_status", "between jobs", True),
+    ("I usually run in the mornings.", "user.schedule_of_run", "mornings", False),
+    ("I've switched to running in the evenings.", "user.schedule_of_run", "evenings", True),
+])
+def test_a_change_of_venue_right_now_and_the_time_of_day_of_a_habit_are_read(
+    text: str, subject: str, value: str, change: bool
+) -> None:
+    assert (subject, value, False, change) in [r[:4] for r in facts(text)]

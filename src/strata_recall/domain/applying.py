@@ -413,7 +413,12 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
         touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), kind,
                                   f"its claim {target_id} was {reason}", decision)
         for sibling in siblings:
-            if sibling is not None and sibling.lifecycle is Lifecycle.CANDIDATE and \
+            if sibling is not None and _live(sibling, now) and \
+                    decision.action is Action.DELETE and _schedule_of(sibling, base):
+                touched[sibling.id] = _Touch(  # a habit that ended has no time any more
+                    superseded(sibling, derived.memory.id, now), kind,
+                    f"the habit it times, {target_id}, was {reason}", decision)
+            elif sibling is not None and sibling.lifecycle is Lifecycle.CANDIDATE and \
                     _live(sibling, now) and sibling.id not in made_live:
                 touched[sibling.id] = _Touch(
                     promoted_by(sibling, derived.memory.id, now), HistoryKind.UPDATE,
@@ -421,6 +426,18 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
                     f"{derived.memory.id} ({decision.reason})", decision)
                 made_live.append(sibling.id)
     return made_live
+
+
+def _schedule_of(memory: Memory, habit: Memory) -> bool:
+    """``memory`` is when ``habit`` happens: "User drinks coffee every morning"
+    (``user.schedule_of_drinks_coffee``) for "User drinks coffee" (``user.drinks.coffee``)."""
+    if memory.subject is None or habit.subject is None:
+        return False
+    holder, _, slot = memory.subject.partition(".")
+    if holder != habit.subject.partition(".")[0] or not slot.startswith("schedule_of_"):
+        return False
+    said = set(habit.subject.rsplit(".", 1)[-1].split("_"))
+    return said <= set(slot.removeprefix("schedule_of_").split("_"))
 
 
 def promoted_by(fact: Memory, by: str, now: datetime) -> Memory:

@@ -90,7 +90,8 @@ _CORRECTION = re.compile(
     r"my mistake|my bad|typo (?:earlier|before|there|above)|"
     r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
-    r"change of plans?|(?:the )?plans? (?:have )?changed|"
+    r"change of (?:plans?|venue|date|time|location|schedule|address)|"
+    r"(?:the )?plans? (?:have )?changed|"
     r"plot twist|(?:oops|whoops)[,!.]?\s*(?:typo|my bad|my mistake)?|typo|"
     r"let me correct (?:that|myself)|(?:sorry|oops|no|wait)[,]?\s*i meant|"
 
@@ -259,7 +260,8 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fal
          r"(?:in|on|until|till|back in|for) (?:\d{4}|january|february|march|"
          r"april|may|june|july|august|september|october|november|december|the past \w+|"
          r"(?:a|\d+|two|three|many|several) (?:years?|months?|weeks?|days?))(?: \d{4})?|"
-         r"now|anymore|any more|these days|nowadays|at the moment|currently|instead|too|"
+         r"right now|now|anymore|any more|these days|nowadays|at the moment|currently|instead|"
+         r"too|"
          r"as well|for now|from now on|again|already|full[- ]time|part[- ]time|"
          r"(?:starting|beginning|as of|effective|from) (?:today|now|tomorrow|"
          r"(?:this|next|last) \w+|"
@@ -2722,7 +2724,10 @@ def _verb_statements(holder: _Holder, verb: _Verb, role: str) -> list[Statement]
 
 #: A weekly schedule: "on Saturdays", "every other Tuesday", "on weekends".
 _WEEKLY = re.compile(rf"\b(?:on|every) (?:other )?{_DAYS}(?: and {_DAYS})?\b|"
-                     r"\bon (?:the )?(?:weekends|weekdays)\b", _I)
+                     r"\bon (?:the )?(?:weekends|weekdays)\b|"
+                     r"\bin the (?:early |late )?(?:mornings|evenings|afternoons)\b|"
+                     r"\b(?:every|each) (?:morning|evening|afternoon|night)\b|"
+                     r"\b(?:before|after) work\b", _I)
 
 
 def _weekly(holder: _Holder, verb: _Verb, said: list[Statement]) -> list[Statement]:
