@@ -23,13 +23,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from strata_recall.domain import applying, pronouns
+from strata_recall.domain import applying, pronouns, turn_succession
 from strata_recall.domain.answers import answered
 from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
 from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
 from strata_recall.domain.english import opens_with_bare_correction, parts_with_it
 from strata_recall.domain.jobs import Job, JobKind, NewJob
-from strata_recall.domain.models import Event, Filters, Memory, Scope
+from strata_recall.domain.lifecycle import Planned
+from strata_recall.domain.models import Event, Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.secrets import masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
@@ -68,6 +69,11 @@ _ACTIONABLE_ONLY = Filters(lifecycles=tuple(ACTIONABLE))
 BARE_TURN_WORDS = 6
 #: Recent memories looked through for the user's turn a follow-up correction corrects.
 TURN_BEFORE_LOOKBACK = 8
+#: Earlier turns looked at, by meaning and by words each, for the one a turn that says a
+#: change supersedes or a restatement folds into (decision 0056); a restatement only looks
+#: at those whose stored vector is this close (they carry the speaker and the turn before).
+SUCCESSION_K = 8
+RESTATEMENT_FLOOR = 0.45
 
 
 @runtime_checkable
@@ -280,10 +286,17 @@ class WritePipeline:
         events = [masked(e) for e in self._events(job)]  # derived facts never hold a secret
         prepared = _Ready()
         found, warnings = self._extract(events, prepared)
-        if not found:
-            return JobOutput({"facts": 0, "outcomes": [], "memory_ids": [],
-                              "warnings": warnings})
         turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
+        if not found:
+            origin = self._origin(job, None)
+            changes = self._successions(job, events, turns, applying.Plan(), origin)
+            result = {"facts": 0, "outcomes": [], "memory_ids": [], "warnings": warnings,
+                      "successions": [p.after.id for p, _ in changes]}
+            if not changes:
+                return JobOutput(result)
+            return JobOutput(result, WriteBatch(
+                events=(), memories=[], actor=origin.actor, reason="extract",
+                request_id=origin.request_id, changes=_changes(changes)))
         own = frozenset(turns.values())
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
         pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
@@ -298,15 +311,16 @@ class WritePipeline:
         origin = self._origin(job, found[0])
         planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
                                 self.clock.now(), turns)
+        successions = self._successions(job, events, turns, planned, origin, found)
         batch = WriteBatch(
             events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
             actor=origin.actor, reason="extract", request_id=origin.request_id,
-            changes=[MemoryChange(after=p.after, expected_version=version, history=p.history)
-                     for p, version in planned.changes],
+            changes=_changes([*planned.changes, *successions]),
             jobs=self._graph_jobs(job, found, planned),
         )
         result = {"facts": len(found), "outcomes": planned.outcomes,
-                  "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings}
+                  "memory_ids": [d.memory.id for d in planned.added], "warnings": warnings,
+                  "successions": [p.after.id for p, _ in successions]}
         return JobOutput(result, batch)
 
     def _decide(self, found: Sequence[_Found], pools: Sequence[Sequence[tuple[Candidate, Memory]]]
@@ -463,14 +477,95 @@ class WritePipeline:
         current.update({m.id: m for m in self.store.get_many(wanted, scope) if m.scope == scope})
         return current
 
-    def _origin(self, job: Job, first: _Found) -> applying.Origin:
+    def _origin(self, job: Job, first: _Found | None) -> applying.Origin:
         payload = job.payload
         return applying.Origin(
             scope=job.scope, conversation_id=payload.get("conversation_id"),
             tags=tuple(payload.get("tags", ())), actor=str(payload.get("actor", "pipeline")),
-            extractor=first.provider, model=first.model, prompt_version=first.prompt_version,
+            extractor=first.provider if first else "rules",
+            model=first.model if first else None,
+            prompt_version=first.prompt_version if first else None,
             review=self.review, request_id=payload.get("request_id"),
         )
+
+    # -- turns read as turns (decision 0056) -------------------------------------------------
+
+    def _successions(self, job: Job, events: Sequence[Event], turns: Mapping[str, str],
+                     planned: applying.Plan, origin: applying.Origin,
+                     found: Sequence[_Found] = ()) -> list[tuple[Planned, int]]:
+        """What this input's turns do to earlier turns when their facts did not
+        (``domain/turn_succession.py``): a turn that says a change supersedes the claim it
+        changes; a turn that only says a claim again folds into it. Only for a turn none of
+        whose facts changed anything, and never a memory the plan already changes."""
+        taken = {p.after.id for p, _ in planned.changes}
+        superseding = [(p.after.meta.get("superseded_by"), applying.is_turn(p.after))
+                       for p, _ in planned.changes if p.after.lifecycle is Lifecycle.SUPERSEDED]
+        # the events whose facts superseded a turn, and those that superseded anything
+        ended_a_turn = _events_of({by for by, turn in superseding if turn}, planned, turns)
+        ended_any = _events_of({by for by, _ in superseding}, planned, turns)
+        out: list[tuple[Planned, int]] = []
+        now = self.clock.now()
+        for index, event in enumerate(events):
+            turn_id = turns.get(event.id)
+            text = _readable(events, index)
+            if turn_id is None or turn_id in taken or event.id in ended_a_turn \
+                    or not _extractable(event, text):
+                continue
+            facts = [f.fact for f in found if f.event.id == event.id]
+            before = [turns[e.id] for e in events[:index] if e.id in turns]
+            said = _TurnRead(turn_id, event, text, events[index - 1] if index else None, before)
+            if turn_succession.worth_reading(text):
+                old = self._earlier_turn(job, said, taken, changes=True)
+                if old is not None:
+                    out.append((applying.planned_succession(old, turn_id, now, origin),
+                                old.version))
+                    taken.add(old.id)
+            elif event.id not in ended_any and \
+                    not any(f.negated or f.explicit_change for f in facts):
+                values = [f.value for f in facts if f.value]
+                home = self._earlier_turn(job, said, taken, changes=False, values=values)
+                mine = self.store.get(turn_id, job.scope) if home is not None else None
+                if home is not None and mine is not None and mine.lifecycle is Lifecycle.ACTIVE:
+                    out += applying.planned_restatement(mine, home, event.id, now, origin)
+                    taken |= {home.id, mine.id}
+        return out
+
+    def _earlier_turn(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
+                      values: Sequence[str] = ()) -> Memory | None:
+        """The earlier turn of the scope that the turn ``said`` changes (``changes``) or says
+        again, if any: found by meaning (and, for a change, by words), then compared turn to
+        turn in their bare words (stored vectors carry the speaker and the turn before)."""
+        scope = job.scope
+        own = set(job.payload.get("turns", {}).values()) - set(said.before)
+        stored = memory_embedding_text(said.text, said.event, said.previous)
+        vector = self._own_words_vectors([stored]).get(stored)
+        if vector is None:
+            vector = self.embedder.embed([said.text])[0]
+        near = self.store.vector_search(scope, vector, SUCCESSION_K, _ACTIONABLE_ONLY)
+        ids = [i for i, similarity in near if changes or similarity >= RESTATEMENT_FLOOR]
+        if changes:
+            ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
+        ids += said.before
+        earlier = [m for m in self.store.get_many(list(dict.fromkeys(ids)), scope)
+                   if applying.is_turn(m) and m.scope == scope and m.id not in own
+                   and m.id not in taken and m.id != said.turn_id
+                   and m.lifecycle in applying.RECALLED
+                   and m.created_at <= job.created_at and turn_succession.is_claim(m.content)]
+        if not earlier:
+            return None
+        parts = turn_succession.clauses(said.text) if changes else []
+        vectors = self.embedder.embed([*parts, *(m.content for m in earlier)])
+        mine = [vector, *vectors[:len(parts)]]  # the whole turn's, then each clause's
+        now = self.clock.now()
+        turns = [turn_succession.Turn(m.id, m.content, m.created_at,
+                                      max(float(v @ w) for w in mine),
+                                      changeable=_changeable(m, now), author=_speaker_of(m))
+                 for m, v in zip(earlier, vectors[len(parts):], strict=True)]
+        new = turn_succession.Turn(said.turn_id, said.text, job.created_at,
+                                   author=said.event.author)
+        chosen = (turn_succession.succeeded(new, turns) if changes
+                  else turn_succession.restated(new, turns, values))
+        return next((m for m in earlier if chosen is not None and m.id == chosen.id), None)
 
     def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
                     ) -> list[NewJob]:
@@ -634,6 +729,40 @@ def _extractable(event: Event, text: str) -> bool:
     """The user's (or a document's) own turns, chit-chat aside (``text``: the turn as read,
     ``_readable``)."""
     return (event.role or "").lower() not in SKIPPED_ROLES and not is_chatter(text, event.role)
+
+
+@dataclass(frozen=True, slots=True)
+class _TurnRead:
+    """A turn of this input as the turn-level rules read it."""
+
+    turn_id: str
+    event: Event
+    text: str  # as read (``_readable``)
+    previous: Event | None  # the turn before it in its input
+    before: Sequence[str]  # the input's earlier turns (memory ids)
+
+
+def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) -> set[str]:
+    """The events whose new facts, or whose turns, are among ``ids``."""
+    return {d.event_id for d in planned.added if d.memory.id in ids} | \
+        {e for e, t in turns.items() if t in ids}
+
+
+def _changes(planned: Sequence[tuple[Planned, int]]) -> list[MemoryChange]:
+    return [MemoryChange(after=p.after, expected_version=version, history=p.history)
+            for p, version in planned]
+
+
+def _changeable(memory: Memory, now: datetime) -> bool:
+    """A decision may change it: not pinned, not locked by a manual edit, not disputed."""
+    locked = applying.override_until(memory)
+    return not memory.pinned and memory.lifecycle is Lifecycle.ACTIVE and \
+        (locked is None or locked <= now)
+
+
+def _speaker_of(memory: Memory) -> str | None:
+    speaker = memory.meta.get("speaker")
+    return speaker if isinstance(speaker, str) else None
 
 
 def _fact_input(found: _Found) -> applying.FactInput:

@@ -549,6 +549,43 @@ def superseded(base: Memory, by: str, now: datetime) -> Memory:
                        version=base.version + 1, meta={**base.meta, "superseded_by": by})
 
 
+#: How sure a turn succession is (``turn_succession.py``): read from the turns' words and
+#: meaning, without a slot on either side.
+SUCCESSION_CONFIDENCE = 0.6
+
+
+def planned_succession(old: Memory, by: str, now: datetime, origin: Origin) -> Planned:
+    """The earlier turn ``old`` superseded by the later turn ``by`` that says it changed
+    (``turn_succession.succeeded``); ``undo`` of ``by`` restores it."""
+    after = superseded(old, by, now)
+    return Planned(after, HistoryEvent(
+        id=new_id(), memory_id=old.id, kind=HistoryKind.UPDATE, ts=now, actor=origin.actor,
+        reason=f"a later turn on the same topic says it changed: {by}",
+        before=old.to_dict(), after=after.to_dict(), request_id=origin.request_id,
+        provider="rules", confidence=SUCCESSION_CONFIDENCE))
+
+
+def planned_restatement(turn: Memory, home: Memory, event_id: str, now: datetime,
+                        origin: Origin) -> list[tuple[Planned, int]]:
+    """The turn ``turn`` that only says ``home`` again (``turn_succession.restated``) folded
+    into it: ``home`` one mention more with the turn's event as evidence, the turn superseded
+    by it; ``undo`` of ``home`` brings the turn back. Each change with its expected version."""
+    folded = superseded(turn, home.id, now)
+    more = mentioned(home, event_id, now)
+    return [
+        (Planned(folded, HistoryEvent(
+            id=new_id(), memory_id=turn.id, kind=HistoryKind.UPDATE, ts=now,
+            actor=origin.actor, reason=f"restates {home.id}", before=turn.to_dict(),
+            after=folded.to_dict(), request_id=origin.request_id, provider="rules",
+            confidence=SUCCESSION_CONFIDENCE)), turn.version),
+        (Planned(more, HistoryEvent(
+            id=new_id(), memory_id=home.id, kind=HistoryKind.UPDATE, ts=now,
+            actor=origin.actor, reason=f"mentioned again (restated by {turn.id})",
+            before=home.to_dict(), after=more.to_dict(), request_id=origin.request_id,
+            provider="rules", confidence=SUCCESSION_CONFIDENCE)), home.version),
+    ]
+
+
 def disputed(base: Memory, by: str, now: datetime) -> Memory:
     """``base`` contradicted by memory ``by``: disputed (if it was active), linked to it."""
     links = list(dict.fromkeys((*base.meta.get("contradicts", ()), by)))

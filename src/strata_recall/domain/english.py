@@ -177,6 +177,8 @@ _RELATIVES = ("sister", "brother", "mother", "father", "mom", "mum", "dad", "wif
               "fiance", "fiancee", "fiancé", "fiancée", "mother-in-law", "father-in-law",
               "brother-in-law", "sister-in-law", "in-laws", "parents-in-law", "twins", "housemate",
               "flatmate")
+#: The people a speaker names by relation ("my sister", "Tom's boss").
+RELATIVES = _RELATIVES
 _NAME = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _RELATIVE_NAMED = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) {_NAME}$")
 _ANOTHER_HOLDER = re.compile(rf"^(?:(?i:(?:my|our)\s+(?:{'|'.join(_RELATIVES)}))\b|{_NAME}'s\s)")

@@ -1,0 +1,112 @@
+"""A later turn that says a change supersedes the earlier turn it changes even when the
+reader finds no slot in either (decision 0056), end to end with the defaults a user keeps
+(``Strata.open``: SQLite, the bundled model, review mode ``capture_only``); ``undo`` of the
+new turn brings the old one back, and what is not a change leaves both live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from strata_recall.domain.models import Filters, HistoryKind, Lifecycle
+from strata_recall.facade import Strata
+
+EVERY = Filters(lifecycles=tuple(c for c in Lifecycle if c is not Lifecycle.DELETED))
+USER = "user:u1"
+
+
+def states(strata: Strata) -> dict[str, Lifecycle]:
+    return {m.content: m.lifecycle for m in strata.list(scope=USER, filters=EVERY).items}
+
+
+@pytest.mark.parametrize(("before", "after", "question", "answer"), [
+    ("The staging server is staging-2.", "Staging moved to staging-5.",
+     "Which server is staging?", "staging-5"),
+    ("I run 10 km every week.", "I'm up to 25 km a week now.",
+     "How far do I run each week?", "25 km"),
+    ("Our sprint length is two weeks.", "We changed our sprints to three weeks.",
+     "How long are our sprints?", "three weeks"),
+])
+def test_a_turn_that_says_a_change_supersedes_the_turn_it_changes(
+    tmp_path: Path, before: str, after: str, question: str, answer: str
+) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(before, scope=USER)
+        new = strata.remember(after, scope=USER)
+        said = states(strata)
+        assert said[before] is Lifecycle.SUPERSEDED, said
+        assert said[after] is Lifecycle.ACTIVE, said
+        top = strata.recall(question, scope=USER, k=3).hits[0].memory.content
+        assert answer in top
+        old = next(m for m in strata.list(scope=USER, filters=EVERY).items
+                   if m.content == before)
+        assert old.meta["superseded_by"] == new.memory_ids[0]
+        last = strata.history(old.id, scope=USER)[-1]
+        assert last.kind is HistoryKind.UPDATE and "says it changed" in last.reason
+
+
+def test_undo_of_the_new_turn_brings_the_old_one_back(tmp_path: Path) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember("The staging server is staging-2.", scope=USER)
+        new = strata.remember("Staging moved to staging-5.", scope=USER)
+        changed = strata.undo(new.memory_ids[0], reason="both are staging servers", scope=USER)
+        assert [(m.content, m.lifecycle) for m in changed] == [
+            ("The staging server is staging-2.", Lifecycle.ACTIVE)]
+        assert states(strata)["Staging moved to staging-5."] is Lifecycle.ACTIVE
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("My train to Lyon leaves at 8:10 on the 14th.", "My train to Lille leaves at 9:50."),
+    ("I love okra.", "I love anchovies now too."),
+    ("I lived in Tokyo in 2015.", "I live in Osaka now."),
+])
+def test_what_does_not_say_a_change_of_that_claim_leaves_both_live(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(before, scope=USER)
+        strata.remember(after, scope=USER)
+        said = states(strata)
+        assert said[before] is Lifecycle.ACTIVE, said
+        assert said[after] is Lifecycle.ACTIVE, said
+
+
+@pytest.mark.parametrize(("first", "again", "value"), [
+    ("My mom lives in Lisbon.", "Mom's place is in Lisbon, near the river.", "Lisbon"),
+    ("My favorite color is green.",
+     "Out of all the colors, green has always been the one I love most.", "green"),
+    ("Our dog Biscuit is a beagle.", "Biscuit, our pup, is a beagle and full of energy.",
+     "beagle"),
+])
+def test_a_claim_said_again_in_other_words_folds_into_the_first(
+    tmp_path: Path, first: str, again: str, value: str
+) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        said = strata.remember(first, scope=USER)
+        strata.remember(again, scope=USER)
+        live = [m for m in strata.list(scope=USER).items if value in m.content]
+        assert [m.id for m in live] == [said.memory_ids[0]], [m.content for m in live]
+        assert live[0].meta["mentions"] == 2 and len(live[0].provenance.event_ids) == 2
+        assert states(strata)[again] is Lifecycle.SUPERSEDED
+
+
+def test_undo_of_the_first_claim_brings_the_restatement_back(tmp_path: Path) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        first = strata.remember("My mom lives in Lisbon.", scope=USER)
+        strata.remember("Mom's place is in Lisbon, near the river.", scope=USER)
+        strata.undo(first.memory_ids[0], reason="the river matters", scope=USER)
+        assert states(strata)["Mom's place is in Lisbon, near the river."] is Lifecycle.ACTIVE
+
+
+@pytest.mark.parametrize(("first", "other"), [
+    ("My mom lives in Lisbon.", "My dad lives in Lisbon."),
+    ("I love horror movies.", "I love romantic comedies."),
+    ("My work laptop is a ThinkPad X1.", "My personal laptop is a ThinkPad T14."),
+])
+def test_a_look_alike_is_no_restatement(tmp_path: Path, first: str, other: str) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(first, scope=USER)
+        strata.remember(other, scope=USER)
+        said = states(strata)
+        assert said[first] is Lifecycle.ACTIVE and said[other] is Lifecycle.ACTIVE, said
