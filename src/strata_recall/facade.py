@@ -569,8 +569,10 @@ class Strata:
         """The raw events a memory was derived from, or the slice ``witness`` points at."""
         return self.reader.evidence(memory_id, scope=scope, witness=witness)
 
+    @settled
     def stats(self, *, team: str | None = None) -> StoreStats:
-        """Counts over the store, or over one team (``Store.stats``)."""
+        """Counts over the store, or over one team (``Store.stats``), once this process's
+        remembers are processed."""
         return self.store.stats(team)
 
     # -- representation levels ([001]) --------------------------------------------------------

@@ -31,7 +31,7 @@ from strata_recall.domain.english import opens_with_bare_correction, parts_with_
 from strata_recall.domain.jobs import Job, JobKind, NewJob
 from strata_recall.domain.lifecycle import Planned
 from strata_recall.domain.models import Event, Filters, Lifecycle, Memory, Scope
-from strata_recall.domain.secrets import masked
+from strata_recall.domain.secrets import SECRETS_KEY, masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
 from strata_recall.ingest import memory_embedding_text
@@ -511,32 +511,45 @@ class WritePipeline:
             if turn_id is None or turn_id in taken or event.id in ended_a_turn \
                     or not _extractable(event, text):
                 continue
+            mine = self.store.get(turn_id, job.scope)
+            if mine is None or not _said_first_here(mine, event):
+                continue
             facts = [f.fact for f in found if f.event.id == event.id]
-            before = [turns[e.id] for e in events[:index] if e.id in turns]
-            said = _TurnRead(turn_id, event, text, events[index - 1] if index else None, before)
+            said = _TurnRead(turn_id, event, text, events[index - 1] if index else None)
             if turn_succession.worth_reading(text):
                 old = self._earlier_turn(job, said, taken, changes=True)
                 if old is not None:
                     out.append((applying.planned_succession(old, turn_id, now, origin),
                                 old.version))
                     taken.add(old.id)
-            elif event.id not in ended_any and \
+            elif event.id not in ended_any and not mine.pinned and \
                     not any(f.negated or f.explicit_change for f in facts):
                 values = [f.value for f in facts if f.value]
-                home = self._earlier_turn(job, said, taken, changes=False, values=values)
-                mine = self.store.get(turn_id, job.scope) if home is not None else None
-                if home is not None and mine is not None and mine.lifecycle is Lifecycle.ACTIVE:
-                    out += applying.planned_restatement(mine, home, event.id, now, origin)
+                found_again = self._restated(job, said, taken, values)
+                if found_again is not None:
+                    home, keeps_new = found_again
+                    out += (applying.planned_restatement(home, mine, home.provenance.event_ids[0],
+                                                         now, origin) if keeps_new else
+                            applying.planned_restatement(mine, home, event.id, now, origin))
                     taken |= {home.id, mine.id}
         return out
 
+    def _restated(self, job: Job, said: _TurnRead, taken: set[str], values: Sequence[str]
+                  ) -> tuple[Memory, bool] | None:
+        """The earlier claim the turn ``said`` says again, and whether the turn stays in its
+        place (it says more)."""
+        found: list[turn_succession.Restatement] = []
+        claim = self._earlier_turn(job, said, taken, changes=False, values=values, out=found)
+        return (claim, found[0].keeps_new) if claim is not None and found else None
+
     def _earlier_turn(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
-                      values: Sequence[str] = ()) -> Memory | None:
+                      values: Sequence[str] = (),
+                      out: list[turn_succession.Restatement] | None = None) -> Memory | None:
         """The earlier turn of the scope that the turn ``said`` changes (``changes``) or says
         again, if any: found by meaning (and, for a change, by words), then compared turn to
         turn in their bare words (stored vectors carry the speaker and the turn before)."""
         scope = job.scope
-        own = set(job.payload.get("turns", {}).values()) - set(said.before)
+        own = set(job.payload.get("turns", {}).values())  # earlier inputs only
         stored = memory_embedding_text(said.text, said.event, said.previous)
         vector = self._own_words_vectors([stored]).get(stored)
         if vector is None:
@@ -545,12 +558,12 @@ class WritePipeline:
         ids = [i for i, similarity in near if changes or similarity >= RESTATEMENT_FLOOR]
         if changes:
             ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
-        ids += said.before
         earlier = [m for m in self.store.get_many(list(dict.fromkeys(ids)), scope)
                    if applying.is_turn(m) and m.scope == scope and m.id not in own
-                   and m.id not in taken and m.id != said.turn_id
-                   and m.lifecycle in applying.RECALLED
-                   and m.created_at <= job.created_at and turn_succession.is_claim(m.content)]
+                   and m.id not in taken and m.lifecycle in applying.RECALLED
+                   and SECRETS_KEY not in m.meta and m.created_at <= job.created_at
+                   and m.id < said.turn_id  # ids sort by creation: written before this turn
+                   and turn_succession.is_claim(m.content)]
         if not earlier:
             return None
         parts = turn_succession.clauses(said.text) if changes else []
@@ -559,12 +572,18 @@ class WritePipeline:
         now = self.clock.now()
         turns = [turn_succession.Turn(m.id, m.content, m.created_at,
                                       max(float(v @ w) for w in mine),
-                                      changeable=_changeable(m, now), author=_speaker_of(m))
+                                      changeable=_changeable(m, now), author=_speaker_of(m),
+                                      holds_slot=applying.FACT_KEY in m.meta)
                  for m, v in zip(earlier, vectors[len(parts):], strict=True)]
         new = turn_succession.Turn(said.turn_id, said.text, job.created_at,
                                    author=said.event.author)
-        chosen = (turn_succession.succeeded(new, turns) if changes
-                  else turn_succession.restated(new, turns, values))
+        if changes:
+            chosen = turn_succession.succeeded(new, turns)
+        else:
+            again = turn_succession.restated(new, turns, values)
+            if again is not None and out is not None:
+                out.append(again)
+            chosen = again.claim if again is not None else None
         return next((m for m in earlier if chosen is not None and m.id == chosen.id), None)
 
     def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
@@ -739,7 +758,13 @@ class _TurnRead:
     event: Event
     text: str  # as read (``_readable``)
     previous: Event | None  # the turn before it in its input
-    before: Sequence[str]  # the input's earlier turns (memory ids)
+
+
+def _said_first_here(turn: Memory, event: Event) -> bool:
+    """The turn is this event's own, live and holding no secret: not a repeat of an earlier
+    memory that the write collapsed it onto (that memory was said elsewhere first)."""
+    return turn.lifecycle is Lifecycle.ACTIVE and SECRETS_KEY not in turn.meta and \
+        bool(turn.provenance.event_ids) and turn.provenance.event_ids[0] == event.id
 
 
 def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) -> set[str]:

@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
-from strata_recall.domain.applying import FACT_KEY, REPLACED_BY_KEY
+from strata_recall.domain.applying import ASSERTED_BY_KEY, FACT_KEY, REPLACED_BY_KEY
 from strata_recall.domain.boosts import (
     damp_other_speakers,
     episode_bonus,
@@ -262,8 +262,8 @@ class Retriever:
         fused = self._with_neighbours(fused, turns, viewer, config, filters)
         value_asked = asks_for_value(query)
         if value_asked:
-            fused = heirs_first(fused, {i: _replaced_by(m) for i, m in turns.items()
-                                        if _retracts(m)})
+            fused = heirs_first(fused, {i: _replaced_by(m) or _said_in(m)
+                                        for i, m in turns.items() if _retracts(m)})
         factors = _factors(turns, fused, config, value_asked)
         breakdowns = _breakdowns(signals, fused)
         scored = [Scored(memory_id, score, breakdown, relevance(breakdown))
@@ -501,6 +501,13 @@ def _lowered(score: float, factor: float) -> float:
 def _replaced_by(candidate: Candidate) -> list[str]:
     """The new values a retraction was said with (``applying.REPLACED_BY_KEY``)."""
     return [str(r) for r in candidate.meta.get(REPLACED_BY_KEY) or ()]
+
+
+def _said_in(candidate: Candidate) -> list[str]:
+    """The turns a derived fact was read from: a retraction read with no new value ("Ditched
+    Spectrum. These days we're on AT&T fiber.") leaves that value in its turn, which then
+    answers a question for the value before the retraction does."""
+    return [str(t) for t in candidate.meta.get(ASSERTED_BY_KEY) or ()]
 
 
 def _retracts(candidate: Candidate) -> bool:

@@ -61,7 +61,7 @@ def test_remember_records_event_memory_and_history(strata: Strata) -> None:
 def test_messages_become_one_event_each_with_monotonic_seq(strata: Strata) -> None:
     first = strata.remember(
         messages=[{"role": "user", "content": "hi, I am Ana"},
-                  {"role": "assistant", "content": "hello Ana, how was the trip to Oslo?"}],
+                  {"role": "assistant", "content": "hello Ana, Oslo is lovely in spring."}],
         scope=A, conversation_id="c1",
     )
     second = strata.remember(messages=[{"role": "user", "content": "I live in Porto"}],

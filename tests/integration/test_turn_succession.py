@@ -110,3 +110,30 @@ def test_a_look_alike_is_no_restatement(tmp_path: Path, first: str, other: str) 
         strata.remember(other, scope=USER)
         said = states(strata)
         assert said[first] is Lifecycle.ACTIVE and said[other] is Lifecycle.ACTIVE, said
+
+
+def test_a_value_question_finds_the_value_in_the_turn_a_retraction_was_read_from(
+    tmp_path: Path
+) -> None:
+    """No new value was read from "Ditched Spectrum. These days we're on AT&T fiber", so the
+    turn holds it: it answers "Who's my internet provider?" before "User no longer has
+    Spectrum" does (a yes/no question still gets the retraction)."""
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember("My internet plan is 300 Mbps with Spectrum.", scope=USER)
+        strata.remember("Ditched Spectrum. These days we're on AT&T fiber.", scope=USER)
+        top = strata.recall("Who's my internet provider?", scope=USER, k=3).hits[0]
+        assert "AT&T" in top.memory.content
+
+
+def test_an_assistant_question_is_no_memory_and_leaves_the_new_claim_first(
+    tmp_path: Path
+) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(messages=[
+            {"role": "user", "content": "I'm planning a trip to Peru in July."},
+            {"role": "assistant", "content": "Exciting! Machu Picchu?"},
+            {"role": "user", "content": "Yes!"}], scope=USER)
+        strata.remember("We postponed the Peru trip to October.", scope=USER)
+        assert "Exciting! Machu Picchu?" not in states(strata)
+        top = strata.recall("When is my Peru trip?", scope=USER, k=3).hits[0]
+        assert "October" in top.memory.content

@@ -1,3 +1,5 @@
+import pytest
+
 from strata_recall.domain.chatter import is_chatter, is_echo
 from strata_recall.domain.decisions import displaced_values
 
@@ -127,3 +129,23 @@ def test_an_offer_of_more_help_is_chatter() -> None:
 def test_stepping_away_for_a_coffee_is_chatter() -> None:
     assert is_chatter("brb, grabbing coffee", "user")
     assert not is_chatter("I love getting coffee at Blue Bottle", "user")
+
+
+@pytest.mark.parametrize("asked", [
+    "Exciting! Machu Picchu?", "Nice routine! Which gym?", "Which airline?",
+    "Austin's a great city! How long have you been there?",
+])
+def test_an_assistant_turn_that_only_asks_holds_no_fact(asked: str) -> None:
+    assert is_chatter(asked, "assistant")
+
+
+@pytest.mark.parametrize("said", [
+    "Your flight is at 6pm. Want a reminder?",  # a statement before the question
+    "Got it, your flight is at 6pm Tuesday.",
+])
+def test_an_assistant_turn_that_states_something_is_kept(said: str) -> None:
+    assert not is_chatter(said, "assistant")
+
+
+def test_a_users_question_is_no_chatter_for_that_reason() -> None:
+    assert not is_chatter("Which gym is closest to Elm Street?", "user")

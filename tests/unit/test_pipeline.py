@@ -57,11 +57,14 @@ def test_a_new_value_supersedes_the_old_fact_and_keeps_it_in_history(
 
 def test_a_negation_supersedes_the_fact_it_denies(store: Store, clock: FakeClock) -> None:
     strata = facade(store, clock)
-    [coffee] = derived(strata, "I drink coffee every morning")
+    said = derived(strata, "I drink coffee every morning")  # the habit and its schedule
+    [coffee] = [m for m in said if m.subject == "user.drinks.coffee"]
     [negation] = derived(strata, "I don't drink coffee every morning anymore")
     assert strata.get(coffee.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
     assert strata.history(coffee.id, scope=U)[-1].kind is HistoryKind.DELETE
     assert negation.lifecycle is Lifecycle.ACTIVE
+    for schedule in (m for m in said if m.id != coffee.id):  # a habit that ended has no time
+        assert strata.get(schedule.id, scope=U).lifecycle is Lifecycle.SUPERSEDED
 
 
 def test_an_ambiguous_conflict_disputes_both_with_links(store: Store, clock: FakeClock) -> None:

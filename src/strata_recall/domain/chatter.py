@@ -97,6 +97,8 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     tokens = words(_STOCK_PHRASES.sub(" ", _LEAVE_TAKING.sub(" ", text)))
     if not tokens:
         return True  # emoji, punctuation, whitespace, a goodbye
+    if (role or "").lower() in ASSISTANT_ROLES and _only_asks(text):
+        return True  # "Exciting! Machu Picchu?": it asks, it says nothing (the answer does)
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()) \
             or _PRONOUNS_SAID.search(text):  # "I go by they/them now": all stop words
         return False
@@ -112,6 +114,20 @@ def is_chatter(text: str, role: str | None = None) -> bool:
             return True
         return (_acknowledges(tokens) and len(said) <= allowance) or _small_talk(text)
     return False
+
+
+#: Longest exclamation that opens an assistant's question without saying anything ("Nice
+#: routine! Which gym?").
+REACTION_WORDS = 4
+
+
+def _only_asks(text: str) -> bool:
+    """An assistant turn made of questions, perhaps after a short reaction: it asks for a
+    fact and states none (the user's answer is read with it: ``domain/answers.py``)."""
+    pieces = [p.strip() for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p.strip()]
+    return bool(pieces) and pieces[-1].endswith("?") and all(
+        p.endswith("?") or (p.endswith("!") and len(p.split()) <= REACTION_WORDS)
+        for p in pieces)
 
 
 #: Longest question an assistant asks only to keep the talk going ("What's new with you?").

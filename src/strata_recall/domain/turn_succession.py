@@ -24,6 +24,7 @@ like any decision (``undo`` of the new turn, or of the claim a restatement folde
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,7 +82,8 @@ _GENERIC = frozenset(stem(w) for w in """
     really just still also well good great new old lot lots thing things stuff day days week
     weeks month months year years today tomorrow yesterday time times now since ago last next
     first one two three every much many little bit way back right sure think know said say
-    yeah yes ok okay oh hey well actually anymore longer more lately""".split())
+    yeah yes ok okay oh hey well actually anymore longer more lately always usually often
+    sometimes""".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ class Turn:
     similarity: float = 0.0
     changeable: bool = True
     author: str | None = None  # who said it: a turn never supersedes another speaker's
+    holds_slot: bool = False  # it carries its own fact (a slot a correction looks for)
 
 
 def says_change(text: str) -> bool:
@@ -174,22 +177,26 @@ _ENDS = re.compile(r"\b(?:laid off|fired|outgr[eo]wn?|cut (?:out|back|down)|step
 
 
 def anchors(text: str, values: Sequence[str] = ()) -> frozenset[str]:
-    """What is specific in ``text``, each as it must appear in a claim that says it too:
-    names and other capitalised words (as written, unless they open the turn), codes,
-    numbers and addresses ("ana@corp.com", "7KLM392", "3rd"), the people it names by relation
-    ("my dad"), and the words of each value the reader found in it, up to its first comma."""
+    """What is specific in ``text``, each as a claim that says it too must say it: names and
+    other capitalised words inside a sentence (``^`` + stem: capitalised there too; a
+    sentence's first word may be any word), codes, numbers and addresses ("ana@corp.com",
+    "7KLM392", "3rd"), the people it names by relation ("my dad"), and the words of each value
+    the reader found in it, up to its first comma (``=`` + stem: in any case)."""
     found: set[str] = set()
-    for index, token in enumerate(_TOKEN.findall(text)):
-        token = token.strip(".'-")
-        base = token.split("'", 1)[0]
-        if not base:
-            continue
-        if _HAS_DIGIT_OR_AT.search(base):
-            found |= {"=" + w for w in words(base)}
-        elif base[0].isupper() and base != "I" and (index or base.casefold() not in STOPWORDS):
-            found.add(base if index else "=" + stem(base.casefold()))
-        elif base.casefold() in _KIN:
-            found.add("=" + stem(base.casefold()))
+    opening = True
+    for token in _TOKEN.findall(text):
+        base = token.strip(".'-").split("'", 1)[0]
+        ends = token.rstrip("'").endswith((".", "!", "?", ":", ";"))
+        if base:
+            if _HAS_DIGIT_OR_AT.search(base):
+                found |= {"=" + w for w in words(base)}
+            elif base[0].isupper() and not opening and (
+                    base.casefold() not in STOPWORDS or (len(base) == 1 and base != "I")):
+                found.add("^" + stem(base.casefold()))
+            elif base.casefold() in _KIN:
+                found.add("=" + stem(base.casefold()))
+            opening = False
+        opening = opening or ends
     for value in values:
         found |= {"=" + stem(as_digit(w.split("'", 1)[0]))
                   for w in words(value.split(",", 1)[0])
@@ -198,10 +205,24 @@ def anchors(text: str, values: Sequence[str] = ()) -> frozenset[str]:
 
 
 def _says(text: str, anchor: str) -> bool:
-    """``text`` says ``anchor``: a word as written, or (``=``) a stem in any case."""
+    """``text`` says ``anchor``: a stem in any case (``=``), or capitalised (``^``)."""
+    wanted = anchor[1:]
     if anchor.startswith("="):
-        return anchor[1:] in {stem(as_digit(w.split("'", 1)[0])) for w in words(text)}
-    return re.search(rf"\b{re.escape(anchor)}\b", text) is not None
+        return wanted in {stem(as_digit(w.split("'", 1)[0])) for w in words(text)}
+    return any(t[0].isupper() and stem(t.casefold()) == wanted
+               for t in (t.strip(".'-").split("'", 1)[0] for t in _TOKEN.findall(text)) if t)
+
+
+def _covers(text: str, specific: frozenset[str], other: str) -> bool:
+    """``text`` says every anchor of ``other`` (``specific``), each number as often ("process
+    3 private fact 3" is not said by "process 3 private fact 33")."""
+    return all(_says(text, a) for a in specific) and not Counter(_numbers(other)) - Counter(
+        _numbers(text))
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers ``text`` says, in digits ("two" is 2; "one" is too often a pronoun)."""
+    return [as_digit(w) for w in words(text) if w != "one" and as_digit(w).isdigit()]
 
 
 def _leaning(text: str) -> bool:
@@ -209,11 +230,36 @@ def _leaning(text: str) -> bool:
     return has_negation(text) != (_DISLIKE.search(text) is not None)
 
 
-def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()) -> Turn | None:
-    """The earlier claim ``new`` only says again, or ``None``: a turn that says no change,
-    leaning the same way (negation, dislike), close in meaning (``RESTATES``) to a short
-    claim by the same speaker that says everything specific in it (``anchors``; ``values``:
-    what the reader found in ``new``); the most similar such claim."""
+#: Words each side may have that the other lacks and still be one word swapped for another.
+SWAP_WORDS = 2
+
+
+def _swaps_a_word(new: frozenset[str], old: frozenset[str]) -> bool:
+    """The two say the same but for a word or two swapped ("tea notes for the office" /
+    "… for the kitchen", "I drink tea" / "I drink coffee"): a look-alike or a change, never a
+    restatement (which says the claim over in words of its own)."""
+    added, dropped = new - old, old - new
+    return 0 < len(added) <= SWAP_WORDS and 0 < len(dropped) <= SWAP_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Restatement:
+    """An earlier claim said again, and which of the two stays: the earlier one, unless the
+    new turn says everything specific in it and more (``keeps_new``)."""
+
+    claim: Turn
+    keeps_new: bool
+
+
+def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
+             ) -> Restatement | None:
+    """The earlier claim ``new`` says again, or ``None``: a turn that says no change, leaning
+    the same way (negation, dislike), close in meaning (``RESTATES``) to a short claim by the
+    same speaker, one of the two saying everything specific in the other (``anchors``;
+    ``values``: what the reader found in ``new``) and not only a word swapped; the most
+    similar such claim. The one that says more stays (when the earlier says something
+    specific at all); a claim that holds a slot always does (a later correction looks for
+    it)."""
     text = new.text
     if len(text.split()) > NEW_TURN_WORDS or "?" in text or _CHANGE.search(text) \
             or _ENDS.search(text):
@@ -221,8 +267,16 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()) -> 
     specific = anchors(text, values)
     leaning = _leaning(text)
     topic = topic_words(text)
-    fits = [t for t in earlier
-            if t.id != new.id and t.said_at <= new.said_at and t.author == new.author
-            and t.similarity >= RESTATES and is_claim(t.text) and _leaning(t.text) == leaning
-            and all(_says(t.text, a) for a in specific) and topic & topic_words(t.text)]
-    return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
+    found: list[Restatement] = []
+    for t in earlier:
+        if t.id == new.id or t.said_at > new.said_at or t.author != new.author \
+                or t.similarity < RESTATES or not is_claim(t.text) \
+                or _leaning(t.text) != leaning or not topic & topic_words(t.text) \
+                or _swaps_a_word(topic, topic_words(t.text)):
+            continue
+        if _covers(t.text, specific, text):
+            found.append(Restatement(t, keeps_new=False))
+        elif not t.holds_slot and (said := anchors(t.text)) and _covers(text, said, t.text):
+            found.append(Restatement(t, keeps_new=True))
+    return max(found, key=lambda r: (r.claim.similarity, r.claim.said_at, r.claim.id),
+               default=None)
