@@ -74,6 +74,8 @@ TURN_BEFORE_LOOKBACK = 8
 #: at those whose stored vector is this close (they carry the speaker and the turn before).
 SUCCESSION_K = 8
 RESTATEMENT_FLOOR = 0.45
+#: Earlier turns embedded at most for one turn (the closest by the searches' cosine).
+EMBEDDED_AT_MOST = 3
 
 
 @runtime_checkable
@@ -311,7 +313,10 @@ class WritePipeline:
         origin = self._origin(job, found[0])
         planned = applying.plan([_fact_input(f) for f in found], decisions, current, origin,
                                 self.clock.now(), turns)
-        successions = self._successions(job, events, turns, planned, origin, found)
+        searched: dict[str, list[tuple[Memory, float]]] = {}  # per event, what its facts'
+        for f, pool in zip(found, pools, strict=True):       # searches found, how close
+            searched.setdefault(f.event.id, []).extend((m, c.similarity) for c, m in pool)
+        successions = self._successions(job, events, turns, planned, origin, found, searched)
         batch = WriteBatch(
             events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
             actor=origin.actor, reason="extract", request_id=origin.request_id,
@@ -492,7 +497,9 @@ class WritePipeline:
 
     def _successions(self, job: Job, events: Sequence[Event], turns: Mapping[str, str],
                      planned: applying.Plan, origin: applying.Origin,
-                     found: Sequence[_Found] = ()) -> list[tuple[Planned, int]]:
+                     found: Sequence[_Found] = (),
+                     searched: Mapping[str, list[tuple[Memory, float]]] | None = None
+                     ) -> list[tuple[Planned, int]]:
         """What this input's turns do to earlier turns when their facts did not
         (``domain/turn_succession.py``): a turn that says a change supersedes the claim it
         changes; a turn that only says a claim again folds into it. Only for a turn none of
@@ -515,7 +522,8 @@ class WritePipeline:
             if mine is None or not _said_first_here(mine, event):
                 continue
             facts = [f.fact for f in found if f.event.id == event.id]
-            said = _TurnRead(turn_id, event, text, events[index - 1] if index else None)
+            said = _TurnRead(turn_id, event, text, events[index - 1] if index else None,
+                             (searched or {}).get(event.id))
             if turn_succession.worth_reading(text):
                 old = self._earlier_turn(job, said, taken, changes=True)
                 if old is not None:
@@ -523,7 +531,8 @@ class WritePipeline:
                                 old.version))
                     taken.add(old.id)
             elif event.id not in ended_any and not mine.pinned and \
-                    not any(f.negated or f.explicit_change for f in facts):
+                    not any(f.subject or f.negated or f.explicit_change for f in facts):
+                # a fact with a slot met its repeats in the slot's own decisions
                 values = [f.value for f in facts if f.value]
                 found_again = self._restated(job, said, taken, values)
                 if found_again is not None:
@@ -538,7 +547,7 @@ class WritePipeline:
                   ) -> tuple[Memory, bool] | None:
         """The earlier claim the turn ``said`` says again, and whether the turn stays in its
         place (it says more)."""
-        found: list[turn_succession.Restatement] = []
+        found: list[turn_succession.Restatement] = []  # the rule's answer, when it has one
         claim = self._earlier_turn(job, said, taken, changes=False, values=values, out=found)
         return (claim, found[0].keeps_new) if claim is not None and found else None
 
@@ -552,38 +561,61 @@ class WritePipeline:
         own = set(job.payload.get("turns", {}).values())  # earlier inputs only
         stored = memory_embedding_text(said.text, said.event, said.previous)
         vector = self._own_words_vectors([stored]).get(stored)
-        if vector is None:
-            vector = self.embedder.embed([said.text])[0]
-        near = self.store.vector_search(scope, vector, SUCCESSION_K, _ACTIONABLE_ONLY)
-        ids = [i for i, similarity in near if changes or similarity >= RESTATEMENT_FLOOR]
-        if changes:
-            ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
-        earlier = [m for m in self.store.get_many(list(dict.fromkeys(ids)), scope)
+        closeness: dict[str, float] = {}
+        if said.searched is not None:
+            for m, similarity in said.searched:
+                closeness[m.id] = max(similarity, closeness.get(m.id, similarity))
+            found = list({m.id: m for m, _ in said.searched}.values())
+        else:
+            if vector is None:
+                vector = self.embedder.embed([said.text])[0]
+            near = self.store.vector_search(scope, vector, SUCCESSION_K, _ACTIONABLE_ONLY)
+            closeness = dict(near)
+            ids = list(closeness)
+            if changes:
+                ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
+            found = self.store.get_many(list(dict.fromkeys(ids)), scope)
+        if not changes:  # a restatement is close in meaning: the search's cosine says first
+            found = [m for m in found if closeness.get(m.id, 0.0) >= RESTATEMENT_FLOOR]
+        earlier = [m for m in found
                    if applying.is_turn(m) and m.scope == scope and m.id not in own
                    and m.id not in taken and m.lifecycle in applying.RECALLED
                    and SECRETS_KEY not in m.meta and m.created_at <= job.created_at
                    and m.id < said.turn_id  # ids sort by creation: written before this turn
                    and turn_succession.is_claim(m.content)]
+        now = self.clock.now()
+        new = turn_succession.Turn(said.turn_id, said.text, job.created_at,
+                                   author=said.event.author)
+
+        def decide(turns: list[turn_succession.Turn]) -> turn_succession.Turn | None:
+            if changes:
+                return turn_succession.succeeded(new, turns)
+            again = turn_succession.restated(new, turns, values)
+            if again is not None and out is not None:
+                out[:] = [again]
+            return again.claim if again is not None else None
+
+        def as_turn(m: Memory, similarity: float) -> turn_succession.Turn:
+            return turn_succession.Turn(m.id, m.content, m.created_at, similarity,
+                                        changeable=_changeable(m, now), author=_speaker_of(m),
+                                        holds_slot=applying.FACT_KEY in m.meta)
+
+        # Only what the words allow is embedded: each candidate checked as if it were as
+        # close as can be (most fail on the words: no topic in common, another name…).
+        possible = {t.id for t in turn_succession.word_matches(
+            new, [as_turn(m, 1.0) for m in earlier], changes=changes, values=values)}
+        earlier = sorted((m for m in earlier if m.id in possible),
+                         key=lambda m: -closeness.get(m.id, 0.0))[:EMBEDDED_AT_MOST]
         if not earlier:
             return None
         parts = turn_succession.clauses(said.text) if changes else []
-        vectors = self.embedder.embed([*parts, *(m.content for m in earlier)])
+        whole = [] if vector is not None else [said.text]
+        vectors = self.embedder.embed([*whole, *parts, *(m.content for m in earlier)])
+        if vector is None:
+            vector, vectors = vectors[0], vectors[1:]
         mine = [vector, *vectors[:len(parts)]]  # the whole turn's, then each clause's
-        now = self.clock.now()
-        turns = [turn_succession.Turn(m.id, m.content, m.created_at,
-                                      max(float(v @ w) for w in mine),
-                                      changeable=_changeable(m, now), author=_speaker_of(m),
-                                      holds_slot=applying.FACT_KEY in m.meta)
-                 for m, v in zip(earlier, vectors[len(parts):], strict=True)]
-        new = turn_succession.Turn(said.turn_id, said.text, job.created_at,
-                                   author=said.event.author)
-        if changes:
-            chosen = turn_succession.succeeded(new, turns)
-        else:
-            again = turn_succession.restated(new, turns, values)
-            if again is not None and out is not None:
-                out.append(again)
-            chosen = again.claim if again is not None else None
+        chosen = decide([as_turn(m, max(float(v @ w) for w in mine))
+                         for m, v in zip(earlier, vectors[len(parts):], strict=True)])
         return next((m for m in earlier if chosen is not None and m.id == chosen.id), None)
 
     def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
@@ -758,6 +790,9 @@ class _TurnRead:
     event: Event
     text: str  # as read (``_readable``)
     previous: Event | None  # the turn before it in its input
+    #: What the searches for the turn's facts found (they looked where this one would);
+    #: ``None``: it gave no fact, so the turn is searched for itself.
+    searched: Sequence[tuple[Memory, float]] | None = None
 
 
 def _said_first_here(turn: Memory, event: Event) -> bool:

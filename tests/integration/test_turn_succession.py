@@ -73,7 +73,6 @@ def test_what_does_not_say_a_change_of_that_claim_leaves_both_live(
 
 
 @pytest.mark.parametrize(("first", "again", "value"), [
-    ("My mom lives in Lisbon.", "Mom's place is in Lisbon, near the river.", "Lisbon"),
     ("My favorite color is green.",
      "Out of all the colors, green has always been the one I love most.", "green"),
     ("Our dog Biscuit is a beagle.", "Biscuit, our pup, is a beagle and full of energy.",
@@ -93,10 +92,12 @@ def test_a_claim_said_again_in_other_words_folds_into_the_first(
 
 def test_undo_of_the_first_claim_brings_the_restatement_back(tmp_path: Path) -> None:
     with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
-        first = strata.remember("My mom lives in Lisbon.", scope=USER)
-        strata.remember("Mom's place is in Lisbon, near the river.", scope=USER)
-        strata.undo(first.memory_ids[0], reason="the river matters", scope=USER)
-        assert states(strata)["Mom's place is in Lisbon, near the river."] is Lifecycle.ACTIVE
+        first = strata.remember("Our dog Biscuit is a beagle.", scope=USER)
+        again = "Biscuit, our pup, is a beagle and full of energy."
+        strata.remember(again, scope=USER)
+        assert states(strata)[again] is Lifecycle.SUPERSEDED
+        strata.undo(first.memory_ids[0], reason="the energy matters", scope=USER)
+        assert states(strata)[again] is Lifecycle.ACTIVE
 
 
 @pytest.mark.parametrize(("first", "other"), [

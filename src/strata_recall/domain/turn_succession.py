@@ -4,8 +4,8 @@ The fact-level decisions (``decisions.py``) need a slot on both sides: "I live i
 "I moved to Porto" works because both read as ``user.lives_in``. Said in other words ("I run
 10 km every week" … "I'm up to 25 km a week now"; "The staging server is staging-2" …
 "Staging moved to staging-5"), no slot is read and the old turn kept winning recall; and a
-claim said again in other words ("My mom lives in Lisbon" … "Mom's place is in Lisbon, near
-the river") stayed two memories. Two fallbacks compare the turns themselves:
+claim said again in other words ("Our dog Biscuit is a beagle" … "Biscuit, our pup, is a
+beagle and full of energy") stayed two memories. Two fallbacks compare the turns themselves:
 
 - ``succeeded``: a new turn that says a change (``says_change``) supersedes the one earlier
   turn it is most plainly about, when the earlier turn is a short plain present claim
@@ -26,8 +26,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
 from strata_recall.domain.decisions import has_negation
 from strata_recall.domain.english import RELATIVES
@@ -105,12 +106,14 @@ def says_change(text: str) -> bool:
     return _CHANGE.search(text) is not None and _ADDS.search(text) is None
 
 
+@lru_cache(maxsize=4096)
 def is_claim(text: str) -> bool:
     """A short, plain, present claim of one sentence, which a later change can replace."""
     return len(text.split()) <= CLAIM_WORDS and _NOT_A_CLAIM.search(text) is None \
         and len(_SENTENCE_END.findall(text.strip())) <= 1
 
 
+@lru_cache(maxsize=4096)
 def topic_words(text: str) -> frozenset[str]:
     """The content words of ``text`` (stemmed) that can name a topic."""
     return frozenset(s for w in words(text) if (base := w.split("'", 1)[0])
@@ -177,6 +180,19 @@ _ENDS = re.compile(r"\b(?:laid off|fired|outgr[eo]wn?|cut (?:out|back|down)|step
 
 
 def anchors(text: str, values: Sequence[str] = ()) -> frozenset[str]:
+    """What is specific in ``text`` (``_anchors``) and in the values the reader found in it."""
+    return _anchors(text) | _value_anchors(tuple(values))
+
+
+@lru_cache(maxsize=4096)
+def _value_anchors(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset("=" + stem(as_digit(w.split("'", 1)[0]))
+                     for value in values for w in words(value.split(",", 1)[0])
+                     if w.split("'", 1)[0] not in STOPWORDS)
+
+
+@lru_cache(maxsize=4096)
+def _anchors(text: str) -> frozenset[str]:
     """What is specific in ``text``, each as a claim that says it too must say it: names and
     other capitalised words inside a sentence (``^`` + stem: capitalised there too; a
     sentence's first word may be any word), codes, numbers and addresses ("ana@corp.com",
@@ -197,10 +213,6 @@ def anchors(text: str, values: Sequence[str] = ()) -> frozenset[str]:
                 found.add("=" + stem(base.casefold()))
             opening = False
         opening = opening or ends
-    for value in values:
-        found |= {"=" + stem(as_digit(w.split("'", 1)[0]))
-                  for w in words(value.split(",", 1)[0])
-                  if w.split("'", 1)[0] not in STOPWORDS}
     return frozenset(found)
 
 
@@ -225,6 +237,7 @@ def _numbers(text: str) -> list[str]:
     return [as_digit(w) for w in words(text) if w != "one" and as_digit(w).isdigit()]
 
 
+@lru_cache(maxsize=4096)
 def _leaning(text: str) -> bool:
     """The claim's polarity: negated, or a dislike (each flips it)."""
     return has_negation(text) != (_DISLIKE.search(text) is not None)
@@ -261,8 +274,7 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
     specific at all); a claim that holds a slot always does (a later correction looks for
     it)."""
     text = new.text
-    if len(text.split()) > NEW_TURN_WORDS or "?" in text or _CHANGE.search(text) \
-            or _ENDS.search(text):
+    if not _may_restate(text):
         return None
     specific = anchors(text, values)
     leaning = _leaning(text)
@@ -280,3 +292,20 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
             found.append(Restatement(t, keeps_new=True))
     return max(found, key=lambda r: (r.claim.similarity, r.claim.said_at, r.claim.id),
                default=None)
+
+
+def word_matches(new: Turn, earlier: Sequence[Turn], *, changes: bool,
+                 values: Sequence[str] = ()) -> list[Turn]:
+    """The earlier turns the rule (``succeeded`` when ``changes``, else ``restated``) would
+    take if they were as close in meaning as can be: the only ones worth embedding."""
+    if not (worth_reading(new.text) if changes else _may_restate(new.text)):
+        return []
+    close = [replace(t, similarity=1.0) for t in earlier]
+    if changes:
+        return [t for t, c in zip(earlier, close, strict=True) if succeeded(new, [c])]
+    return [t for t, c in zip(earlier, close, strict=True) if restated(new, [c], values)]
+
+
+def _may_restate(text: str) -> bool:
+    return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and \
+        not _CHANGE.search(text) and not _ENDS.search(text)
