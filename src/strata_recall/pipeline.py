@@ -518,45 +518,45 @@ class WritePipeline:
             if turn_id is None or turn_id in taken or event.id in ended_a_turn \
                     or not _extractable(event, text):
                 continue
-            mine = self.store.get(turn_id, job.scope)
-            if mine is None or not _said_first_here(mine, event):
-                continue
             facts = [f.fact for f in found if f.event.id == event.id]
+            changes = turn_succession.worth_reading(text)
+            # a fact with a slot met its repeats in the slot's own decisions
+            if not changes and (event.id in ended_any or any(
+                    f.subject or f.negated or f.explicit_change for f in facts)):
+                continue
+            mine = self.store.get(turn_id, job.scope)
+            if mine is None or not _said_first_here(mine, event) or \
+                    (not changes and mine.pinned):
+                continue
             said = _TurnRead(turn_id, event, text, events[index - 1] if index else None,
                              (searched or {}).get(event.id))
-            if turn_succession.worth_reading(text):
-                old = self._earlier_turn(job, said, taken, changes=True)
-                if old is not None:
+            values = [f.value for f in facts if f.value]
+            compared = self._compared(job, said, taken, changes=changes, values=values)
+            new = said.as_turn(job.created_at)
+            if changes:
+                chosen = turn_succession.succeeded(new, compared)
+                if chosen is not None:
+                    old = said.earlier[chosen.id]
                     out.append((applying.planned_succession(old, turn_id, now, origin),
                                 old.version))
                     taken.add(old.id)
-            elif event.id not in ended_any and not mine.pinned and \
-                    not any(f.subject or f.negated or f.explicit_change for f in facts):
-                # a fact with a slot met its repeats in the slot's own decisions
-                values = [f.value for f in facts if f.value]
-                found_again = self._restated(job, said, taken, values)
-                if found_again is not None:
-                    home, keeps_new = found_again
-                    out += (applying.planned_restatement(home, mine, home.provenance.event_ids[0],
-                                                         now, origin) if keeps_new else
-                            applying.planned_restatement(mine, home, event.id, now, origin))
-                    taken |= {home.id, mine.id}
+                continue
+            again = turn_succession.restated(new, compared, values)
+            if again is not None:
+                home = said.earlier[again.claim.id]
+                out += (applying.planned_restatement(home, mine, home.provenance.event_ids[0],
+                                                     now, origin) if again.keeps_new else
+                        applying.planned_restatement(mine, home, event.id, now, origin))
+                taken |= {home.id, mine.id}
         return out
 
-    def _restated(self, job: Job, said: _TurnRead, taken: set[str], values: Sequence[str]
-                  ) -> tuple[Memory, bool] | None:
-        """The earlier claim the turn ``said`` says again, and whether the turn stays in its
-        place (it says more)."""
-        found: list[turn_succession.Restatement] = []  # the rule's answer, when it has one
-        claim = self._earlier_turn(job, said, taken, changes=False, values=values, out=found)
-        return (claim, found[0].keeps_new) if claim is not None and found else None
-
-    def _earlier_turn(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
-                      values: Sequence[str] = (),
-                      out: list[turn_succession.Restatement] | None = None) -> Memory | None:
-        """The earlier turn of the scope that the turn ``said`` changes (``changes``) or says
-        again, if any: found by meaning (and, for a change, by words), then compared turn to
-        turn in their bare words (stored vectors carry the speaker and the turn before)."""
+    def _compared(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
+                  values: Sequence[str]) -> list[turn_succession.Turn]:
+        """The earlier turns of the scope that the turn ``said`` may change (``changes``) or
+        say again, with their cosine to it in bare words (stored vectors carry the speaker and
+        the turn before): found by the searches for its facts, else by meaning (and, for a
+        change, by words); only those the words allow are embedded (``said.earlier`` keeps
+        their memories)."""
         scope = job.scope
         own = set(job.payload.get("turns", {}).values())  # earlier inputs only
         stored = memory_embedding_text(said.text, said.event, said.previous)
@@ -569,8 +569,8 @@ class WritePipeline:
         else:
             if vector is None:
                 vector = self.embedder.embed([said.text])[0]
-            near = self.store.vector_search(scope, vector, SUCCESSION_K, _ACTIONABLE_ONLY)
-            closeness = dict(near)
+            closeness = dict(self.store.vector_search(scope, vector, SUCCESSION_K,
+                                                      _ACTIONABLE_ONLY))
             ids = list(closeness)
             if changes:
                 ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
@@ -584,39 +584,30 @@ class WritePipeline:
                    and m.id < said.turn_id  # ids sort by creation: written before this turn
                    and turn_succession.is_claim(m.content)]
         now = self.clock.now()
-        new = turn_succession.Turn(said.turn_id, said.text, job.created_at,
-                                   author=said.event.author)
-
-        def decide(turns: list[turn_succession.Turn]) -> turn_succession.Turn | None:
-            if changes:
-                return turn_succession.succeeded(new, turns)
-            again = turn_succession.restated(new, turns, values)
-            if again is not None and out is not None:
-                out[:] = [again]
-            return again.claim if again is not None else None
 
         def as_turn(m: Memory, similarity: float) -> turn_succession.Turn:
             return turn_succession.Turn(m.id, m.content, m.created_at, similarity,
                                         changeable=_changeable(m, now), author=_speaker_of(m),
                                         holds_slot=applying.FACT_KEY in m.meta)
 
-        # Only what the words allow is embedded: each candidate checked as if it were as
-        # close as can be (most fail on the words: no topic in common, another name…).
+        # Each candidate checked as if it were as close as can be: most fail on the words
+        # (no topic in common, another name…) and are never embedded.
         possible = {t.id for t in turn_succession.word_matches(
-            new, [as_turn(m, 1.0) for m in earlier], changes=changes, values=values)}
+            said.as_turn(job.created_at), [as_turn(m, 1.0) for m in earlier],
+            changes=changes, values=values)}
         earlier = sorted((m for m in earlier if m.id in possible),
                          key=lambda m: -closeness.get(m.id, 0.0))[:EMBEDDED_AT_MOST]
         if not earlier:
-            return None
+            return []
         parts = turn_succession.clauses(said.text) if changes else []
         whole = [] if vector is not None else [said.text]
         vectors = self.embedder.embed([*whole, *parts, *(m.content for m in earlier)])
         if vector is None:
             vector, vectors = vectors[0], vectors[1:]
         mine = [vector, *vectors[:len(parts)]]  # the whole turn's, then each clause's
-        chosen = decide([as_turn(m, max(float(v @ w) for w in mine))
-                         for m, v in zip(earlier, vectors[len(parts):], strict=True)])
-        return next((m for m in earlier if chosen is not None and m.id == chosen.id), None)
+        said.earlier.update((m.id, m) for m in earlier)
+        return [as_turn(m, max(float(v @ w) for w in mine))
+                for m, v in zip(earlier, vectors[len(parts):], strict=True)]
 
     def _graph_jobs(self, job: Job, found: Sequence[_Found], planned: applying.Plan
                     ) -> list[NewJob]:
@@ -793,6 +784,11 @@ class _TurnRead:
     #: What the searches for the turn's facts found (they looked where this one would);
     #: ``None``: it gave no fact, so the turn is searched for itself.
     searched: Sequence[tuple[Memory, float]] | None = None
+    #: The earlier turns compared with it, by id (``WritePipeline._compared``).
+    earlier: dict[str, Memory] = field(default_factory=dict)
+
+    def as_turn(self, said_at: datetime) -> turn_succession.Turn:
+        return turn_succession.Turn(self.turn_id, self.text, said_at, author=self.event.author)
 
 
 def _said_first_here(turn: Memory, event: Event) -> bool:

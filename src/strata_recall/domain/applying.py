@@ -557,12 +557,8 @@ SUCCESSION_CONFIDENCE = 0.6
 def planned_succession(old: Memory, by: str, now: datetime, origin: Origin) -> Planned:
     """The earlier turn ``old`` superseded by the later turn ``by`` that says it changed
     (``turn_succession.succeeded``); ``undo`` of ``by`` restores it."""
-    after = superseded(old, by, now)
-    return Planned(after, HistoryEvent(
-        id=new_id(), memory_id=old.id, kind=HistoryKind.UPDATE, ts=now, actor=origin.actor,
-        reason=f"a later turn on the same topic says it changed: {by}",
-        before=old.to_dict(), after=after.to_dict(), request_id=origin.request_id,
-        provider="rules", confidence=SUCCESSION_CONFIDENCE))
+    return _by_rule(old, superseded(old, by, now), now, origin,
+                    f"a later turn on the same topic says it changed: {by}")
 
 
 def planned_restatement(turn: Memory, home: Memory, event_id: str, now: datetime,
@@ -570,20 +566,21 @@ def planned_restatement(turn: Memory, home: Memory, event_id: str, now: datetime
     """The turn ``turn`` that only says ``home`` again (``turn_succession.restated``) folded
     into it: ``home`` one mention more with the turn's event as evidence, the turn superseded
     by it; ``undo`` of ``home`` brings the turn back. Each change with its expected version."""
-    folded = superseded(turn, home.id, now)
-    more = mentioned(home, event_id, now)
     return [
-        (Planned(folded, HistoryEvent(
-            id=new_id(), memory_id=turn.id, kind=HistoryKind.UPDATE, ts=now,
-            actor=origin.actor, reason=f"restates {home.id}", before=turn.to_dict(),
-            after=folded.to_dict(), request_id=origin.request_id, provider="rules",
-            confidence=SUCCESSION_CONFIDENCE)), turn.version),
-        (Planned(more, HistoryEvent(
-            id=new_id(), memory_id=home.id, kind=HistoryKind.UPDATE, ts=now,
-            actor=origin.actor, reason=f"mentioned again (restated by {turn.id})",
-            before=home.to_dict(), after=more.to_dict(), request_id=origin.request_id,
-            provider="rules", confidence=SUCCESSION_CONFIDENCE)), home.version),
+        (_by_rule(turn, superseded(turn, home.id, now), now, origin, f"restates {home.id}"),
+         turn.version),
+        (_by_rule(home, mentioned(home, event_id, now), now, origin,
+                  f"mentioned again (restated by {turn.id})"), home.version),
     ]
+
+
+def _by_rule(before: Memory, after: Memory, now: datetime, origin: Origin,
+             reason: str) -> Planned:
+    """``before`` changed to ``after`` by a turn-level rule: one ``UPDATE`` history row."""
+    return Planned(after, HistoryEvent(
+        id=new_id(), memory_id=before.id, kind=HistoryKind.UPDATE, ts=now, actor=origin.actor,
+        reason=reason, before=before.to_dict(), after=after.to_dict(),
+        request_id=origin.request_id, provider="rules", confidence=SUCCESSION_CONFIDENCE))
 
 
 def disputed(base: Memory, by: str, now: datetime) -> Memory:
