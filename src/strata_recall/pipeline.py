@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from strata_recall.domain import applying, pronouns, turn_succession
 from strata_recall.domain.answers import answered
 from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
-from strata_recall.domain.decisions import ACTIONABLE, Candidate, Decision, with_named_old_value
+from strata_recall.domain.decisions import (
+    ACTIONABLE,
+    Candidate,
+    Decision,
+    disputed_when_unmarked,
+    with_named_old_value,
+)
 from strata_recall.domain.english import opens_with_bare_correction, parts_with_it
 from strata_recall.domain.jobs import Job, JobKind, NewJob
 from strata_recall.domain.lifecycle import Planned
@@ -334,7 +340,10 @@ class WritePipeline:
         candidates = [[c for c, _ in pool] for pool in pools]
         decisions = self.chain.decide_all([f.fact for f in found], candidates)
         now = self.clock.now()
-        return [with_named_old_value(f.fact.view, d, f.event.text, pool, now)
+        return [disputed_when_unmarked(
+                    f.fact.view, with_named_old_value(f.fact.view, d, f.event.text, pool, now),
+                    pool, not f.fact.explicit_change
+                    and turn_succession.says_no_change(f.event.text))
                 for f, d, pool in zip(found, decisions, candidates, strict=True)]
 
     def _events(self, job: Job) -> list[Event]:
@@ -520,18 +529,25 @@ class WritePipeline:
                 continue
             facts = [f.fact for f in found if f.event.id == event.id]
             changes = turn_succession.worth_reading(text)
-            # a fact with a slot met its repeats in the slot's own decisions
-            if not changes and (event.id in ended_any or any(
-                    f.subject or f.negated or f.explicit_change for f in facts)):
+            # a fact with a slot met its repeats in the slot's own decisions; a plain claim
+            # may still contradict a claim no slot read alike
+            restating = not changes and event.id not in ended_any and not any(
+                f.negated or f.explicit_change for f in facts)
+            if not changes and not restating and (
+                    event.id in ended_any or not turn_succession.says_no_change(text)):
                 continue
             mine = self.store.get(turn_id, job.scope)
             if mine is None or not _said_first_here(mine, event) or \
                     (not changes and mine.pinned):
                 continue
             said = _TurnRead(turn_id, event, text, events[index - 1] if index else None,
-                             (searched or {}).get(event.id))
+                             (searched or {}).get(event.id),
+                             just_before=_turn_before(events, index, turns),
+                             others=frozenset(e.id for e in events
+                                              if _speaker(e) != _speaker(event)))
             values = [f.value for f in facts if f.value]
-            compared = self._compared(job, said, taken, changes=changes, values=values)
+            compared = self._compared(job, said, taken, changes=changes, values=values,
+                                      restating=restating)
             new = said.as_turn(job.created_at)
             if changes:
                 chosen = turn_succession.succeeded(new, compared)
@@ -541,24 +557,29 @@ class WritePipeline:
                                 old.version))
                     taken.add(old.id)
                 continue
-            again = turn_succession.restated(new, compared, values)
+            again = turn_succession.restated(new, compared, values) if restating else None
             if again is not None:
                 home = said.earlier[again.claim.id]
                 out += (applying.planned_restatement(home, mine, home.provenance.event_ids[0],
                                                      now, origin) if again.keeps_new else
                         applying.planned_restatement(mine, home, event.id, now, origin))
                 taken |= {home.id, mine.id}
+                continue
+            other = turn_succession.conflicted(new, compared)
+            if other is not None:
+                out += applying.planned_conflict(said.earlier[other.id], mine, now, origin)
+                taken |= {other.id, mine.id}
         return out
 
     def _compared(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
-                  values: Sequence[str]) -> list[turn_succession.Turn]:
+                  values: Sequence[str], restating: bool = True
+                  ) -> list[turn_succession.Turn]:
         """The earlier turns of the scope that the turn ``said`` may change (``changes``) or
         say again, with their cosine to it in bare words (stored vectors carry the speaker and
         the turn before): found by the searches for its facts, else by meaning (and, for a
         change, by words); only those the words allow are embedded (``said.earlier`` keeps
         their memories)."""
         scope = job.scope
-        own = set(job.payload.get("turns", {}).values())  # earlier inputs only
         stored = memory_embedding_text(said.text, said.event, said.previous)
         vector = self._own_words_vectors([stored]).get(stored)
         closeness: dict[str, float] = {}
@@ -575,33 +596,44 @@ class WritePipeline:
             if changes:
                 ids += self._lexical(scope, search_text(said.text))[:SUCCESSION_K]
             found = self.store.get_many(list(dict.fromkeys(ids)), scope)
+        # the turns said before it in this input (the searches of its facts leave them out)
+        have = {m.id for m in found}
+        said_before = [str(t) for e, t in job.payload.get("turns", {}).items()
+                       if str(t) < said.turn_id and str(t) not in have
+                       and str(e) not in said.others]
+        if said_before:
+            found = [*found, *self.store.get_many(said_before, scope)]
+            closeness.update(dict.fromkeys(said_before, 1.0))  # compared first
         if not changes:  # a restatement is close in meaning: the search's cosine says first
             found = [m for m in found if closeness.get(m.id, 0.0) >= RESTATEMENT_FLOOR]
         earlier = [m for m in found
-                   if applying.is_turn(m) and m.scope == scope and m.id not in own
+                   if applying.is_turn(m) and m.scope == scope
                    and m.id not in taken and m.lifecycle in applying.RECALLED
                    and SECRETS_KEY not in m.meta and m.created_at <= job.created_at
-                   and m.id < said.turn_id  # ids sort by creation: written before this turn
+                   # ids sort by creation: written before this turn (in this conversation
+                   # too: "my flight is UA 482" … "no sorry, UA 842")
+                   and m.id < said.turn_id
                    and turn_succession.is_claim(m.content)]
         now = self.clock.now()
 
         def as_turn(m: Memory, similarity: float) -> turn_succession.Turn:
             return turn_succession.Turn(m.id, m.content, m.created_at, similarity,
                                         changeable=_changeable(m, now), author=_speaker_of(m),
-                                        holds_slot=applying.FACT_KEY in m.meta)
+                                        holds_slot=applying.FACT_KEY in m.meta,
+                                        just_before=m.id == said.just_before)
 
         # Each candidate checked as if it were as close as can be: most fail on the words
         # (no topic in common, another name…) and are never embedded.
         possible = {t.id for t in turn_succession.word_matches(
             said.as_turn(job.created_at), [as_turn(m, 1.0) for m in earlier],
-            changes=changes, values=values)}
+            changes=changes, values=values, restating=restating)}
         earlier = sorted((m for m in earlier if m.id in possible),
                          key=lambda m: -closeness.get(m.id, 0.0))[:EMBEDDED_AT_MOST]
         if not earlier:
             return []
-        parts = turn_succession.clauses(said.text) if changes else []
+        parts = turn_succession.clauses(said.text)
         whole = [] if vector is not None else [said.text]
-        vectors = self.embedder.embed([*whole, *parts, *(m.content for m in earlier)])
+        vectors = self.embedder.embed([*whole, *parts, *(_claim_text(m) for m in earlier)])
         if vector is None:
             vector, vectors = vectors[0], vectors[1:]
         mine = [vector, *vectors[:len(parts)]]  # the whole turn's, then each clause's
@@ -627,6 +659,14 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
+
+
+def _claim_text(memory: Memory) -> str:
+    """What an earlier turn is compared by: the claim it makes, without the request around
+    it ("I'm flying to Lisbon on the 12th" of "…, any tips for the first day?")."""
+    claim = turn_succession.claim_of(memory.content)
+    return memory.content if claim is None or claim == memory.content.strip().rstrip(".!") \
+        else claim
 
 
 def _settle(future: Future[ExtractionOutcome] | None,
@@ -786,9 +826,27 @@ class _TurnRead:
     searched: Sequence[tuple[Memory, float]] | None = None
     #: The earlier turns compared with it, by id (``WritePipeline._compared``).
     earlier: dict[str, Memory] = field(default_factory=dict)
+    #: The same speaker's turn just before it in this input (only other speakers between).
+    just_before: str | None = None
+    #: The events of this input said by someone else (never compared with it).
+    others: frozenset[str] = frozenset()
 
     def as_turn(self, said_at: datetime) -> turn_succession.Turn:
         return turn_succession.Turn(self.turn_id, self.text, said_at, author=self.event.author)
+
+
+def _turn_before(events: Sequence[Event], index: int, turns: Mapping[str, str]) -> str | None:
+    """The turn of the same speaker just before ``events[index]`` in this input, with only
+    other speakers' turns between."""
+    speaker = _speaker(events[index])
+    for event in reversed(events[:index]):
+        if _speaker(event) == speaker:
+            return turns.get(event.id)
+    return None
+
+
+def _speaker(event: Event) -> tuple[str, str | None]:
+    return (event.role or "user").lower(), event.author
 
 
 def _said_first_here(turn: Memory, event: Event) -> bool:

@@ -48,7 +48,7 @@ def test_remember_messages(client: TestClient) -> None:
     response = client.post("/v1/remember", json={
         "messages": [
             {"role": "user", "content": "I moved to Lisbon", "ts": "2025-01-02T10:00:00Z"},
-            {"role": "assistant", "content": "Noted. Do you need a checklist for the move?",
+            {"role": "assistant", "content": "Lisbon's trams run until midnight.",
              "author": "bot",
              "meta": {"turn": 2}},
         ],

@@ -138,3 +138,48 @@ def test_an_assistant_question_is_no_memory_and_leaves_the_new_claim_first(
         assert "Exciting! Machu Picchu?" not in states(strata)
         top = strata.recall("When is my Peru trip?", scope=USER, k=3).hits[0]
         assert "October" in top.memory.content
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("My manager is Dana Whitfield.", "My manager is Kevin Osei."),  # one slot
+    ("My car's license plate is KJX 4402.", "My license plate is KJX 4420."),  # no slot read
+])
+def test_a_plain_claim_with_another_value_disputes_both_and_undo_ends_it(
+        tmp_path: Path, before: str, after: str) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(before, scope=USER)
+        strata.remember(after, scope=USER)
+        said = states(strata)
+        assert said[before] is Lifecycle.DISPUTED and said[after] is Lifecycle.DISPUTED, said
+        raised = [m for m in strata.list(scope=USER, filters=EVERY).items
+                  if m.lifecycle is Lifecycle.DISPUTED and m.content != before]
+        newest = max(raised, key=lambda m: m.id)  # the fact (or turn) that raised it
+        strata.undo(newest.id, reason="the second was a typo", scope=USER)
+        assert states(strata)[before] is Lifecycle.ACTIVE
+
+
+def test_a_correction_later_in_the_same_conversation_supersedes_the_turn(
+        tmp_path: Path) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(messages=[
+            {"role": "user", "content": "my flight tomorrow is UA 482"},
+            {"role": "assistant", "content": "Got it. I'll keep an eye on its status."},
+            {"role": "user", "content": "no sorry, UA 842. I flipped the digits"},
+        ], scope=USER)
+        said = states(strata)
+        assert said["my flight tomorrow is UA 482"] is Lifecycle.SUPERSEDED, said
+        top = strata.recall("What is my flight number?", scope=USER, k=3).hits[0]
+        assert "842" in top.memory.content
+
+
+def test_a_claim_said_twice_in_one_conversation_is_one_memory(tmp_path: Path) -> None:
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(messages=[
+            {"role": "user", "content": "I'm training for the Chicago Marathon in October"},
+            {"role": "assistant", "content": "Exciting! How many weeks do you have left?"},
+            {"role": "user", "content": "yeah the Chicago marathon in october, that's the "
+                                        "big goal this year"},
+        ], scope=USER)
+        live = [m.content for m in strata.list(scope=USER).items
+                if "Chicago" in m.content and m.meta.get("kind") != "episode"]
+        assert live == ["I'm training for the Chicago Marathon in October"]

@@ -78,6 +78,14 @@ def test_an_assistant_that_only_repeats_the_user_echoes() -> None:
     assert not is_echo("I work at Deloitte.", "I work at Deloitte.", "user")
 
 
+def test_an_acknowledgement_naming_only_what_the_user_said_echoes() -> None:
+    asked = "can you remember I have a reservation at Nopa Saturday for 6 people"
+    assert is_echo("Sure, Nopa on Saturday, party of six.", asked, "assistant")
+    assert is_echo("Thanks, I'll use June 3.", "my birthday is June 3", "assistant")
+    assert not is_echo("Sure, Nopa on Sunday, party of six.", asked, "assistant")  # Sunday
+    assert not is_echo("Okay, the closest station is Paddington.", "I need a train to Oxford",
+                       "assistant")
+
 
 def test_an_assistant_exclaiming_what_the_user_said_echoes_numbers_in_words_too() -> None:
     said = "Wait, I miscounted, it's 4 cats now that we adopted Pepper."

@@ -11,6 +11,7 @@ from strata_recall.domain.decisions import (
     FactView,
     decide,
     decide_batch,
+    disputed_when_unmarked,
     enforce_invariants,
 )
 from strata_recall.domain.models import Lifecycle
@@ -315,3 +316,20 @@ def test_giving_up_a_kind_of_thing_retracts_a_thing_of_that_kind() -> None:
     tea = Candidate("m2", "User drinks green tea", similarity=0.4,
                     subject="user.drinks.green_tea", value="green tea")
     assert decide(no_alcohol, [tea], datetime(2026, 1, 1, tzinfo=UTC)).action is Action.ADD
+
+
+def test_a_plainly_said_new_value_disputes_both_claims_instead_of_updating() -> None:
+    old = Candidate("m1", "User's manager is Dana Whitfield", 0.9, subject="user.manager",
+                    value="Dana Whitfield")
+    fact = FactView("User's manager is Kevin Osei", subject="user.manager",
+                    value="Kevin Osei")
+    update = decide(fact, [old], NOW)
+    assert update.action is Action.UPDATE
+    plain = disputed_when_unmarked(fact, update, [old], plainly=True)
+    assert plain.action is Action.ADD and plain.contradicts == ("m1",) and plain.disputed
+    assert disputed_when_unmarked(fact, update, [old], plainly=False) == update
+    same = Candidate("m2", "User lives in NYC", 0.9, subject="user.lives_in", value="NYC")
+    again = FactView("User lives in New York City", subject="user.lives_in",
+                     value="New York City")
+    moved = decide(again, [same], NOW)
+    assert disputed_when_unmarked(again, moved, [same], plainly=True) == moved  # initials

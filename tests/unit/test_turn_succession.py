@@ -10,10 +10,14 @@ import pytest
 from strata_recall.domain.turn_succession import (
     Turn,
     anchors,
+    claim_of,
+    conflicted,
     is_claim,
     restated,
     says_change,
+    says_no_change,
     succeeded,
+    takes_back,
     topic_words,
 )
 
@@ -136,3 +140,72 @@ def test_a_restatement_needs_close_meaning_and_the_same_speaker() -> None:
                     [earlier("My mom lives in Lisbon.", 0.6)]) is None
     assert restated(new("Lisbon is where my mom lives.", author="Ana"),
                     [earlier("My mom lives in Lisbon.", 0.9, author="Ben")]) is None
+
+
+@pytest.mark.parametrize(("text", "claim"), [
+    ("I'm flying to Lisbon on the 12th, any tips for the first day?",
+     "I'm flying to Lisbon on the 12th"),
+    ("can you help me plan meals around the gym? I go Mon/Wed/Fri at 6:30am",
+     "I go Mon/Wed/Fri at 6:30am"),
+    ("I'm allergic to walnuts, keep that in mind for recipes", "I'm allergic to walnuts"),
+    ("my birthday is June 3 in case you need it for the form", "my birthday is June 3"),
+    ("can you remember I have a reservation at Nopa Saturday for 6 people",
+     "I have a reservation at Nopa Saturday for 6 people"),
+    ("I work from home Mondays and Fridays so schedule deliveries for those days",
+     "I work from home Mondays and Fridays"),
+    ("Dr. Lin is my doctor.", "Dr. Lin is my doctor"),
+    ("please ship the order to 14 Rowan Lane, Apt 3B", None),  # a request, all of it
+    ("What's up with you lately?", None),
+    ("I went to the market. Then I cooked dinner for everyone.", None),  # two claims
+])
+def test_the_claim_of_a_turn_is_what_it_says_beside_what_it_asks(text: str,
+                                                                  claim: str | None) -> None:
+    assert claim_of(text) == claim
+
+
+def test_a_correction_that_opens_the_next_turn_takes_back_the_one_just_said() -> None:
+    assert takes_back("no sorry, UA 842. I flipped the digits")
+    assert takes_back("hmm actually make it 10.5, my last pair was tight")
+    assert not takes_back("sorry, I also have a dentist appointment at 3")  # adds to a list
+    said = earlier("my flight tomorrow is UA 482", 0.2)
+    just = Turn(said.id, said.text, said.said_at, 0.2, just_before=True)
+    assert succeeded(new("no sorry, UA 842. I flipped the digits"), [just]) == just
+    assert succeeded(new("no sorry, UA 842. I flipped the digits"), [said]) is None
+    assert succeeded(new("oops, I love jazz too"), [just]) is None
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("My manager is Kevin Osei.", True),
+    ("I have two kids.", True),
+    ("weighed in this morning: 78.4kg!!", False),
+    ("I turned 30 last week.", False),
+    ("Priya took a job at Mercy Hospital.", False),
+    ("Sorry, it's June 13.", False),
+    ("We moved to Porto.", False),
+])
+def test_a_plain_claim_says_no_change_correction_or_news(text: str, plain: bool) -> None:
+    assert says_no_change(text) is plain
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("My car's license plate is KJX 4402.", "My license plate is KJX 4420."),
+    ("my dentist is Dr. Patel", "Dr. Huang is my dentist"),
+    ("I sleep about 8 hours a night", "I usually get like 5 hours of sleep a night"),
+])
+def test_a_plain_claim_with_other_numbers_or_names_contradicts_the_earlier(
+        before: str, after: str) -> None:
+    old = earlier(before, 0.8)
+    assert conflicted(new(after), [old]) == old
+    assert conflicted(new(after), [earlier(before, 0.6)]) is None  # not close enough
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("My dad's phone number is 617-555-0198.", "My mom's number is 617-555-0143."),
+    ("My gym membership is at Planet Fitness on Elm Street.",
+     "I go to the Planet Fitness on Elm St, that's where my membership is."),
+    ("I run 10 km a week.", "I'm up to 25 km a week now."),  # a change, not a conflict
+    ("I like tea.", "I don't like tea."),  # a negation: the decisions' business
+])
+def test_other_holders_abbreviations_changes_and_negations_are_no_conflict(
+        before: str, after: str) -> None:
+    assert conflicted(new(after), [earlier(before, 0.9)]) is None

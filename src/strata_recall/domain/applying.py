@@ -224,6 +224,10 @@ def plan(
         for earlier in decision.corrects:
             _retract_turn(touched, current, turns.get(facts[earlier].event_id), own_turn,
                           per_turn[facts[earlier].event_id] == 1, derived, decision, now)
+        for turn_id in _turns_in_conflict(fact, decision, facts, turns):
+            _dispute_turn(touched, current, turn_id, derived, decision, now)
+        if decision.contradicts and own_turn:
+            _dispute_turn(touched, current, own_turn, derived, decision, now)
     replaced_by = {n: replacements[key] for key, ids in retractions.items()
                    if key in replacements for n in ids}
     result.added = _with_siblings(result.added, per_turn, held_by_turn, promoted, replaced_by)
@@ -400,6 +404,8 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
     if not replaces:
         touched[target_id] = _Touch(disputed(base, derived.memory.id, now), HistoryKind.UPDATE,
                                     f"disputed: contradicted ({decision.reason})", decision)
+        for turn_id in base.meta.get(ASSERTED_BY_KEY, ()):  # the claim a reader sees
+            _dispute_turn(touched, current, str(turn_id), derived, decision, now)
         return []
     kind = HistoryKind(decision.action.value)
     reason = f"superseded by {derived.memory.id} ({decision.action.value}: {decision.reason})"
@@ -458,6 +464,26 @@ def _retract_turn(touched: dict[str, _Touch], current: Mapping[str, Memory],
     touched[turn.id] = _Touch(superseded(turn, derived.memory.id, now), HistoryKind.UPDATE,
                               f"corrected later in the same input by {derived.memory.id} "
                               f"({decision.reason})", decision)
+
+
+def _turns_in_conflict(fact: FactInput, decision: Decision, facts: Sequence[FactInput],
+                      turns: Mapping[str, str]) -> list[str]:
+    """The turns of this input that said the two sides of a conflict the input has with
+    itself ("I'm a morning person … I'm definitely not a morning person"): the turn is the
+    claim a reader sees, so it carries the marker its facts carry."""
+    events = [fact.event_id, *(facts[i].event_id for i in decision.batch_conflicts)]
+    return list(dict.fromkeys(turns[e] for e in events if e in turns)) \
+        if decision.batch_conflicts else []
+
+
+def _dispute_turn(touched: dict[str, _Touch], current: Mapping[str, Memory], turn_id: str,
+                  derived: Derived, decision: Decision, now: datetime) -> None:
+    turn = _latest(touched, current, turn_id)
+    if turn is None or turn.pinned or _locked(turn, now) or turn.lifecycle is not Lifecycle.ACTIVE:
+        return
+    touched[turn.id] = _Touch(disputed(turn, derived.memory.id, now), HistoryKind.UPDATE,
+                              f"disputed: it says both sides of a conflict ({decision.reason})",
+                              decision)
 
 
 def _collapse(touched: dict[str, _Touch], current: Mapping[str, Memory], own_turn: str,
@@ -572,6 +598,17 @@ def planned_restatement(turn: Memory, home: Memory, event_id: str, now: datetime
         (_by_rule(home, mentioned(home, event_id, now), now, origin,
                   f"mentioned again (restated by {turn.id})"), home.version),
     ]
+
+
+def planned_conflict(old: Memory, new: Memory, now: datetime, origin: Origin
+                     ) -> list[tuple[Planned, int]]:
+    """Two turns that contradict each other with no cue of which holds
+    (``turn_succession.conflicted``): both disputed, each linked to the other, until the user
+    says which holds. Each change with its expected version."""
+    return [(_by_rule(m, disputed(m, other.id, now), now, origin,
+                      f"disputed: contradicted by {other.id} (another value, no cue of "
+                      f"change)"), m.version)
+            for m, other in ((old, new), (new, old)) if m.lifecycle is Lifecycle.ACTIVE]
 
 
 def _by_rule(before: Memory, after: Memory, now: datetime, origin: Origin,

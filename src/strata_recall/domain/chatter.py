@@ -180,7 +180,35 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
             exclaimed or _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
         return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
     said = {as_digit(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
-    return said <= {as_digit(stem(w)) for w in content_words(words(previous))}
+    heard = {as_digit(stem(w)) for w in content_words(words(previous))}
+    return said <= heard or (tokens[0] in _ACK_OPENERS and _specifics(text) <= heard
+                             and _claims_nothing(text))
+
+
+#: Words an assistant opens an acknowledgement with ("Sure, Nopa on Saturday, party of six.",
+#: "Thanks, I'll use June 3.").
+_ACK_OPENERS = frozenset("sure ok okay got noted thanks thank understood will perfect great "
+                         "done alright gotcha roger absolutely certainly".split())
+_SPECIFIC = re.compile(r"(?<=[^\s.!?]\s)(?!I\b|I')[A-Z][\w'-]*|[\w:/.-]*\d[\w:/.-]*")
+
+
+#: The assistant speaking of what it will do ("I'll use June 3"), and the verbs a claim of
+#: its own would need ("Lisbon has great food").
+_OWN_DOING = re.compile(r"\b(?:i'll|i will|i've|i have|i'm|i am|let me|we'll)\b", re.IGNORECASE)
+_CLAIMING = re.compile(r"\b(?:is|are|was|were|has|have|had|\w+'s)\b", re.IGNORECASE)
+
+
+def _claims_nothing(text: str) -> bool:
+    """An acknowledgement that says what the assistant will do, or names things without a
+    verb ("Sure, Nopa on Saturday, party of six."), rather than claiming something itself."""
+    return _OWN_DOING.search(text) is not None or _CLAIMING.search(text) is None
+
+
+def _specifics(text: str) -> set[str]:
+    """What an acknowledgement could add to the turn it answers: names and numbers (number
+    words as digits)."""
+    found = {as_digit(stem(w)) for m in _SPECIFIC.findall(text) for w in words(m)}
+    return found | {d for w in words(text) if (d := as_digit(w)).isdigit()}
 
 
 #: Longest bare exclamation that is a reaction ("Four cats!", "Two weeks in Peru!").

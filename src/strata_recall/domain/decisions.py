@@ -379,6 +379,8 @@ def _other_years(first: str, second: str) -> bool:
 
 #: Why a memory of another slot is replaced ("My uncle retired." replaces his job).
 ENDED_BY_STATE = "a new state of the holder ends it"
+#: The reason of an update that only gives a slot another value (no cue of change said).
+NEW_VALUE = "same subject, new value"
 #: Foods a diet leaves out: going vegetarian retracts "I eat meat".
 _MEAT = frozenset("meat beef pork chicken bacon steak lamb ham sausage sausages burger burgers "
                   "turkey veal".split())
@@ -488,7 +490,7 @@ def _resolve_conflict(
     if relation == "negation" and fact.negated:
         return Decision(Action.DELETE, candidate.id, "negated by the new fact",
                         confidence=0.9 if fact.explicit_change else 0.8)
-    reason = "explicit correction" if fact.explicit_change else "same subject, new value"
+    reason = "explicit correction" if fact.explicit_change else NEW_VALUE
     if relation == "ends":
         reason = ENDED_BY_STATE
     return Decision(Action.UPDATE, candidate.id, reason,
@@ -660,3 +662,43 @@ def with_named_old_value(
             return Decision(Action.UPDATE, candidate.id,
                             f"the change names the old value {old!r}", confidence=0.8)
     return decision
+
+
+def disputed_when_unmarked(fact: FactView, decision: Decision,
+                           candidates: Sequence[Candidate], plainly: bool) -> Decision:
+    """A claim that gives a slot a plainly other value and says nothing of a change ("My
+    manager is Dana Whitfield." … "My manager is Kevin Osei."; [002]: "if ambiguous: dispute
+    both") updates nothing: both claims stay, disputed, until the user says which holds.
+    ``plainly``: its turn has no cue of change, correction or time
+    (``turn_succession.says_no_change``). Values that may be one said two ways ("night owl"
+    / "night person", "NYC" / "New York City", "around 11" / "11pm") still update."""
+    if not plainly or decision.action is not Action.UPDATE or decision.reason != NEW_VALUE:
+        return decision
+    target = next((c for c in candidates if c.id == decision.target_id), None)
+    if target is None or not _other_values(fact.value, target.value):
+        return decision
+    return Decision(Action.ADD, reason="another value for the slot, said with no cue of "
+                    "change: both disputed", confidence=0.6,
+                    contradicts=tuple(dict.fromkeys((target.id, *decision.contradicts))),
+                    provider=decision.provider, model=decision.model,
+                    prompt_version=decision.prompt_version)
+
+
+def _other_values(first: str | None, second: str | None) -> bool:
+    """Two values that cannot be one said two ways: other numbers, or no word in common and
+    neither the other's initials."""
+    if not first or not second:
+        return False
+    said, other = _value_words(first), _value_words(second)
+    numbers = [sorted({*re.findall(r"\d+", v), *(w for w in words if w.isdigit())})
+               for v, words in ((first, said), (second, other))]
+    if any(numbers):  # "three kids" / "two kids"; "around 11" / "11pm" may be one
+        return numbers[0] != numbers[1]
+    return not said & other and not _initials_of(first, second) \
+        and not _initials_of(second, first)
+
+
+def _initials_of(short: str, long: str) -> bool:
+    """``short`` is ``long``'s initials: "NYC" of "New York City"."""
+    initials = "".join(w[0] for w in re.findall(r"[A-Za-z]+", long) if w[0].isupper())
+    return len(initials) >= 2 and short.strip(" .").replace(".", "").upper() == initials

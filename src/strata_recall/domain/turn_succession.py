@@ -99,6 +99,42 @@ class Turn:
     changeable: bool = True
     author: str | None = None  # who said it: a turn never supersedes another speaker's
     holds_slot: bool = False  # it carries its own fact (a slot a correction looks for)
+    #: the same speaker's turn just before the new one, in the same input (only the other
+    #: speaker's turns between): what a correction that opens the next turn corrects
+    just_before: bool = False
+
+
+#: A turn that opens by taking back what was just said ("no sorry, UA 842", "oops it's 8
+#: people", "hmm actually make it 10.5", "scratch that, it's 4D").
+_TAKES_BACK = re.compile(
+    r"^\W*(?:(?:hmm+|um+|uh+|ugh|oh|ah|ok|okay|wait)\W+)*(?:sorry|no|nope|nah|oops|whoops|"
+    r"wait|correction|scratch that|i meant|i mean|actually|my bad|my mistake|typo|"
+    r"autocorrect|ignore that)\b", re.IGNORECASE)
+
+
+def takes_back(text: str) -> bool:
+    """The turn opens by correcting what its speaker just said, and adds to no list."""
+    return _TAKES_BACK.match(text) is not None and _ADDS.search(text) is None
+
+
+#: Words that place a claim in time or tell news: said with them, a new value for a slot is
+#: an update ("weighed in this morning: 78.4kg", "turned 30 today"), not a conflict.
+_NEWS = re.compile(
+    r"\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week|weekend|month|year|"
+    r"semester|term|season|spring|summer|fall|autumn|winter)|last (?:week|weekend|month|year|"
+    r"night|time|\w+day)|recently|just|finally|currently|at the moment|as of|since|starting|"
+    r"from now on|going forward|again|already|update|updated|heads up|news|guess what|"
+    r"turns? out|turned|bec[oa]me|got|gotten|started|joined|hired|promoted|bought|adopted|"
+    r"married|engaged|divorced|sorry|my bad|renewed|reissued|changes?|"
+    r"took (?:a |an |the |up )?(?:new )?(?:job|position|role|post|offer))\b",
+    re.IGNORECASE)
+
+
+def says_no_change(text: str) -> bool:
+    """The turn says its claim plainly: no cue of a change, a correction or news, and no
+    time it became so. A new value said so for a known slot is a conflict."""
+    return not says_change(text) and _TAKES_BACK.match(text) is None \
+        and _NEWS.search(text) is None and _ENDS.search(text) is None
 
 
 def says_change(text: str) -> bool:
@@ -108,9 +144,81 @@ def says_change(text: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def is_claim(text: str) -> bool:
-    """A short, plain, present claim of one sentence, which a later change can replace."""
-    return len(text.split()) <= CLAIM_WORDS and _NOT_A_CLAIM.search(text) is None \
-        and len(_SENTENCE_END.findall(text.strip())) <= 1
+    """A turn that makes one short, plain, present claim (``claim_of``), which a later
+    change can replace."""
+    return claim_of(text) is not None
+
+
+#: A piece of a turn that asks rather than claims: a question without its question mark
+#: ("any tips for the first day", "what time should I leave"), what the user means to do
+#: ("I'm trying to build a budget", "looking for new running shoes") or why it tells it
+#: ("keep that in mind for recipes", "in case you need it"): the frame of a request.
+_ASKS = re.compile(
+    r"^(?:(?:so|and|but|also|btw|oh|ok|okay|hey|hi)\W+)*(?:"
+    r"any (?:\w+ )?(?:tips|ideas|suggestions|recommendations|advice|thoughts)\b|"
+    r"keep (?:that|this|it) in mind\b|(?:just )?in case\b|if (?:that|it) (?:matters|helps)\b|"
+    r"for the (?:form|record|file)\b|"
+    r"(?:what|which|how|when|where|who|why|should|do|does|is|are) .*\b(?:i|we|you|my)\b|"
+    r"(?:i'?m |i am |we'?re |we are )?(?:trying|looking|planning|hoping|wanting) "
+    r"(?:to|for|on)\b|(?:i |we )?(?:need|want|wanna) (?:some )?(?:help|ideas|tips|advice)\b)",
+    re.IGNORECASE)
+#: A request: it and the rest of its sentence ask ("please ship the order to 14 Rowan Lane,
+#: Apt 3B", "can you block my calendar").
+_REQUEST = re.compile(
+    r"^(?:(?:so|and|but|also|btw|oh|ok|okay|hey|hi)\W+)*(?:(?:can|could|would|will) (?:you|u)\b|"
+    r"please\b|pls\b|plz\b|help me\b|remind me\b|let me know\b|lmk\b|"
+    r"(?:schedule|book|find|check|add|send|order|set up|block|ship|suggest|recommend|"
+    r"make sure|get me|show me|tell me)\b)", re.IGNORECASE)
+#: Words that hand over a claim rather than ask ("can you remember I have a reservation …",
+#: "fyi, …"): the claim is what follows.
+_HANDS_OVER = re.compile(
+    r"^(?:(?:can|could|would|will) (?:you|u) (?:please )?(?:remember|note|keep in mind)|"
+    r"please (?:remember|note)|remember|note|fyi|just so you know|for the record|heads up|btw)"
+    r"(?: that)?[,:]?\s+(?=\S)", re.IGNORECASE)
+#: A tail that says why the user tells it, not what is so ("… in case you need it for the
+#: form", "… if that matters", "… so schedule deliveries for those days").
+_PURPOSE_TAIL = re.compile(
+    r"\s+(?:(?:just )?in case\b|if (?:that|it|this) (?:matters|helps)\b|for (?:the|your) "
+    r"(?:form|records?|file)\b|so (?:please |pls )?(?:you|schedule|book|plan|remind|use|keep|"
+    r"make sure|no|don'?t|avoid|send|order)\b).*$", re.IGNORECASE)
+#: A clause: up to a comma, a semicolon or a sentence's end (a dot inside "3.5" or "Dr."
+#: is part of it).
+_PIECE = re.compile(r"(?:[^,;!?.]|[.!?](?![\s]|$))+(?:[,;]|[!?.]+(?=\s|$)|$)")
+
+
+@lru_cache(maxsize=4096)
+def claim_of(text: str) -> str | None:
+    """The one short, plain, present claim ``text`` makes, once what it asks (a question, a
+    request, what the user means to do) and why it tells it (a purpose tail) are set aside:
+    "I'm flying to Lisbon on the 12th, any tips for the first day?" claims "I'm flying to
+    Lisbon on the 12th". ``None`` for a turn with no claim or with claims in several
+    sentences (superseding it would hide the others), a long one, or one tied to its past."""
+    text = text.strip()
+    spans: list[tuple[int, int]] = []
+    sentences: set[int] = set()
+    sentence, asking = 0, False
+    for match in _PIECE.finditer(text):
+        piece = match.group(0)
+        ends = piece.rstrip()[-1:] in ("!", "?", ".") and \
+            _SENTENCE_END.search(piece.rstrip() + " ") is not None
+        start = match.start() + len(piece) - len(piece.lstrip())
+        lead = _HANDS_OVER.match(piece.strip())
+        if lead is not None:
+            start += lead.end()
+        bare = _PURPOSE_TAIL.sub("", text[start:match.end()].rstrip(" ,;.!"))
+        asking = asking or _REQUEST.match(bare) is not None
+        if bare.strip() and not asking and not piece.rstrip().endswith("?") \
+                and not _ASKS.match(bare):
+            spans.append((start, start + len(bare)))
+            sentences.add(sentence)
+        if ends:
+            sentence, asking = sentence + 1, False
+    if not spans or len(sentences) > 1:
+        return None
+    claim = text[spans[0][0]:spans[-1][1]].strip(" ,;")
+    if len(claim.split()) > CLAIM_WORDS or _NOT_A_CLAIM.search(claim) is not None:
+        return None
+    return claim
 
 
 @lru_cache(maxsize=4096)
@@ -143,10 +251,21 @@ def _same_topic(similarity: float, shared: frozenset[str]) -> bool:
                              (len(shared) >= 2 and similarity >= SAME_TOPIC_TWO_WORDS))
 
 
+def _taken_back(text: str, earlier: Turn) -> bool:
+    """``text`` takes back ``earlier``, the claim its speaker made just before: it opens
+    with a correction and names the same thing or gives another number ("my flight is UA
+    482" … "no sorry, UA 842"; "I wear a size 10" … "hmm actually make it 10.5"), however
+    little the two read alike."""
+    return earlier.just_before and takes_back(text) and (
+        bool(topic_words(text) & topic_words(earlier.text))
+        or (bool(_numbers(text)) and bool(_numbers(earlier.text))))
+
+
 def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
-    return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and says_change(text)
+    return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and (
+        says_change(text) or takes_back(text))
 
 
 def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
@@ -159,8 +278,9 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
         return None
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
-            and t.author == new.author
-            and is_claim(t.text) and _same_topic(t.similarity, topic & topic_words(t.text))]
+            and t.author == new.author and is_claim(t.text)
+            and (_same_topic(t.similarity, topic & topic_words(t.text))
+                 or _taken_back(new.text, t))]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
 
 
@@ -170,6 +290,7 @@ RESTATES = 0.7
 _TOKEN = re.compile(r"[\w@.+'-]+")
 _HAS_DIGIT_OR_AT = re.compile(r"[\d@]")
 _KIN = frozenset(w for r in RELATIVES for w in r.split())
+_KIN_STEMS = frozenset(stem(w) for w in _KIN)
 #: Words of liking and disliking: "I love X" and "I hate X" are no restatement of each other.
 _DISLIKE = re.compile(r"\b(?:hate|hates|dislike|dislikes|detest|loathe|can't stand|"
                       r"cannot stand|not a fan)\b", re.IGNORECASE)
@@ -202,10 +323,11 @@ def _anchors(text: str) -> frozenset[str]:
     opening = True
     for token in _TOKEN.findall(text):
         base = token.strip(".'-").split("'", 1)[0]
-        ends = token.rstrip("'").endswith((".", "!", "?", ":", ";"))
+        ends = token.rstrip("'").endswith((".", "!", "?", ":", ";")) and \
+            base.casefold() not in _TITLES
         if base:
             if _HAS_DIGIT_OR_AT.search(base):
-                found |= {"=" + w for w in words(base)}
+                found |= {"=" + _bare_number(w) for w in words(base)}
             elif base[0].isupper() and not opening and (
                     base.casefold() not in STOPWORDS or (len(base) == 1 and base != "I")):
                 found.add("^" + stem(base.casefold()))
@@ -220,8 +342,12 @@ def _says(text: str, anchor: str) -> bool:
     """``text`` says ``anchor``: a stem in any case (``=``), or capitalised (``^``)."""
     wanted = anchor[1:]
     if anchor.startswith("="):
-        return wanted in {stem(as_digit(w.split("'", 1)[0])) for w in words(text)}
-    return any(t[0].isupper() and stem(t.casefold()) == wanted
+        said = {_bare_number(stem(as_digit(w.split("'", 1)[0]))) for w in words(text)}
+        return wanted in said or (wanted.isalpha() and any(
+            _abbreviates(w, wanted) or _abbreviates(wanted, w) for w in said if w.isalpha()))
+    return any(t[0].isupper() and ((spoken := stem(t.casefold())) == wanted
+                                   or _abbreviates(spoken, wanted)
+                                   or _abbreviates(wanted, spoken))
                for t in (t.strip(".'-").split("'", 1)[0] for t in _TOKEN.findall(text)) if t)
 
 
@@ -233,8 +359,19 @@ def _covers(text: str, specific: frozenset[str], other: str) -> bool:
 
 
 def _numbers(text: str) -> list[str]:
-    """The numbers ``text`` says, in digits ("two" is 2; "one" is too often a pronoun)."""
-    return [as_digit(w) for w in words(text) if w != "one" and as_digit(w).isdigit()]
+    """The numbers ``text`` says, in digits ("two" is 2, "5th" is 5, "11pm" is 11; "one" is
+    too often a pronoun)."""
+    return [n for w in words(text) if w != "one" and (n := _bare_number(as_digit(w))).isdigit()]
+
+
+#: Titles and abbreviations whose full stop ends no sentence ("Dr. Lin", "Elm St. 4").
+_TITLES = frozenset("mr mrs ms dr st jr sr vs mt ave rd prof".split())
+_NUMBER_SUFFIX = re.compile(r"^(\d+)(?:st|nd|rd|th|am|pm)$")
+
+
+def _bare_number(word: str) -> str:
+    """A number without its ordinal or clock suffix ("5th", "11pm": 5, 11)."""
+    return _NUMBER_SUFFIX.sub(r"\1", word)
 
 
 @lru_cache(maxsize=4096)
@@ -251,8 +388,25 @@ def _swaps_a_word(new: frozenset[str], old: frozenset[str]) -> bool:
     """The two say the same but for a word or two swapped ("tea notes for the office" /
     "… for the kitchen", "I drink tea" / "I drink coffee"): a look-alike or a change, never a
     restatement (which says the claim over in words of its own)."""
-    added, dropped = new - old, old - new
+    only_new, only_old = new - old, old - new
+    added = {w for w in only_new if not any(_one_word(w, d) for d in only_old)}
+    dropped = {d for d in only_old if not any(_one_word(w, d) for w in only_new)}
     return 0 < len(added) <= SWAP_WORDS and 0 < len(dropped) <= SWAP_WORDS
+
+
+def _one_word(first: str, second: str) -> bool:
+    """Two stems of one word ("allerg" / "allergi", "fluent" / "fluentli")."""
+    short, long = sorted((first, second), key=len)
+    return len(short) >= 4 and long.startswith(short)
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """``short`` abbreviates ``long`` ("st" / "street", "ave" / "avenu"): its first letter, then
+    the rest of its letters in order."""
+    if len(short) < 2 or len(short) > 4 or len(short) >= len(long) or short[0] != long[0]:
+        return False
+    rest = iter(long[1:])
+    return all(c in rest for c in short[1:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +427,7 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
     similar such claim. The one that says more stays (when the earlier says something
     specific at all); a claim that holds a slot always does (a later correction looks for
     it)."""
-    text = new.text
+    text = new.text if "?" not in new.text else (claim_of(new.text) or new.text)
     if not _may_restate(text):
         return None
     specific = anchors(text, values)
@@ -284,7 +438,8 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
         if t.id == new.id or t.said_at > new.said_at or t.author != new.author \
                 or t.similarity < RESTATES or not is_claim(t.text) \
                 or _leaning(t.text) != leaning or not topic & topic_words(t.text) \
-                or _swaps_a_word(topic, topic_words(t.text)):
+                or (_swaps_a_word(topic, topic_words(t.text))
+                    and not _names_agree(text, specific, t.text)):
             continue
         if _covers(t.text, specific, text):
             found.append(Restatement(t, keeps_new=False))
@@ -294,16 +449,83 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
                default=None)
 
 
+#: Cosine at which a plain claim giving other numbers or names contradicts an earlier one.
+CONTRADICTS = 0.7
+
+
+def conflicted(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
+    """The earlier claim ``new`` contradicts, or ``None`` ([002]: "if ambiguous: dispute
+    both"): ``new`` says its claim plainly (``says_no_change``), and a short earlier claim by
+    the same speaker, close in meaning, leaning the same way, about the same relatives and
+    sharing a topic word, gives other numbers or other names for it ("My license plate is KJX
+    4420" … "My car's license plate is KJX 4402"), not both (two things, then)."""
+    claim = claim_of(new.text)
+    if claim is None or not says_no_change(new.text):
+        return None
+    fits = [t for t in earlier
+            if t.changeable and t.id != new.id and t.said_at <= new.said_at
+            and t.author == new.author and t.similarity >= CONTRADICTS
+            and (old := claim_of(t.text)) is not None and _contradicts(claim, old)]
+    return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
+
+
+#: A claim about someone it does not name.
+_UNNAMED = re.compile(r"^\W*(?:he|she|they|it|his|her|their|its)\b", re.IGNORECASE)
+
+
+def _contradicts(claim: str, old: str) -> bool:
+    """Two claims about one thing (a topic word in common, the same relatives, the same
+    leaning) that give it other numbers or other names, not both."""
+    if _leaning(claim) != _leaning(old) or not topic_words(claim) & topic_words(old) \
+            or _UNNAMED.match(claim) or _UNNAMED.match(old):
+        return False  # "She lives in Rome." / "She lives in Paris.": who is she?
+    mine, theirs = _anchors(claim), _anchors(old)
+    if {a for a in mine if a[1:] in _KIN_STEMS} != {a for a in theirs if a[1:] in _KIN_STEMS}:
+        return False  # "my dad's number" / "my mom's number": two holders, two claims
+    numbers = Counter(_numbers(claim)), Counter(_numbers(old))
+    names = _differing(frozenset(a for a in mine if a.startswith("^")),
+                       frozenset(a for a in theirs if a.startswith("^")))
+    other_numbers = bool(numbers[0]) and bool(numbers[1]) and numbers[0] != numbers[1]
+    # other names and other numbers too: two things ("My train to Lyon leaves at 8:10" /
+    # "My train to Lille leaves at 9:50"), not two values of one
+    return other_numbers != (bool(names[0]) and bool(names[1]))
+
+
+def _names_agree(text: str, specific: frozenset[str], other: str) -> bool:
+    """One of the two names something (a name, a number, a code) and each says all the other
+    names, in any case: what differs between them is wording ("My favorite cuisine is Thai"
+    / "Thai food is my absolute favorite")."""
+    said = anchors(other)
+    if not specific and not said:
+        return False
+    folded = {"=" + a[1:] for a in said}
+    return all(_says(text, a) for a in folded) and \
+        all(_says(other, "=" + a[1:]) for a in specific)
+
+
+def _differing(first: frozenset[str], second: frozenset[str]) -> tuple[set[str], set[str]]:
+    """The anchors of each side the other lacks, an abbreviation counting as its word."""
+    def lacks(mine: frozenset[str], theirs: frozenset[str]) -> set[str]:
+        return {a for a in mine if not any(
+            a[1:] == b[1:] or _abbreviates(a[1:], b[1:]) or _abbreviates(b[1:], a[1:])
+            for b in theirs)}
+    return lacks(first, second), lacks(second, first)
+
+
 def word_matches(new: Turn, earlier: Sequence[Turn], *, changes: bool,
-                 values: Sequence[str] = ()) -> list[Turn]:
-    """The earlier turns the rule (``succeeded`` when ``changes``, else ``restated``) would
-    take if they were as close in meaning as can be: the only ones worth embedding."""
-    if not (worth_reading(new.text) if changes else _may_restate(new.text)):
-        return []
+                 values: Sequence[str] = (), restating: bool = True) -> list[Turn]:
+    """The earlier turns the rule (``succeeded`` when ``changes``, else ``restated`` when
+    ``restating``, or ``conflicted``) would take if they were as close in meaning as can be:
+    the only ones worth embedding."""
     close = [replace(t, similarity=1.0) for t in earlier]
     if changes:
+        if not worth_reading(new.text):
+            return []
         return [t for t, c in zip(earlier, close, strict=True) if succeeded(new, [c])]
-    return [t for t, c in zip(earlier, close, strict=True) if restated(new, [c], values)]
+    restates = restating and _may_restate(
+        new.text if "?" not in new.text else (claim_of(new.text) or new.text))
+    return [t for t, c in zip(earlier, close, strict=True)
+            if (restates and restated(new, [c], values)) or conflicted(new, [c])]
 
 
 def _may_restate(text: str) -> bool:

@@ -71,8 +71,12 @@ class TimeTravel:
         (``deprecated``, like a rejected candidate). Returns the changed memories."""
         reason = check_reason(reason)
         now = self.clock.now()
-        replaced = [*self._superseded_by(current), *self._promoted_by(current)]
+        disputed = self._disputed_by(current)
+        replaced = [*self._superseded_by(current), *self._promoted_by(current), *disputed]
         applied = _applied_decision(current)
+        if disputed and not applied and current.lifecycle is Lifecycle.DISPUTED and \
+                set(map(str, current.meta.get("contradicts", ()))) <= {m.id for m in disputed}:
+            replaced.append(current)  # one side of a conflict it raised: back as it was
         if not replaced and not applied:
             raise InvalidInput(f"memory {current.id} carries no decision to undo",
                                id=current.id, reason_code="no_decision")
@@ -99,12 +103,24 @@ class TimeTravel:
                 and m.lifecycle is Lifecycle.ACTIVE] if ids else []
 
     def _superseded_by(self, current: Memory) -> list[Memory]:
+        return self._listed(current.scope, Lifecycle.SUPERSEDED,
+                            lambda m: m.meta.get("superseded_by") == current.id)
+
+    def _disputed_by(self, current: Memory) -> list[Memory]:
+        """The memories ``current`` made disputed when it contradicted them (the claims of a
+        conflict it raised, and the turns that said them)."""
+        return self._listed(current.scope, Lifecycle.DISPUTED,
+                            lambda m: m.id != current.id
+                            and current.id in map(str, m.meta.get("contradicts", ())))
+
+    def _listed(self, scope: Scope, lifecycle: Lifecycle,
+                wanted: Callable[[Memory], bool]) -> list[Memory]:
         found: list[Memory] = []
         cursor: str | None = None
-        filters = Filters(lifecycles=(Lifecycle.SUPERSEDED,))
+        filters = Filters(lifecycles=(lifecycle,))
         while True:
-            page = self.store.list(current.scope, filters, limit=STATE_PAGE, cursor=cursor)
-            found.extend(m for m in page.items if m.meta.get("superseded_by") == current.id)
+            page = self.store.list(scope, filters, limit=STATE_PAGE, cursor=cursor)
+            found.extend(m for m in page.items if wanted(m))
             cursor = page.next_cursor
             if cursor is None:
                 return found
