@@ -262,6 +262,8 @@ def _parse_ts(value: object, index: int) -> datetime | None:
 
 #: Memories summarising one ``remember(messages=...)`` call carry this tag (and meta kind).
 EPISODE_TAG = "episode"
+#: The meta key of a turn that names the episode it is a line of.
+EPISODE_KEY = "episode"
 
 
 def is_question(text: str) -> bool:
@@ -312,6 +314,7 @@ def memory_embedding_text(content: str, event: Event | None, previous: Event | N
 
 def build_episode(
     request: RememberRequest, events: Sequence[Event], parts: Sequence[Memory], now: datetime,
+    id_: str | None = None,
 ) -> Memory:
     """One episodic memory for a multi-message remember: the whole exchange, so that recall
     can score a session as a unit and pass the score on to its turns (``meta.parts``). Derived:
@@ -319,7 +322,7 @@ def build_episode(
     lines = [f"{e.author}: {e.text}" if e.author else e.text for e in map(masked, events)]
     content = "\n".join(lines)
     return Memory(
-        id=new_id(), scope=request.scope, type=MemoryType.EPISODIC, content=content,
+        id=id_ or new_id(), scope=request.scope, type=MemoryType.EPISODIC, content=content,
         content_hash=content_hash(content), created_at=now, updated_at=now,
         importance=request.importance, conversation_id=request.conversation_id,
         tags=(EPISODE_TAG,), provenance=Provenance(event_ids=tuple(e.id for e in events),

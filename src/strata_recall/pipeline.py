@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from strata_recall.domain import applying, pronouns, turn_succession
+from strata_recall.domain import applying, episodes, pronouns, turn_succession
 from strata_recall.domain.answers import answered
 from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
 from strata_recall.domain.decisions import (
@@ -40,7 +40,7 @@ from strata_recall.domain.models import Event, Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.secrets import SECRETS_KEY, masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
-from strata_recall.ingest import memory_embedding_text
+from strata_recall.ingest import EPISODE_KEY, memory_embedding_text
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
     Clock,
@@ -304,7 +304,8 @@ class WritePipeline:
                 return JobOutput(result)
             return JobOutput(result, WriteBatch(
                 events=(), memories=[], actor=origin.actor, reason="extract",
-                request_id=origin.request_id, changes=_changes(changes)))
+                request_id=origin.request_id,
+                changes=[*_changes(changes), *self._episodes_after(job, changes, {}, origin)]))
         own = frozenset(turns.values())
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
         pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
@@ -323,10 +324,12 @@ class WritePipeline:
         for f, pool in zip(found, pools, strict=True):       # searches found, how close
             searched.setdefault(f.event.id, []).extend((m, c.similarity) for c, m in pool)
         successions = self._successions(job, events, turns, planned, origin, found, searched)
+        changed = [*planned.changes, *successions]
+        added = {d.memory.id: d.memory.content for d in planned.added}
         batch = WriteBatch(
             events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
             actor=origin.actor, reason="extract", request_id=origin.request_id,
-            changes=_changes([*planned.changes, *successions]),
+            changes=[*_changes(changed), *self._episodes_after(job, changed, added, origin)],
             jobs=self._graph_jobs(job, found, planned),
         )
         result = {"facts": len(found), "outcomes": planned.outcomes,
@@ -501,6 +504,70 @@ class WritePipeline:
             prompt_version=first.prompt_version if first else None,
             review=self.review, request_id=payload.get("request_id"),
         )
+
+    # -- episodes of ended turns (decision 0057) ---------------------------------------------
+
+    def _episodes_after(self, job: Job, changed: Sequence[tuple[Planned, int]],
+                        added: Mapping[str, str], origin: applying.Origin
+                        ) -> list[MemoryChange]:
+        """The episodes whose turns this job superseded, without those turns' lines (and the
+        other speaker's reply that repeated what they said): a new version each, its text
+        re-indexed (``domain/episodes.py``); such a reply's own memory is superseded too."""
+        taken = {p.after.id for p, _ in changed}
+        ended: dict[str, list[Memory]] = {}
+        for p, _ in changed:
+            turn = p.after
+            episode = turn.meta.get(EPISODE_KEY)
+            if isinstance(episode, str) and turn.lifecycle is Lifecycle.SUPERSEDED \
+                    and applying.is_turn(turn):
+                ended.setdefault(episode, []).append(turn)
+        out: list[MemoryChange] = []
+        for episode_id, turns in ended.items():
+            out += self._episode_without(job, episode_id, turns, added, taken, origin)
+        return out
+
+    def _episode_without(self, job: Job, episode_id: str, turns: Sequence[Memory],
+                         added: Mapping[str, str], taken: set[str], origin: applying.Origin
+                         ) -> list[MemoryChange]:
+        episode = self.store.get(episode_id, job.scope)
+        if episode is None or episode.lifecycle not in applying.RECALLED or episode.pinned:
+            return []
+        event_ids = [str(e) for e in episode.provenance.event_ids]
+        said = {e.id: e for e in self.store.events(event_ids)}
+        if len(said) != len(event_ids):
+            return []
+        lines = [episodes.Line(e, (said[e].role or "user").lower(), said[e].text)
+                 for e in event_ids]
+        by = [str(t.meta.get("superseded_by") or "") for t in turns]
+        known = {**{m.id: m.content for m in self.store.get_many(
+            [b for b in by if b and b not in added], job.scope)}, **added}
+        dropped = episodes.stale_lines(lines, {
+            t.provenance.event_ids[0]: known.get(b, "") for t, b in zip(turns, by, strict=True)})
+        content = episodes.without(episode.content, event_ids, dropped)
+        if content is None or content == episode.content:
+            return []
+        now = self.clock.now()
+        ended_by = dict(zip((t.provenance.event_ids[0] for t in turns), by, strict=True))
+        if content:
+            rewritten = applying.planned_episode(episode, content, [b for b in by if b], now,
+                                                 origin)
+            out = [MemoryChange(after=rewritten.after, expected_version=episode.version,
+                                history=rewritten.history, search_text=search_text(content))]
+        else:  # one line or none left: the episode only repeated what is superseded
+            ended_with = applying.planned_repeat_ended(episode, by[0], now, origin)
+            out = [MemoryChange(after=ended_with.after, expected_version=episode.version,
+                                history=ended_with.history)]
+        repeats = [m for m in self.store.get_many(_parts_of(episode), job.scope)
+                   if m.id not in taken and m.provenance.event_ids
+                   and m.provenance.event_ids[0] in dropped and _changeable(m, now)]
+        for reply in repeats:  # the other speaker repeating the ended claim
+            index = event_ids.index(reply.provenance.event_ids[0])
+            before = ended_by.get(event_ids[index - 1], "") if index else ""
+            if before:
+                planned = applying.planned_repeat_ended(reply, before, now, origin)
+                out.append(MemoryChange(after=planned.after, expected_version=reply.version,
+                                        history=planned.history))
+        return out
 
     # -- turns read as turns (decision 0056) -------------------------------------------------
 
@@ -860,6 +927,11 @@ def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) 
     """The events whose new facts, or whose turns, are among ``ids``."""
     return {d.event_id for d in planned.added if d.memory.id in ids} | \
         {e for e, t in turns.items() if t in ids}
+
+
+def _parts_of(episode: Memory) -> list[str]:
+    parts = episode.meta.get("parts")
+    return [str(p) for p in parts] if isinstance(parts, list) else []
 
 
 def _changes(planned: Sequence[tuple[Planned, int]]) -> list[MemoryChange]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from strata_recall.domain.applying import ReviewMode, carrying
+from strata_recall.domain.ids import new_id
 from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
 from strata_recall.domain.lifecycle import Actor
 from strata_recall.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
@@ -29,6 +30,7 @@ from strata_recall.domain.slots import lemminflect_module
 from strata_recall.domain.text import content_hash, search_text
 from strata_recall.errors import InvalidInput
 from strata_recall.ingest import (
+    EPISODE_KEY,
     Draft,
     Extractor,
     RememberRequest,
@@ -80,6 +82,10 @@ BEHIND_READING_WAIT_S = 0.005
 ScopeLike = Scope | Mapping[str, Any] | str | None
 #: Indexes a new memory's knowledge graph after its write (rule-based, outside the transaction).
 GraphIndexer = Callable[[Sequence[Memory]], None]
+
+
+#: The warning of a remember that said only chit-chat: recorded, but no memory.
+CHATTER_ONLY = "chit-chat only: recorded in the event log, no memory made"
 
 
 class Preparation(Protocol):
@@ -204,7 +210,11 @@ class Writer:
             memories = [n.memory for n in new_memories]
             waited_ms = int((time.monotonic() - began) * 1000)
         if self.settings.episodes and len(events) > 1 and memories:
-            new_memories.append(self._episode(request, events, new_memories, now))
+            episode_id = new_id()  # each turn names its episode (a superseded turn ends its line)
+            new_memories = [replace(n, memory=n.memory.evolve(
+                meta={**n.memory.meta, EPISODE_KEY: episode_id})) for n in new_memories]
+            memories = [n.memory for n in new_memories]
+            new_memories.append(self._episode(request, events, new_memories, now, episode_id))
         actor = actor or Actor()
         jobs: tuple[NewJob, ...] = ()
         if defer_embedding:
@@ -235,6 +245,8 @@ class Writer:
                                                               max(1, timeout_ms - waited_ms))
             if not defer_embedding:  # else the embed job indexes the graph too
                 self._index_new(memories, stored, outcome.replayed)
+        if not memories and not outcome.replayed:  # a conversation of chit-chat only
+            warnings = (*warnings, CHATTER_ONLY)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),
             memory_ids=tuple(m.memory_id for m in stored),
@@ -463,12 +475,12 @@ class Writer:
 
     def _episode(
         self, request: RememberRequest, events: Sequence[Event], parts: Sequence[NewMemory],
-        now: datetime,
+        now: datetime, id_: str,
     ) -> NewMemory:
         """The whole exchange as one item; its vector is the mean of its turns' (no model call).
         Under review mode ``all`` it waits for approval like its turns."""
         [episode] = self._reviewed([build_episode(request, events, [p.memory for p in parts],
-                                                  now)])
+                                                  now, id_)])
         vectors = [p.embedding for p in parts if p.embedding is not None]
         if len(vectors) < len(parts):  # deferred: its embed job embeds it too
             return NewMemory(episode, None, None, search_text(episode.content))

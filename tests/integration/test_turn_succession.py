@@ -183,3 +183,25 @@ def test_a_claim_said_twice_in_one_conversation_is_one_memory(tmp_path: Path) ->
         live = [m.content for m in strata.list(scope=USER).items
                 if "Chicago" in m.content and m.meta.get("kind") != "episode"]
         assert live == ["I'm training for the Chicago Marathon in October"]
+
+
+def test_the_episode_loses_the_superseded_lines_and_undo_gives_them_back(
+        tmp_path: Path) -> None:
+    said = [
+        {"role": "user", "content": "Lily's recital is at 6:30 on Friday, can you block it?"},
+        {"role": "assistant", "content": "Blocked Friday from 6:30 for Lily's recital."},
+        {"role": "user", "content": "Do I need tickets?"},
+        {"role": "assistant", "content": "No, entry is free."},
+        {"role": "user", "content": "correction, the recital starts at 7. doors open at 6:30"},
+    ]
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(messages=said, scope=USER)
+        episode = next(m for m in strata.list(scope=USER).items
+                       if m.meta.get("kind") == "episode")
+        assert "Blocked Friday" not in episode.content and "6:30 on Friday" not in \
+            episode.content, episode.content
+        assert "Do I need tickets?" in episode.content
+        new = next(m for m in strata.list(scope=USER).items if m.content == said[4]["content"])
+        strata.undo(new.id, reason="both times hold", scope=USER)
+        again = strata.get(episode.id, scope=USER)
+        assert again.content == "\n".join(m["content"] for m in said)

@@ -157,3 +157,14 @@ def test_an_assistant_turn_that_states_something_is_kept(said: str) -> None:
 
 def test_a_users_question_is_no_chatter_for_that_reason() -> None:
     assert not is_chatter("Which gym is closest to Elm Street?", "user")
+
+
+def test_an_assistant_reporting_what_it_did_and_leave_taking_are_chatter() -> None:
+    for done in ("Reminder set for August 24.", "Added to your calendar.", "Recorded.",
+                 "Reminders set."):
+        assert is_chatter(done, "assistant"), done
+    assert not is_chatter("Booked a table at Nopa for 8.", "assistant")  # says what
+    assert not is_chatter("Reminder set for August 24.", "user")
+    assert is_chatter("That will be all for today.", "user")
+    assert is_chatter("ok bet", "user")
+    assert not is_chatter("I bet on horses every Sunday", "user")

@@ -209,3 +209,16 @@ def test_a_plain_claim_with_other_numbers_or_names_contradicts_the_earlier(
 def test_other_holders_abbreviations_changes_and_negations_are_no_conflict(
         before: str, after: str) -> None:
     assert conflicted(new(after), [earlier(before, 0.9)]) is None
+
+
+def test_a_claim_in_the_past_or_a_reaction_beside_a_question_is_not_changed() -> None:
+    past = earlier("We were teammates for four years in high school, have you played?", 0.8)
+    assert succeeded(new("I've been playing professionally for a year now."), [past]) is None
+    assert claim_of("That's cool, Jon! What got you into this?") is None
+    assert claim_of("Caroline, awesome news! What was it like for you both?") is None
+
+
+def test_a_number_given_with_news_replaces_the_earlier_number() -> None:
+    old = earlier("for the fitness plan, I weigh 82kg", 0.53)
+    assert succeeded(new("weighed in this morning: 78.4kg!!"), [old]) == old
+    assert succeeded(new("weighed in this morning: 82kg!!"), [old]) is None  # same number

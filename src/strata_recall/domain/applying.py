@@ -24,7 +24,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from strata_recall.domain.decisions import Action, Candidate, Decision, has_negation
+from strata_recall.domain.decisions import (
+    VALUE_WORDS,
+    Action,
+    Candidate,
+    Decision,
+    has_negation,
+    held_by_someone,
+)
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.lifecycle import FACT, Planned
 from strata_recall.domain.models import (
@@ -471,15 +478,34 @@ def _turns_in_conflict(fact: FactInput, decision: Decision, facts: Sequence[Fact
     """The turns of this input that said the two sides of a conflict the input has with
     itself ("I'm a morning person … I'm definitely not a morning person"): the turn is the
     claim a reader sees, so it carries the marker its facts carry."""
-    events = [fact.event_id, *(facts[i].event_id for i in decision.batch_conflicts)]
-    return list(dict.fromkeys(turns[e] for e in events if e in turns)) \
-        if decision.batch_conflicts else []
+    sides = [fact, *(facts[i] for i in decision.batch_conflicts)]
+    if not decision.batch_conflicts or not all(_plainly_opposed(fact, other)
+                                               for other in sides[1:]):
+        return []
+    return list(dict.fromkeys(turns[f.event_id] for f in sides if f.event_id in turns))
+
+
+def _plainly_opposed(fact: FactInput, other: FactInput) -> bool:
+    """Two facts of someone that say yes and no to one claim, or give it two short values
+    ("I'm a morning person" / "I'm not a morning person"); not two descriptions of a thing
+    ("The colors are so bright" / "… so bold")."""
+    if not held_by_someone(fact.subject) or not held_by_someone(other.subject):
+        return False
+    return fact.negated != other.negated or max(
+        len((v or "").split()) for v in (fact.value, other.value)) <= VALUE_WORDS
+
+
+#: Longest turn (in words) a conflict of its facts marks disputed as a whole: a claim or two,
+#: not a story in which one sentence was read against another.
+DISPUTED_TURN_WORDS = 25
 
 
 def _dispute_turn(touched: dict[str, _Touch], current: Mapping[str, Memory], turn_id: str,
                   derived: Derived, decision: Decision, now: datetime) -> None:
     turn = _latest(touched, current, turn_id)
-    if turn is None or turn.pinned or _locked(turn, now) or turn.lifecycle is not Lifecycle.ACTIVE:
+    if turn is None or turn.pinned or _locked(turn, now) or \
+            turn.lifecycle is not Lifecycle.ACTIVE or \
+            len(turn.content.split()) > DISPUTED_TURN_WORDS:
         return
     touched[turn.id] = _Touch(disputed(turn, derived.memory.id, now), HistoryKind.UPDATE,
                               f"disputed: it says both sides of a conflict ({decision.reason})",
@@ -609,6 +635,30 @@ def planned_conflict(old: Memory, new: Memory, now: datetime, origin: Origin
                       f"disputed: contradicted by {other.id} (another value, no cue of "
                       f"change)"), m.version)
             for m, other in ((old, new), (new, old)) if m.lifecycle is Lifecycle.ACTIVE]
+
+
+#: The meta key of an episode that lost lines: the memories whose coming ended them (``undo``
+#: of one gives the lines back).
+LINES_ENDED_BY_KEY = "lines_ended_by"
+
+
+def planned_episode(episode: Memory, content: str, by: Sequence[str], now: datetime,
+                    origin: Origin) -> Planned:
+    """``episode`` as a new version saying ``content``: without the lines of its turns that
+    were superseded by ``by`` (``domain/episodes.py``)."""
+    ended_by = list(dict.fromkeys((*episode.meta.get(LINES_ENDED_BY_KEY, ()), *by)))
+    after = episode.evolve(content=content, content_hash=content_hash(content), updated_at=now,
+                           version=episode.version + 1,
+                           meta={**episode.meta, LINES_ENDED_BY_KEY: ended_by})
+    return _by_rule(episode, after, now, origin,
+                    "without the lines of its turns that were superseded")
+
+
+def planned_repeat_ended(reply: Memory, by: str, now: datetime, origin: Origin) -> Planned:
+    """The other speaker's reply that repeated a claim superseded by ``by`` ("Tracking UA
+    1482 now." after "My flight home is UA 1482"): superseded with it."""
+    return _by_rule(reply, superseded(reply, by, now), now, origin,
+                    f"it repeated a claim superseded by {by}")
 
 
 def _by_rule(before: Memory, after: Memory, now: datetime, origin: Origin,

@@ -40,7 +40,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     unbelievable details detail more questions question feel free claro vale gracias merci
     yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
-    delay gm gn judge week course laugh smile okie dokie dokey""".split()
+    delay gm gn judge week course laugh smile okie dokie dokey bet""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -56,7 +56,8 @@ _NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
 _LEAVE_TAKING = re.compile(
     r"\b(?:(?:i\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+(?:run|go|dash|bounce|"
     r"fly|head\s+out|head\s+off|jump)|heading\s+(?:out|off)|off\s+to\s+bed|signing\s+off|"
-    r"logging\s+off|(?:grabbing|getting|gonna\s+grab|going\s+to\s+grab)\s+(?:a\s+|some\s+)?"
+    r"logging\s+off|(?:that(?:'s|\s+is|'ll\s+be|\s+will\s+be|'d\s+be|\s+would\s+be))\s+"
+    r"(?:all|it|everything)(?:\s+for\s+(?:today|now|tonight))?|(?:grabbing|getting|gonna\s+grab|going\s+to\s+grab)\s+(?:a\s+|some\s+)?"
     r"(?:coffee|lunch|dinner|a\s+bite|food|a\s+snack|snack|a\s+drink|tea)|"
     r"talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|(?:i\s+will\s+|i'll\s+)?"
     r"get\s+back\s+to\s+you(?:\s+(?:later|soon|tomorrow))?|(?:i\s+will\s+|i'll\s+)?"
@@ -97,7 +98,7 @@ def is_chatter(text: str, role: str | None = None) -> bool:
     tokens = words(_STOCK_PHRASES.sub(" ", _LEAVE_TAKING.sub(" ", text)))
     if not tokens:
         return True  # emoji, punctuation, whitespace, a goodbye
-    if (role or "").lower() in ASSISTANT_ROLES and _only_asks(text):
+    if (role or "").lower() in ASSISTANT_ROLES and (_only_asks(text) or _reports_done(text)):
         return True  # "Exciting! Machu Picchu?": it asks, it says nothing (the answer does)
     if len(tokens) > MAX_CHATTER_WORDS or _NAME_OR_NUMBER.search(text.strip()) \
             or _PRONOUNS_SAID.search(text):  # "I go by they/them now": all stop words
@@ -114,6 +115,27 @@ def is_chatter(text: str, role: str | None = None) -> bool:
             return True
         return (_acknowledges(tokens) and len(said) <= allowance) or _small_talk(text)
     return False
+
+
+#: An assistant reporting what it just did for the user ("Reminder set for August 24.",
+#: "Added to your calendar.", "Recorded."): the user's turn holds the fact it acted on.
+_DONE = re.compile(
+    r"^(?:(?:ok(?:ay)?|sure|great|perfect|alright|all right|got it|done)[,!.]?\s+)?(?:"
+    r"(?:your |the |a )?(?:reminders?|alarms?|timers?|events?|alerts?|notifications?|"
+    r"calendar(?: entry)?)\s+(?:is |are |has been |have been )?"
+    r"(?:set|added|created|scheduled|booked|moved|updated|saved|cancell?ed|removed)|"
+    r"(?:added|booked|scheduled|saved|recorded|logged|blocked|cancell?ed|removed|sent|"
+    r"subscribed|unsubscribed|updated|moved|set)\b(?: (?:it|that|this|them))?"
+    r"(?: (?:to|on|in|for|from) (?:your|the) \w+)?)[.!]*$",
+    re.IGNORECASE)
+#: Longest report of an action that carries nothing of its own.
+DONE_WORDS = 8
+
+
+def _reports_done(text: str) -> bool:
+    """An assistant's short report of an action it took ("Reminder set for August 24.")."""
+    head = text.strip().split(" for ", 1)[0] if len(text.split()) <= DONE_WORDS else ""
+    return bool(head) and _DONE.match(head.strip().rstrip(".!") + ".") is not None
 
 
 #: Longest exclamation that opens an assistant's question without saying anything ("Nice
@@ -181,8 +203,8 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
         return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
     said = {as_digit(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
     heard = {as_digit(stem(w)) for w in content_words(words(previous))}
-    return said <= heard or (tokens[0] in _ACK_OPENERS and _specifics(text) <= heard
-                             and _claims_nothing(text))
+    opens = tokens[0] in _ACK_OPENERS or tokens[0] in DIALOGUE_ACT_WORDS
+    return said <= heard or (opens and _specifics(text) <= heard and _claims_nothing(text))
 
 
 #: Words an assistant opens an acknowledgement with ("Sure, Nopa on Saturday, party of six.",

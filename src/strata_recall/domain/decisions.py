@@ -675,7 +675,8 @@ def disputed_when_unmarked(fact: FactView, decision: Decision,
     if not plainly or decision.action is not Action.UPDATE or decision.reason != NEW_VALUE:
         return decision
     target = next((c for c in candidates if c.id == decision.target_id), None)
-    if target is None or not _other_values(fact.value, target.value):
+    if target is None or not held_by_someone(fact.subject) or \
+            not _other_values(fact.value, target.value):
         return decision
     return Decision(Action.ADD, reason="another value for the slot, said with no cue of "
                     "change: both disputed", confidence=0.6,
@@ -684,10 +685,22 @@ def disputed_when_unmarked(fact: FactView, decision: Decision,
                     prompt_version=decision.prompt_version)
 
 
+#: Longest value (in words) two claims can contradict each other with: a name, a number, a
+#: kind ("Kevin Osei", "three kids", "O negative"), not a description ("my way of showing my
+#: story …", which two turns of a chat give a thing without contradicting each other).
+VALUE_WORDS = 4
+
+
+def held_by_someone(subject: str | None) -> bool:
+    """A slot of the user or of a person ("user.manager", "person:ana.lives_in"), not of a
+    thing talked about ("project.pattern_colors": "The colors are so bright" … "so bold")."""
+    return subject is not None and subject.startswith(("user.", "person:"))
+
+
 def _other_values(first: str | None, second: str | None) -> bool:
-    """Two values that cannot be one said two ways: other numbers, or no word in common and
-    neither the other's initials."""
-    if not first or not second:
+    """Two short values that cannot be one said two ways: other numbers, or no word in
+    common and neither the other's initials."""
+    if not first or not second or max(len(first.split()), len(second.split())) > VALUE_WORDS:
         return False
     said, other = _value_words(first), _value_words(second)
     numbers = [sorted({*re.findall(r"\d+", v), *(w for w in words if w.isdigit())})

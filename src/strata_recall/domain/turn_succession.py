@@ -183,6 +183,23 @@ _PURPOSE_TAIL = re.compile(
     r"make sure|no|don'?t|avoid|send|order)\b).*$", re.IGNORECASE)
 #: A clause: up to a comma, a semicolon or a sentence's end (a dot inside "3.5" or "Dr."
 #: is part of it).
+#: A claim said in the past tense ("We were teammates for four years"): a change now leaves
+#: it true, though a correction may still take it back.
+_PAST = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:was|were|had|did)\b", re.IGNORECASE)
+
+
+def _in_the_past(text: str) -> bool:
+    return _PAST.match(claim_of(text) or text) is not None
+
+
+#: A reaction to what the other speaker said, which is left beside a question back ("That's
+#: cool, Jon! What got you into this?", "Sure thing, John. Let me know …").
+_REACTS = re.compile(
+    r"^\W*(?:that(?:'s| is| was| sounds)|it(?:'s| is) (?:so |really )?(?:great|nice|cool|"
+    r"awesome|amazing|good)|sounds|glad|sure|happy|awesome|great|cool|nice|wow|aw+|oh|haha|"
+    r"lol|yeah|yes|yep|no worries|congrats|congratulations|well)\b", re.IGNORECASE)
+#: A name the turn opens by calling ("Caroline, awesome news …").
+_VOCATIVE = re.compile(r"^\W*[A-Z][a-z]+,\s+")
 _PIECE = re.compile(r"(?:[^,;!?.]|[.!?](?![\s]|$))+(?:[,;]|[!?.]+(?=\s|$)|$)")
 
 
@@ -216,8 +233,9 @@ def claim_of(text: str) -> str | None:
     if not spans or len(sentences) > 1:
         return None
     claim = text[spans[0][0]:spans[-1][1]].strip(" ,;")
-    if len(claim.split()) > CLAIM_WORDS or _NOT_A_CLAIM.search(claim) is not None:
-        return None
+    if len(claim.split()) > CLAIM_WORDS or _NOT_A_CLAIM.search(claim) is not None \
+            or (claim != text.rstrip(" .!") and _REACTS.match(_VOCATIVE.sub("", claim))):
+        return None  # what is left beside a question is a reaction ("That's cool, Jon!")
     return claim
 
 
@@ -265,7 +283,18 @@ def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
     return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and (
-        says_change(text) or takes_back(text))
+        says_change(text) or takes_back(text) or _reports_a_number(text))
+
+
+def _reports_a_number(text: str) -> bool:
+    """A number given with news or a time it holds from ("weighed in this morning: 78.4kg"):
+    a new reading of a measure, which replaces an earlier one with another number."""
+    return _NEWS.search(text) is not None and bool(_numbers(text)) and _ADDS.search(text) is None
+
+
+def _other_numbers(text: str, other: str) -> bool:
+    mine, theirs = Counter(_numbers(text)), Counter(_numbers(other))
+    return bool(mine) and bool(theirs) and mine != theirs
 
 
 def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
@@ -276,9 +305,12 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     topic = topic_words(new.text)
     if not topic:
         return None
+    said_so = says_change(new.text) or takes_back(new.text)  # else it reports a number
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author and is_claim(t.text)
+            and (said_so or _other_numbers(new.text, t.text))
+            and (takes_back(new.text) or not _in_the_past(t.text))
             and (_same_topic(t.similarity, topic & topic_words(t.text))
                  or _taken_back(new.text, t))]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
@@ -338,6 +370,11 @@ def _anchors(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def said_in(text: str, anchor: str) -> bool:
+    """``text`` says ``anchor`` (one of ``anchors``)."""
+    return _says(text, anchor)
+
+
 def _says(text: str, anchor: str) -> bool:
     """``text`` says ``anchor``: a stem in any case (``=``), or capitalised (``^``)."""
     wanted = anchor[1:]
@@ -366,11 +403,13 @@ def _numbers(text: str) -> list[str]:
 
 #: Titles and abbreviations whose full stop ends no sentence ("Dr. Lin", "Elm St. 4").
 _TITLES = frozenset("mr mrs ms dr st jr sr vs mt ave rd prof".split())
-_NUMBER_SUFFIX = re.compile(r"^(\d+)(?:st|nd|rd|th|am|pm)$")
+_NUMBER_SUFFIX = re.compile(r"^(\d+)(?:st|nd|rd|th|am|pm|kg|g|mg|lbs?|km|mi|cm|mm|ml|k|"
+                            r"hrs?|mins?|yo)$")
 
 
 def _bare_number(word: str) -> str:
-    """A number without its ordinal or clock suffix ("5th", "11pm": 5, 11)."""
+    """A number without its ordinal, clock or unit suffix ("5th", "11pm", "82kg": 5, 11,
+    82); a code keeps its letters ("4B" is not "4D")."""
     return _NUMBER_SUFFIX.sub(r"\1", word)
 
 

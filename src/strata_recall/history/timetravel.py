@@ -11,10 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from strata_recall.domain.applying import PROMOTED_BY_KEY, PROMOTED_KEY, with_manual_override
+from strata_recall.domain.applying import (
+    LINES_ENDED_BY_KEY,
+    PROMOTED_BY_KEY,
+    PROMOTED_KEY,
+    with_manual_override,
+)
 from strata_recall.domain.lifecycle import Actor, Planned, check_reason
 from strata_recall.domain.models import Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.review import rejected
+from strata_recall.domain.text import search_text
 from strata_recall.domain.timetravel_rules import check_horizon, check_time, plan_rollback
 from strata_recall.errors import InvalidInput
 from strata_recall.ports import Clock, MemoryChange, Store, WriteBatch
@@ -72,7 +78,8 @@ class TimeTravel:
         reason = check_reason(reason)
         now = self.clock.now()
         disputed = self._disputed_by(current)
-        replaced = [*self._superseded_by(current), *self._promoted_by(current), *disputed]
+        replaced = [*self._superseded_by(current), *self._promoted_by(current), *disputed,
+                    *self._shortened_by(current)]
         applied = _applied_decision(current)
         if disputed and not applied and current.lifecycle is Lifecycle.DISPUTED and \
                 set(map(str, current.meta.get("contradicts", ()))) <= {m.id for m in disputed}:
@@ -87,10 +94,14 @@ class TimeTravel:
             plans.append(rejected(current, reviewer=actor.id, now=now, reason=reason,
                                   request_id=actor.request_id))
         before = {m.id: m.version for m in (*replaced, current)}
+        texts = {m.id: m.content for m in (*replaced, current)}
         self.store.write(WriteBatch(events=(), memories=(), actor=actor.id, reason=reason,
                                     request_id=actor.request_id, changes=[
                                         MemoryChange(after=p.after, history=p.history,
-                                                     expected_version=before[p.after.id])
+                                                     expected_version=before[p.after.id],
+                                                     search_text=search_text(p.after.content)
+                                                     if p.after.content != texts[p.after.id]
+                                                     else None)
                                         for p in plans]))
         return tuple(p.after for p in plans)
 
@@ -105,6 +116,12 @@ class TimeTravel:
     def _superseded_by(self, current: Memory) -> list[Memory]:
         return self._listed(current.scope, Lifecycle.SUPERSEDED,
                             lambda m: m.meta.get("superseded_by") == current.id)
+
+    def _shortened_by(self, current: Memory) -> list[Memory]:
+        """The episodes that lost the lines of turns ``current`` superseded (they get them
+        back; the vector never changed)."""
+        return self._listed(current.scope, Lifecycle.ACTIVE,
+                            lambda m: current.id in map(str, m.meta.get(LINES_ENDED_BY_KEY, ())))
 
     def _disputed_by(self, current: Memory) -> list[Memory]:
         """The memories ``current`` made disputed when it contradicted them (the claims of a
