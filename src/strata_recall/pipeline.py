@@ -80,6 +80,9 @@ TURN_BEFORE_LOOKBACK = 8
 #: at those whose stored vector is this close (they carry the speaker and the turn before).
 SUCCESSION_K = 8
 RESTATEMENT_FLOOR = 0.45
+#: ... and below which a candidate cannot be a plain claim's conflict (cosine 0.7 in bare
+#: words): most turns with a slotted fact only look for one.
+CONFLICT_FLOOR = 0.6
 #: Earlier turns embedded at most for one turn (the closest by the searches' cosine).
 EMBEDDED_AT_MOST = 3
 
@@ -614,7 +617,8 @@ class WritePipeline:
                                               if _speaker(e) != _speaker(event)))
             values = [f.value for f in facts if f.value]
             compared = self._compared(job, said, taken, changes=changes, values=values,
-                                      restating=restating)
+                                      restating=restating,
+                                      slotted=any(f.subject for f in facts))
             new = said.as_turn(job.created_at)
             if changes:
                 chosen = turn_succession.succeeded(new, compared)
@@ -639,7 +643,7 @@ class WritePipeline:
         return out
 
     def _compared(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
-                  values: Sequence[str], restating: bool = True
+                  values: Sequence[str], restating: bool = True, slotted: bool = False
                   ) -> list[turn_succession.Turn]:
         """The earlier turns of the scope that the turn ``said`` may change (``changes``) or
         say again, with their cosine to it in bare words (stored vectors carry the speaker and
@@ -671,8 +675,11 @@ class WritePipeline:
         if said_before:
             found = [*found, *self.store.get_many(said_before, scope)]
             closeness.update(dict.fromkeys(said_before, 1.0))  # compared first
-        if not changes:  # a restatement is close in meaning: the search's cosine says first
-            found = [m for m in found if closeness.get(m.id, 0.0) >= RESTATEMENT_FLOOR]
+        if not changes:  # a restatement or a conflict is close in meaning: the search's
+            # cosine says first; a turn whose facts have slots met most repeats in their
+            # decisions already, so only a close paraphrase is worth the words' checks
+            floor = RESTATEMENT_FLOOR if restating and not slotted else CONFLICT_FLOOR
+            found = [m for m in found if closeness.get(m.id, 0.0) >= floor]
         earlier = [m for m in found
                    if applying.is_turn(m) and m.scope == scope
                    and m.id not in taken and m.lifecycle in applying.RECALLED

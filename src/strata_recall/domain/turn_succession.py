@@ -112,6 +112,7 @@ _TAKES_BACK = re.compile(
     r"autocorrect|ignore that)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def takes_back(text: str) -> bool:
     """The turn opens by correcting what its speaker just said, and adds to no list."""
     return _TAKES_BACK.match(text) is not None and _ADDS.search(text) is None
@@ -130,6 +131,7 @@ _NEWS = re.compile(
     re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def says_no_change(text: str) -> bool:
     """The turn says its claim plainly: no cue of a change, a correction or news, and no
     time it became so. A new value said so for a known slot is a conflict."""
@@ -137,6 +139,7 @@ def says_no_change(text: str) -> bool:
         and _NEWS.search(text) is None and _ENDS.search(text) is None
 
 
+@lru_cache(maxsize=4096)
 def says_change(text: str) -> bool:
     """The turn says something changed (or was wrong) and adds nothing to a list."""
     return _CHANGE.search(text) is not None and _ADDS.search(text) is None
@@ -188,6 +191,7 @@ _PURPOSE_TAIL = re.compile(
 _PAST = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:was|were|had|did)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def _in_the_past(text: str) -> bool:
     return _PAST.match(claim_of(text) or text) is not None
 
@@ -279,6 +283,7 @@ def _taken_back(text: str, earlier: Turn) -> bool:
         or (bool(_numbers(text)) and bool(_numbers(earlier.text))))
 
 
+@lru_cache(maxsize=4096)
 def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
@@ -286,6 +291,7 @@ def worth_reading(text: str) -> bool:
         says_change(text) or takes_back(text) or _reports_a_number(text))
 
 
+@lru_cache(maxsize=4096)
 def _reports_a_number(text: str) -> bool:
     """A number given with news or a time it holds from ("weighed in this morning: 78.4kg"):
     a new reading of a measure, which replaces an earlier one with another number."""
@@ -378,14 +384,21 @@ def said_in(text: str, anchor: str) -> bool:
 def _says(text: str, anchor: str) -> bool:
     """``text`` says ``anchor``: a stem in any case (``=``), or capitalised (``^``)."""
     wanted = anchor[1:]
-    if anchor.startswith("="):
-        said = {_bare_number(stem(as_digit(w.split("'", 1)[0]))) for w in words(text)}
-        return wanted in said or (wanted.isalpha() and any(
-            _abbreviates(w, wanted) or _abbreviates(wanted, w) for w in said if w.isalpha()))
-    return any(t[0].isupper() and ((spoken := stem(t.casefold())) == wanted
-                                   or _abbreviates(spoken, wanted)
-                                   or _abbreviates(wanted, spoken))
-               for t in (t.strip(".'-").split("'", 1)[0] for t in _TOKEN.findall(text)) if t)
+    said = _stems_said(text) if anchor.startswith("=") else _capitalised_said(text)
+    return wanted in said or (wanted.isalpha() and any(
+        _abbreviates(w, wanted) or _abbreviates(wanted, w) for w in said if w.isalpha()))
+
+
+@lru_cache(maxsize=4096)
+def _stems_said(text: str) -> frozenset[str]:
+    return frozenset(_bare_number(stem(as_digit(w.split("'", 1)[0]))) for w in words(text))
+
+
+@lru_cache(maxsize=4096)
+def _capitalised_said(text: str) -> frozenset[str]:
+    return frozenset(stem(t.casefold())
+                     for t in (t.strip(".'-").split("'", 1)[0] for t in _TOKEN.findall(text))
+                     if t and t[0].isupper())
 
 
 def _covers(text: str, specific: frozenset[str], other: str) -> bool:
@@ -395,10 +408,12 @@ def _covers(text: str, specific: frozenset[str], other: str) -> bool:
         _numbers(text))
 
 
-def _numbers(text: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def _numbers(text: str) -> tuple[str, ...]:
     """The numbers ``text`` says, in digits ("two" is 2, "5th" is 5, "11pm" is 11; "one" is
     too often a pronoun)."""
-    return [n for w in words(text) if w != "one" and (n := _bare_number(as_digit(w))).isdigit()]
+    return tuple(n for w in words(text)
+                 if w != "one" and (n := _bare_number(as_digit(w))).isdigit())
 
 
 #: Titles and abbreviations whose full stop ends no sentence ("Dr. Lin", "Elm St. 4").
@@ -423,6 +438,7 @@ def _leaning(text: str) -> bool:
 SWAP_WORDS = 2
 
 
+@lru_cache(maxsize=4096)
 def _swaps_a_word(new: frozenset[str], old: frozenset[str]) -> bool:
     """The two say the same but for a word or two swapped ("tea notes for the office" /
     "… for the kitchen", "I drink tea" / "I drink coffee"): a look-alike or a change, never a
@@ -475,8 +491,8 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
     found: list[Restatement] = []
     for t in earlier:
         if t.id == new.id or t.said_at > new.said_at or t.author != new.author \
-                or t.similarity < RESTATES or not is_claim(t.text) \
-                or _leaning(t.text) != leaning or not topic & topic_words(t.text) \
+                or t.similarity < RESTATES or not topic & topic_words(t.text) \
+                or not is_claim(t.text) or _leaning(t.text) != leaning \
                 or (_swaps_a_word(topic, topic_words(t.text))
                     and not _names_agree(text, specific, t.text)):
             continue
@@ -501,9 +517,11 @@ def conflicted(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     claim = claim_of(new.text)
     if claim is None or not says_no_change(new.text):
         return None
+    topic = topic_words(claim)
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author and t.similarity >= CONTRADICTS
+            and topic & topic_words(t.text)
             and (old := claim_of(t.text)) is not None and _contradicts(claim, old)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
 
@@ -567,6 +585,7 @@ def word_matches(new: Turn, earlier: Sequence[Turn], *, changes: bool,
             if (restates and restated(new, [c], values)) or conflicted(new, [c])]
 
 
+@lru_cache(maxsize=4096)
 def _may_restate(text: str) -> bool:
     return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and \
         not _CHANGE.search(text) and not _ENDS.search(text)
