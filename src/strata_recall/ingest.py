@@ -312,6 +312,12 @@ def memory_embedding_text(content: str, event: Event | None, previous: Event | N
     return f"{before}\n{line}"
 
 
+def episode_parts(meta: Mapping[str, Any]) -> list[str]:
+    """The turn memories an episode holds (``meta.parts``, as ``build_episode`` wrote it)."""
+    parts = meta.get("parts", [])
+    return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
 def build_episode(
     request: RememberRequest, events: Sequence[Event], parts: Sequence[Memory], now: datetime,
     id_: str | None = None,

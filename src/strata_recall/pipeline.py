@@ -40,7 +40,7 @@ from strata_recall.domain.models import Event, Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.secrets import SECRETS_KEY, masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
-from strata_recall.ingest import EPISODE_KEY, memory_embedding_text
+from strata_recall.ingest import EPISODE_KEY, episode_parts, memory_embedding_text
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
     Clock,
@@ -560,7 +560,7 @@ class WritePipeline:
             ended_with = applying.planned_repeat_ended(episode, by[0], now, origin)
             out = [MemoryChange(after=ended_with.after, expected_version=episode.version,
                                 history=ended_with.history)]
-        repeats = [m for m in self.store.get_many(_parts_of(episode), job.scope)
+        repeats = [m for m in self.store.get_many(episode_parts(episode.meta), job.scope)
                    if m.id not in taken and m.provenance.event_ids
                    and m.provenance.event_ids[0] in dropped and _changeable(m, now)]
         for reply in repeats:  # the other speaker repeating the ended claim
@@ -707,7 +707,8 @@ class WritePipeline:
             return []
         parts = turn_succession.clauses(said.text)
         whole = [] if vector is not None else [said.text]
-        vectors = self.embedder.embed([*whole, *parts, *(_claim_text(m) for m in earlier)])
+        vectors = self.embedder.embed(
+            [*whole, *parts, *(turn_succession.compared_text(m.content) for m in earlier)])
         if vector is None:
             vector, vectors = vectors[0], vectors[1:]
         mine = [vector, *vectors[:len(parts)]]  # the whole turn's, then each clause's
@@ -733,14 +734,6 @@ class WritePipeline:
         facts = list(job.payload.get("facts", ()))
         self.graph.index_facts(job.scope, facts)
         return JobOutput({"facts": len(facts)})
-
-
-def _claim_text(memory: Memory) -> str:
-    """What an earlier turn is compared by: the claim it makes, without the request around
-    it ("I'm flying to Lisbon on the 12th" of "…, any tips for the first day?")."""
-    claim = turn_succession.claim_of(memory.content)
-    return memory.content if claim is None or claim == memory.content.strip().rstrip(".!") \
-        else claim
 
 
 def _settle(future: Future[ExtractionOutcome] | None,
@@ -934,11 +927,6 @@ def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) 
     """The events whose new facts, or whose turns, are among ``ids``."""
     return {d.event_id for d in planned.added if d.memory.id in ids} | \
         {e for e, t in turns.items() if t in ids}
-
-
-def _parts_of(episode: Memory) -> list[str]:
-    parts = episode.meta.get("parts")
-    return [str(p) for p in parts] if isinstance(parts, list) else []
 
 
 def _changes(planned: Sequence[tuple[Planned, int]]) -> list[MemoryChange]:

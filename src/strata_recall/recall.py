@@ -47,7 +47,7 @@ from strata_recall.domain.timeq import mentioned_periods
 from strata_recall.domain.visibility import recallable
 from strata_recall.errors import InvalidInput
 from strata_recall.graph import linked_memories
-from strata_recall.ingest import EPISODE_TAG
+from strata_recall.ingest import EPISODE_TAG, episode_parts
 from strata_recall.ports import Candidate, Embedder, Store
 from strata_recall.results import Hit, Recall
 from strata_recall.settings import MAX_QUERY_CHARS
@@ -310,7 +310,8 @@ class Retriever:
     ) -> dict[str, Candidate]:
         """Turns of the best-matching episodes that no signal returned (the filters apply)."""
         best = sorted(episode_scores, key=lambda i: (-episode_scores[i], i))[:config.episode_expand]
-        wanted = [part for i in best for part in _parts(episodes[i]) if part not in turns]
+        wanted = [part for i in best for part in episode_parts(episodes[i].meta)
+                  if part not in turns]
         return self._fetch(wanted, viewer, filters)
 
     def _graph_expansion(
@@ -350,7 +351,8 @@ class Retriever:
     ) -> dict[str, float]:
         """Episode bonus, then speaker damping (docs/retrieval.md has what each is worth)."""
         if episode_scores:
-            bonus = episode_bonus(episode_scores, {i: _parts(m) for i, m in episodes.items()},
+            bonus = episode_bonus(episode_scores,
+                                  {i: episode_parts(m.meta) for i, m in episodes.items()},
                                   config.episode_weight)
             floor = floor_of(bonus)
             fused = {i: score + bonus.get(i, floor) for i, score in fused.items()}
@@ -475,11 +477,6 @@ def _inline_masked(memory: Memory, rung: Rung) -> str:
 
 def _ms_since(mark: float) -> float:
     return (time.perf_counter() - mark) * 1000.0
-
-
-def _parts(episode: Candidate) -> list[str]:
-    parts = episode.meta.get("parts", [])
-    return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
 
 
 def through_superseded(filters: Filters) -> Filters | None:

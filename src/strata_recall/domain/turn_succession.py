@@ -186,6 +186,14 @@ _PURPOSE_TAIL = re.compile(
     r"make sure|no|don'?t|avoid|send|order)\b).*$", re.IGNORECASE)
 #: A clause: up to a comma, a semicolon or a sentence's end (a dot inside "3.5" or "Dr."
 #: is part of it).
+def compared_text(text: str) -> str:
+    """What an earlier turn is embedded as to be compared: the claim it makes, without the
+    request around it ("I'm flying to Lisbon on the 12th" of "…, any tips for the first
+    day?"); a turn that is its claim, as said."""
+    claim = claim_of(text)
+    return text if claim is None or claim == text.strip().rstrip(".!") else claim
+
+
 #: A claim said in the past tense ("We were teammates for four years"): a change now leaves
 #: it true, though a correction may still take it back.
 _PAST = re.compile(r"^\W*(?:\w+\W+){0,3}?(?:was|were|had|did)\b", re.IGNORECASE)
