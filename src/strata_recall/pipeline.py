@@ -679,7 +679,13 @@ class WritePipeline:
             # cosine says first; a turn whose facts have slots met most repeats in their
             # decisions already, so only a close paraphrase is worth the words' checks
             floor = RESTATEMENT_FLOOR if restating and not slotted else CONFLICT_FLOOR
-            found = [m for m in found if closeness.get(m.id, 0.0) >= floor]
+            # a claim beside a question was stored (and searched for) with it: its vector
+            # reads less alike
+            if turn_succession.compared_text(said.text) != said.text:
+                floor = min(floor, RESTATEMENT_FLOOR)
+            found = [m for m in found if closeness.get(m.id, 0.0) >= (
+                floor if turn_succession.compared_text(m.content) == m.content
+                else min(floor, RESTATEMENT_FLOOR))]
         earlier = [m for m in found
                    if applying.is_turn(m) and m.scope == scope
                    and m.id not in taken and m.lifecycle in applying.RECALLED

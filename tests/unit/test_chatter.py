@@ -168,3 +168,10 @@ def test_an_assistant_reporting_what_it_did_and_leave_taking_are_chatter() -> No
     assert is_chatter("That will be all for today.", "user")
     assert is_chatter("ok bet", "user")
     assert not is_chatter("I bet on horses every Sunday", "user")
+
+
+def test_thanks_for_yesterday_and_an_assistants_congratulations_are_chit_chat() -> None:
+    assert is_chatter("Thanks so much for your help yesterday!", "user")
+    assert is_chatter("Congratulations!! 🎉 That's huge.", "assistant")  # no name after 🎉
+    assert not is_chatter("thanks, Carla!", "user")  # a name
+    assert not is_chatter("I have a huge dog", "user")

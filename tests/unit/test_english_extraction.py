@@ -1750,3 +1750,25 @@ def test_a_change_of_venue_right_now_and_the_time_of_day_of_a_habit_are_read(
     text: str, subject: str, value: str, change: bool
 ) -> None:
     assert (subject, value, False, change) in [r[:4] for r in facts(text)]
+
+
+def test_what_the_user_cannot_have_is_a_restriction_not_a_denied_possession() -> None:
+    assert [(f.content, f.negated) for f in extract_facts(
+        "remember I can't have shellfish, allergic")] == [
+        ("User avoids shellfish", False), ("User is allergic to shellfish", False)]
+    assert [(f.content, f.negated) for f in extract_facts("I cannot drink coffee after 3pm")] \
+        == [("User avoids coffee after 3pm", False)]
+    # a thing, not a food or drink: still the possession denied
+    assert one("I can't have a dog in my apartment").negated
+
+
+def test_he_or_she_opening_a_clause_is_the_one_person_named_before_it() -> None:
+    for text in ("my best friend Marcus lives in Chicago and he works as a firefighter",
+                 "my best friend Marcus lives in Chicago. He works as a firefighter"):
+        assert [f.subject for f in extract_facts(text)] == [
+            "person:marcus.lives_in", "person:marcus.job_title"]
+    # "she" never stands for a brother; two people named: whom is unknown
+    assert extract_facts("my brother Tom lives in Oslo. she is a nurse")[-1].subject \
+        .startswith("pronoun:she")
+    assert extract_facts("my sister Ana lives in Lisbon and my brother Tom lives in Oslo. He "
+                         "is a nurse")[-1].subject.startswith("pronoun:he")

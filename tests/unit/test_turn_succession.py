@@ -222,3 +222,12 @@ def test_a_number_given_with_news_replaces_the_earlier_number() -> None:
     old = earlier("for the fitness plan, I weigh 82kg", 0.53)
     assert succeeded(new("weighed in this morning: 78.4kg!!"), [old]) == old
     assert succeeded(new("weighed in this morning: 82kg!!"), [old]) is None  # same number
+
+
+def test_a_turn_listing_several_things_is_not_superseded_by_a_change_to_one() -> None:
+    listed = earlier("my meds: levothyroxine 75mcg, vitamin D 2000 IU, and sertraline 50mg",
+                     0.8)
+    assert succeeded(new("doc raised my sertraline to 100mg last week"), [listed]) is None
+    one_claim = earlier("I take sertraline 50mg every morning", 0.8)
+    chosen = succeeded(new("doc raised my sertraline to 100mg last week"), [one_claim])
+    assert chosen is not None and chosen.id == "old"

@@ -40,7 +40,8 @@ DIALOGUE_ACT_WORDS = frozenset(
     unbelievable details detail more questions question feel free claro vale gracias merci
     yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
-    delay gm gn judge week course laugh smile okie dokie dokey bet""".split()
+    delay gm gn judge week course laugh smile okie dokie dokey bet huge massive yesterday
+    today tonight""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
@@ -50,7 +51,7 @@ _LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h
                        r"z+)$")
 _REPEATS = re.compile(r"(\w)\1{2,}")
 #: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.
-_NAME_OR_NUMBER = re.compile(r"(?<=[^\s.!?]\s)[A-Z][a-z]+|\d")
+_NAME_OR_NUMBER = re.compile(r"(?<=[\w,;:'\"]\s)[A-Z][a-z]+|\d")
 #: Taking leave in a few words ("gotta run", "heading out", "off to bed"): its words are
 #: content elsewhere ("I run", "my head"), so the phrase goes, not the words.
 _LEAVE_TAKING = re.compile(

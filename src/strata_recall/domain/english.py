@@ -2408,14 +2408,43 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         body, manner = read_manner(sentence)
         if not body or is_chatter(body):
             continue
+        body = _ALLERGIC_ASIDE.sub(r", I am \g<how>allergic", body)
         for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
             clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
                                      found[opened:])
+            clause = _CANT_TAKE.sub(r"\g<who> avoid \g<x>", clause)
+            clause = _he_she_named(clause, found)
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
             found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
+
+
+#: Relations that say a gender: "she" never stands for "my brother Tom".
+_HE_RELATIONS = frozenset("son brother father dad husband boyfriend uncle nephew grandfather "
+                          "grandpa".split())
+_SHE_RELATIONS = frozenset("daughter sister mother mom mum wife girlfriend aunt niece "
+                           "grandmother grandma".split())
+
+
+def _he_she_named(clause: str, before: list[Statement]) -> str:
+    """"My best friend Marcus lives in Chicago. He works as a firefighter": a clause opening
+    with "he" or "she" is about the one person the same text named before it (none, or two:
+    the pronoun stays, and the pipeline's ``domain/pronouns.py`` may still find whom)."""
+    pronoun = _HE_SHE.match(clause)
+    if pronoun is None:
+        return clause
+    people = {s.holder: s.holder_name for s in before if s.holder.startswith("person:")}
+    if len(people) != 1:
+        return clause
+    [name] = people.values()
+    said = {w.casefold() for w in name.split()}
+    other = _SHE_RELATIONS if pronoun.group(0).strip().casefold() == "he" else _HE_RELATIONS
+    if said & other:
+        return clause
+    named = f"my {name[len('User’s '):]}" if name.startswith(("User's ", "User’s ")) else name
+    return f"{named} {clause[pronoun.end():]}"
 
 
 #: "Raj bought a Rivian" after "Raj sold his Tesla" in the same sentence.
@@ -2436,6 +2465,15 @@ def _bought_instead(clause: str, said: list[Statement]) -> str:
 
 #: "I'm allergic" with nothing after it: to what the clause before named.
 _BARE_ALLERGIC = re.compile(r"^i am (?:very |severely |deathly )?allergic$", _I)
+#: "I can't have shellfish": what the user must not take is a restriction they keep, not a
+#: habit or a possession denied (which would retract "User is allergic to shellfish").
+_CANT_TAKE = re.compile(r"^(?P<who>i|we) (?:can't|cannot|can not|shouldn't|should not|must not|"
+                        r"mustn't) (?:have|eat|drink|take|tolerate|digest) (?P<x>(?!(?:a|an|the|"
+                        r"my|our|any|that|this|it|them|much|more|too)\b)[a-z][\w -]{1,30}?)"
+                        r"(?=$|[,.;!]|\s+(?:anymore|any more|because|since|bc|due)\b)", _I)
+#: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
+_ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"
+                             r"allergic(?=\s*[.!]*$)", _I)
 #: "it lands at 8 pm", "it's red": a clause whose subject only points back.
 _IT_CLAUSE = re.compile(r"^it(?:'s|\s+(?P<verb>[a-z]+))\b", _I)
 

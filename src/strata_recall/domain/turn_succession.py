@@ -326,8 +326,34 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
             and (said_so or _other_numbers(new.text, t.text))
             and (takes_back(new.text) or not _in_the_past(t.text))
             and (_same_topic(t.similarity, topic & topic_words(t.text))
-                 or _taken_back(new.text, t))]
+                 or _taken_back(new.text, t))
+            and not _says_more(t.text, new.text)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
+
+
+#: Items of a list, each naming something a change does not, from which an earlier turn is a
+#: list of claims rather than one claim said with its details.
+SAYS_MORE_AT = 3
+_LIST_BREAK = re.compile(r"[,;:]|\band\b", re.IGNORECASE)
+
+
+def _says_more(old: str, new: str) -> bool:
+    """``old`` lists several things ``new`` does not name ("my meds: levothyroxine 75mcg,
+    vitamin D 2000 IU, and sertraline 50mg" … "doc raised my sertraline to 100mg"): a list of
+    claims, of which a change replaces one. Superseded whole, the others would be lost with
+    it; the turn stays, and the newer turn outranks it on what changed (decision 0057). One
+    claim with its details ("My flight to Denver lands at 4:15 pm on Friday") is no list."""
+    theirs = _anchors(new)
+    items = [p for p in _LIST_BREAK.split(claim_of(old) or old) if p.strip()]
+    return sum(bool(_anchors(f"and {p.strip()}") - theirs - _KIN_ANCHORS)
+               and _names_a_thing(p) for p in items) >= SAYS_MORE_AT
+
+
+def _names_a_thing(item: str) -> bool:
+    """An item of a list names what it gives a value for ("sertraline 50mg"); the parts of
+    one address or name ("42 Maple Ave", "Apt 3B", "Somerville MA") name nothing else."""
+    return any(w.isalpha() and w.islower() and w not in STOPWORDS and len(w) > 2
+               for w in _TOKEN.findall(item))
 
 
 #: Cosine at which a turn that says no change restates an earlier claim (with nothing
@@ -337,6 +363,7 @@ _TOKEN = re.compile(r"[\w@.+'-]+")
 _HAS_DIGIT_OR_AT = re.compile(r"[\d@]")
 _KIN = frozenset(w for r in RELATIVES for w in r.split())
 _KIN_STEMS = frozenset(stem(w) for w in _KIN)
+_KIN_ANCHORS = frozenset("=" + k for k in _KIN_STEMS)
 #: Words of liking and disliking: "I love X" and "I hate X" are no restatement of each other.
 _DISLIKE = re.compile(r"\b(?:hate|hates|dislike|dislikes|detest|loathe|can't stand|"
                       r"cannot stand|not a fan)\b", re.IGNORECASE)
