@@ -1772,3 +1772,16 @@ def test_he_or_she_opening_a_clause_is_the_one_person_named_before_it() -> None:
         .startswith("pronoun:she")
     assert extract_facts("my sister Ana lives in Lisbon and my brother Tom lives in Oslo. He "
                          "is a nurse")[-1].subject.startswith("pronoun:he")
+
+
+def test_an_aim_beside_a_claim_is_no_part_of_its_value() -> None:
+    assert one("I smoke about half a pack a day, trying to cut down").content == \
+        "User smokes about half a pack a day"
+    assert one("I live in Oslo, hoping to learn Norwegian").value == "Oslo"
+
+
+def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
+    assert [(f.content, f.negated) for f in extract_facts(
+        "not on the on-call rotation anymore 🙌 finally")] == [
+        ("User is no longer on the on-call rotation", True)]
+    assert not any(f.negated for f in extract_facts("not gonna happen"))  # no "anymore"

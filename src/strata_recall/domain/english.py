@@ -289,7 +289,11 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$|"
                          # a bare verdict: why, not another object ("I sold the car, too old")
                          r",\s*(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
-                         r"[a-z]+[\s.!]*$|,\s*(?:not|wasn't|isn't) worth it[\s.!]*$", _I)
+                         r"[a-z]+[\s.!]*$|,\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # what the user is after, beside the claim ("I smoke half a pack a
+                         # day, trying to cut down"): an aim, not a part of the value
+                         r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
+                         r"planning|looking|working|aiming|wanting)\s+to\s+[^,]+[\s.!]*$", _I)
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
@@ -2413,6 +2417,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
             clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
                                      found[opened:])
             clause = _CANT_TAKE.sub(r"\g<who> avoid \g<x>", clause)
+            clause = _NOT_ANYMORE.sub(lambda m: f"I'm not {m['x'] or m['y']} anymore", clause)
             clause = _he_she_named(clause, found)
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
@@ -2471,6 +2476,12 @@ _CANT_TAKE = re.compile(r"^(?P<who>i|we) (?:can't|cannot|can not|shouldn't|shoul
                         r"mustn't) (?:have|eat|drink|take|tolerate|digest) (?P<x>(?!(?:a|an|the|"
                         r"my|our|any|that|this|it|them|much|more|too)\b)[a-z][\w -]{1,30}?)"
                         r"(?=$|[,.;!]|\s+(?:anymore|any more|because|since|bc|due)\b)", _I)
+#: "not vegetarian anymore", "no longer on the on-call rotation": said of oneself, the
+#: subject left out.
+_NOT_ANYMORE = re.compile(r"^(?:not\s+(?P<x>(?:a |an |on |in |at |with )?[a-z][\w -]{1,40}?)"
+                          r"\s+any\s?more|no longer\s+(?P<y>(?:a |an |on |in |at |with )?"
+                          r"[a-z][\w -]{1,40}?))\W*(?:(?:finally|tho|though|lol|yay)\W*)?$",
+                          _I)
 #: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
 _ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"
                              r"allergic(?=\s*[.!]*$)", _I)
