@@ -113,14 +113,15 @@ class Strata:
         self.embedder = embedder
         self._clock = clock or SystemClock()
         now = self._clock.now
-        self.reads_first = ReadsFirst()  # long writes pause for recalls (pacing.py)
+        # long writes pause for recalls, background work for any call (pacing.py)
+        self.reads_first = ReadsFirst()
         self.graph = Graph(store, now, self.reads_first.pause)
         index = self.graph.index_memories if self.settings.graph else None
         chain = providers or build_chain(self.settings, now=now)
         self.pipeline = WritePipeline(
             store, embedder, chain, self._clock, review=ReviewMode(self.settings.review_mode),
             graph=graph or (StoreGraph(store, now) if self.settings.graph else None),
-            pause=self.reads_first.pause,
+            pause=self.reads_first.pause, step_aside=lambda: self.writer.step_aside(),
         )
         self.levels = Levels(store, now, chain, hammer_policy(self.settings), embedder)
         self._sweeper = sweeper_for(store, self._clock, self.settings)
@@ -135,7 +136,8 @@ class Strata:
         self._worker: Worker | None = None
         self.writer = Writer(store, embedder, self.settings, self._clock, self.runner,
                              extractor=extractor, index_graph=index,
-                             pause=self.reads_first.pause, preparation=self.pipeline)
+                             pause=self.reads_first.pause, preparation=self.pipeline,
+                             gate=self.reads_first)
         self.editor = Editor(store, embedder, self.settings, now,
                              index_graph=self.graph.index_memory if index else None)
         self._retriever = Retriever(store, embedder, now)
@@ -205,7 +207,7 @@ class Strata:
                       lease_s=self.settings.job_lease_s,
                       poll_s=self.settings.job_poll_s if poll_s is None else poll_s,
                       schedule=self.schedule_all_maintenance,
-                      schedule_every_s=self.settings.maintenance_every_s)
+                      schedule_every_s=self.settings.maintenance_every_s, gate=self.reads_first)
 
     def work(self, max_jobs: int | None = None) -> int:
         """Run due jobs in the calling thread until none is left; returns how many ran (after

@@ -8,19 +8,38 @@ latency by 50 (issue 14). So the heavy loops work in pieces of ``CHUNK_CHARS`` a
 ``ReadsFirst.pause`` between pieces; while a recall is running the pause waits for it to end,
 at most ``max_wait_s`` per piece, so that writes under a steady stream of recalls still
 progress.
+
+Callers first, more broadly: the work a remember leaves behind it (its pipeline job on the
+write-behind thread, the graph jobs on the embedded worker) runs on the same two cores as the
+calls that agents wait for. It starts each step (a job, a stage of one) only when no call is
+in flight (a recall or a remember), at most ``step_wait_s`` late (decision 0058): a burst of
+remembers answers at the speed of the write alone, and the steps run between the calls and
+after the burst. A background thread says so with ``background``; ``step_aside`` is a no-op
+on any other thread (an inline pipeline run is what its caller waits for).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Protocol
 
 from strata_recall.domain.text import search_text
 
-__all__ = ["CHUNK_CHARS", "ReadsFirst", "chunks", "paced_chunks", "paced_search_text"]
+__all__ = [
+    "CHUNK_CHARS", "STEP_WAIT_S", "Gate", "ReadsFirst", "Ungated", "chunks", "paced_chunks",
+    "paced_search_text",
+]
 
+#: The longest a background step waits for the calls in flight before it starts anyway (a
+#: steady stream of calls must not starve the pipeline: its queue bounds the backlog).
+STEP_WAIT_S = 0.1
+#: How long no call must have begun before a background step starts: calls made back to back
+#: are one burst, the gaps between them no room for a step.
+QUIET_S = 0.002
 #: Pieces of a long text processed between two pauses (~1-5 ms of extraction each).
 CHUNK_CHARS = 2_000
 #: Where a piece may end: after a sentence's end or a line break (rule-based extraction
@@ -29,24 +48,64 @@ _SENTENCE_END = re.compile(r"[.!?;](?=\s)|\n")
 _SPACE = re.compile(r"\s")
 
 
-class ReadsFirst:
-    """Counts recalls in flight; ``pause`` lets heavy write work wait for them."""
+class Gate(Protocol):
+    """What lets background work give way to calls (``pacing.ReadsFirst``)."""
 
-    def __init__(self, max_wait_s: float = 0.25) -> None:
+    def background(self) -> AbstractContextManager[None]:
+        """Mark the current thread as background work."""
+
+    def step_aside(self) -> None:
+        """Wait (a bounded time) while calls are in flight."""
+
+
+class Ungated:
+    """No gate: background work never waits (tests, a process with no calls)."""
+
+    def background(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def step_aside(self) -> None:
+        return None
+
+
+class ReadsFirst:
+    """Counts recalls (and remembers) in flight; ``pause`` lets heavy write work wait for
+    recalls, ``step_aside`` lets background work wait for any call."""
+
+    def __init__(self, max_wait_s: float = 0.25, step_wait_s: float = STEP_WAIT_S) -> None:
         self.max_wait_s = max_wait_s
+        self.step_wait_s = step_wait_s
         self._reads = 0
+        self._calls = 0  # recalls and remembers in flight
+        self._started = 0  # calls begun so far (a call begun and ended within a gap counts)
         self._idle = threading.Condition()
+        self._local = threading.local()
 
     @contextmanager
     def reading(self) -> Iterator[None]:
+        with self._counted(reads=1):
+            yield
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """A remember in flight: background steps wait for it (long pieces of other writes
+        do not: a write does not wait for a write)."""
+        with self._counted(reads=0):
+            yield
+
+    @contextmanager
+    def _counted(self, reads: int) -> Iterator[None]:
         with self._idle:
-            self._reads += 1
+            self._reads += reads
+            self._calls += 1
+            self._started += 1
         try:
             yield
         finally:
             with self._idle:
-                self._reads -= 1
-                if not self._reads:
+                self._reads -= reads
+                self._calls -= 1
+                if not self._reads or not self._calls:
                     self._idle.notify_all()
 
     def pause(self) -> None:
@@ -55,6 +114,32 @@ class ReadsFirst:
             return
         with self._idle:
             self._idle.wait_for(lambda: not self._reads, timeout=self.max_wait_s)
+
+    @contextmanager
+    def background(self) -> Iterator[None]:
+        """This thread's work is background work: its ``step_aside`` calls wait for calls."""
+        self._local.background = True
+        try:
+            yield
+        finally:
+            self._local.background = False
+
+    def step_aside(self) -> None:
+        """On a background thread, wait until no call is in flight (at most
+        ``step_wait_s``) before the next step; elsewhere return at once."""
+        if not self._calls or not getattr(self._local, "background", False):
+            return
+        deadline = time.monotonic() + self.step_wait_s
+        with self._idle:
+            while True:  # no call in flight, and none begun within a short gap after
+                if not self._idle.wait_for(lambda: not self._calls,
+                                           timeout=max(0.0, deadline - time.monotonic())):
+                    return
+                begun = self._started
+                self._idle.wait(QUIET_S)  # back-to-back calls leave gaps of microseconds
+                if (self._started == begun and not self._calls) \
+                        or time.monotonic() >= deadline:
+                    return
 
 
 def chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:

@@ -146,6 +146,7 @@ class WritePipeline:
         self, store: Store, embedder: Embedder, chain: ProviderChain, clock: Clock, *,
         review: applying.ReviewMode, candidates_k: int = 8, graph: GraphHook | None = None,
         pause: Callable[[], None] = lambda: None,
+        step_aside: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -156,6 +157,9 @@ class WritePipeline:
         self.graph = graph
         #: Called between pieces of a long text (``pacing.ReadsFirst.pause``).
         self.pause = pause
+        #: Called between an extract job's stages: on a background thread it waits while
+        #: calls are in flight (``pacing.ReadsFirst.step_aside``).
+        self.step_aside = step_aside
         self._prepared: OrderedDict[_Said, Future[_Prepared]] = OrderedDict()
         self._prepared_lock = threading.Lock()
         #: Vectors of the turns just embedded, by their words (``embedded``).
@@ -300,6 +304,7 @@ class WritePipeline:
         turns = {str(k): str(v) for k, v in (job.payload.get("turns") or {}).items()}
         if not found:
             origin = self._origin(job, None)
+            self.step_aside()
             changes = self._successions(job, events, turns, applying.Plan(), origin)
             result = {"facts": 0, "outcomes": [], "memory_ids": [], "warnings": warnings,
                       "successions": [p.after.id for p, _ in changes]}
@@ -310,6 +315,7 @@ class WritePipeline:
                 request_id=origin.request_id,
                 changes=[*_changes(changes), *self._episodes_after(job, changes, {}, origin)]))
         own = frozenset(turns.values())
+        self.step_aside()
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
         pools = [self._candidates(job.scope, prepared.searched.get(f.fact.content)
                                   or self._search(job.scope, v, f.fact.content,
@@ -326,6 +332,7 @@ class WritePipeline:
         searched: dict[str, list[tuple[Memory, float]]] = {}  # per event, what its facts'
         for f, pool in zip(found, pools, strict=True):       # searches found, how close
             searched.setdefault(f.event.id, []).extend((m, c.similarity) for c, m in pool)
+        self.step_aside()
         successions = self._successions(job, events, turns, planned, origin, found, searched)
         changed = [*planned.changes, *successions]
         added = {d.memory.id: d.memory.content for d in planned.added}

@@ -16,12 +16,13 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from strata_recall.domain.jobs import Backoff, Job, JobKind, LeaseRef, failure_for
 from strata_recall.errors import LeaseLost, StrataError, UnsupportedJob
+from strata_recall.pacing import Gate
 from strata_recall.ports import Clock, JobCompletion, Store, SystemClock, WriteBatch
 
 log = logging.getLogger("strata_recall.worker")
@@ -174,8 +175,12 @@ class Worker:
         self, runner: Runner, *, owner: str | None = None, concurrency: int = 1,
         lease_s: float = 60.0, poll_s: float = 0.5, reap_every_s: float = 5.0,
         schedule: Callable[[], object] | None = None, schedule_every_s: float = 0.0,
+        gate: Gate | None = None,
     ) -> None:
         self.runner = runner
+        #: The loop's threads are background work: each job starts between this process's
+        #: calls (``pacing.ReadsFirst.step_aside``).
+        self.gate = gate
         self.owner = owner or default_owner()
         self.concurrency = concurrency
         self.lease_s = lease_s
@@ -230,9 +235,15 @@ class Worker:
         return done
 
     def _loop(self, owner: str) -> None:
+        with self.gate.background() if self.gate is not None else nullcontext():
+            self._claim_until_stopped(owner)
+
+    def _claim_until_stopped(self, owner: str) -> None:
         while not self._stop.is_set():
             try:
                 self._maybe_schedule()
+                if self.gate is not None:
+                    self.gate.step_aside()
                 busy = self.run_once(owner)
             except StrataError as exc:  # the store is busy or gone: wait and try again
                 log.warning("worker %s: %s: %s", owner, exc.code, exc.message)

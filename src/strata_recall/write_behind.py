@@ -11,6 +11,11 @@ cannot outrun the pipeline without bound, and a read waits for at most that many
 Work is filed by the scope it was written in, as a ``(team, user)`` pair; a read waits for
 the work its viewer could see the result of: the same team, and the viewer's user or none (a
 remember of another user of the team derives facts that user sees).
+
+While the backlog is short, each job starts when no call is in flight in this process, at
+most a step's wait late (``pacing.ReadsFirst.step_aside``, decision 0058): the calls keep the
+cores, the jobs take the gaps after them. From three quarters of the queue on (a flood), jobs
+run as soon as they can: throughput first.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from strata_recall.pacing import Gate, Ungated
 from strata_recall.threads import quick_switching
 
 log = logging.getLogger("strata_recall.write_behind")
@@ -32,10 +38,11 @@ Owner = tuple[str, str | None]  # (team, user) of the scope the work was written
 class WriteBehind:
     """One thread running each submitted piece of work, in submission order."""
 
-    def __init__(self, *, max_pending: int = 16) -> None:
+    def __init__(self, *, max_pending: int = 16, gate: Gate | None = None) -> None:
         if max_pending < 1:
             raise ValueError("max_pending must be at least 1")
         self._max_pending = max_pending
+        self._gate = gate or Ungated()
         self._queue: deque[tuple[int, str, Callable[[], object]]] = deque()
         self._changed = threading.Condition()
         self._submitted = 0  # sequence number of the last job submitted
@@ -49,6 +56,13 @@ class WriteBehind:
         """Jobs submitted and not yet finished (the one running included)."""
         with self._changed:
             return self._submitted - self._finished
+
+    def step_aside(self) -> None:
+        """Before a step of background work: while the backlog is short, wait for the calls
+        in flight (latency first); once it is three quarters of the queue, go on at once (a
+        flood: throughput first, or every call would soon wait for room)."""
+        if self.pending < max(1, self._max_pending * 3 // 4):
+            self._gate.step_aside()
 
     def submit(self, owner: Owner, name: str, work: Callable[[], object]) -> bool:
         """Queue ``work`` (``name``: what the log calls it) written for ``owner``; ``False``
@@ -105,13 +119,20 @@ class WriteBehind:
             thread.join()
 
     def _run_forever(self) -> None:
+        with self._gate.background():
+            self._run_queued()
+
+    def _run_queued(self) -> None:
         while True:
             with self._changed:
                 while not self._queue and not self._closed:
                     self._changed.wait()
                 if not self._queue:
                     return
-                number, name, work = self._queue.popleft()
+                number, name, work = self._queue[0]
+            self.step_aside()  # the calls in flight first
+            with self._changed:
+                self._queue.popleft()
                 self._changed.notify_all()  # a submit waiting for room
             try:
                 with quick_switching():  # a remember beside it gets the GIL back quickly

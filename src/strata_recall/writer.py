@@ -44,7 +44,7 @@ from strata_recall.ingest import (
     parse_request,
     with_neighbours,
 )
-from strata_recall.pacing import paced_search_text
+from strata_recall.pacing import ReadsFirst, paced_search_text
 from strata_recall.ports import (
     Clock,
     Embedder,
@@ -69,8 +69,10 @@ REMEMBER_MODES = ("behind", "sync", "async", "auto", "raw")
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
 #: Jobs of ``behind`` remembers that may wait for the write-behind thread before the next
-#: such remember waits for room: also the most a read waits for (~10 ms a job on SQLite).
-WRITE_BEHIND_PENDING = 16
+#: such remember waits for room (a burst of that many answers at the write's own speed, its
+#: jobs running between and after its calls): also the most a read waits for (~10-15 ms a
+#: job on SQLite).
+WRITE_BEHIND_PENDING = 32
 #: Jobs waiting from which a ``behind`` remember's preparation embeds its facts itself: the
 #: queue is nearly full, the next remembers are about to wait for room, and throughput counts
 #: (a flood); below, the job embeds them and the caller's cores stay free (decision 0055).
@@ -115,7 +117,7 @@ class Writer:
         self, store: Store, embedder: Embedder, settings: Settings, clock: Clock,
         runner: Runner, *, extractor: Extractor | None = None,
         index_graph: GraphIndexer | None = None, pause: Callable[[], None] = lambda: None,
-        preparation: Preparation | None = None,
+        preparation: Preparation | None = None, gate: ReadsFirst | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -127,7 +129,9 @@ class Writer:
         self.pause = pause  # between pieces of a long text (``pacing.ReadsFirst.pause``)
         self.preparation = preparation
         self._inline = LazyPool(PIPELINE_THREADS, "strata-pipeline")
-        self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING)
+        #: Counts this process's calls in flight: its background work steps aside for them.
+        self.gate = gate or ReadsFirst()
+        self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING, gate=self.gate)
 
     def warm_up(self) -> None:
         """Load the English reader's word tables (lemmas and inflections, ~0.3 s), which the
@@ -139,6 +143,11 @@ class Writer:
         pipeline threads to finish theirs."""
         self._behind.close()
         self._inline.close()
+
+    def step_aside(self) -> None:
+        """Between the stages of a ``behind`` remember's job: wait for the calls in flight
+        while the write-behind backlog is short (``WriteBehind.step_aside``)."""
+        self._behind.step_aside()
 
     def settle(self, scope: ScopeLike = None, *, everyone: bool = False) -> bool:
         """Wait (at most ``pipeline_timeout_ms``) until the jobs of this process's ``behind``
@@ -169,7 +178,41 @@ class Writer:
         pipeline_timeout_ms: int | None = None,
         defer_embedding: bool = False,
     ) -> RememberResult:
-        """See ``Strata.remember``; ``mode`` None: the ``remember_mode`` setting."""
+        """See ``Strata.remember``; ``mode`` None: the ``remember_mode`` setting. The call
+        counts as in flight (background work waits for it) until its pipeline job is handed
+        to the write-behind thread, which may wait for room."""
+        with self.gate.serving():
+            result, behind = self._remember(
+                text, messages=messages, scope=scope, type=type, importance=importance,
+                pinned=pinned, tags=tags, conversation_id=conversation_id, author=author,
+                meta=meta, idempotency_key=idempotency_key, actor=actor, mode=mode, raw=raw,
+                pipeline_timeout_ms=pipeline_timeout_ms, defer_embedding=defer_embedding)
+        if behind is not None:
+            behind()
+        return result
+
+    def _remember(
+        self,
+        text: str | None = None,
+        *,
+        messages: Sequence[Mapping[str, Any]] | None = None,
+        scope: ScopeLike = None,
+        type: MemoryType | str | None = None,
+        importance: float | None = None,
+        pinned: bool = False,
+        tags: Sequence[str] = (),
+        conversation_id: str | None = None,
+        author: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        actor: Actor | None = None,
+        mode: str | None = None,
+        raw: bool = False,
+        pipeline_timeout_ms: int | None = None,
+        defer_embedding: bool = False,
+    ) -> tuple[RememberResult, Callable[[], None] | None]:
+        """The remember's result, and what is left to do once it is no longer in flight: a
+        ``behind`` remember's hand-over of its job to the write-behind thread."""
         mode = self.settings.remember_mode if mode is None else mode
         timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms,
                                                defer_embedding)
@@ -232,13 +275,13 @@ class Writer:
         status: RememberStatus
         derived: tuple[str, ...]
         warnings: tuple[str, ...]
+        behind: Callable[[], None] | None = None
         if mode == "behind" and job_id is not None and not raw:
             # The answer does not wait for the pipeline, nor for the turns' graph: it is
             # queued, whatever the write-behind thread has done by now (a replay: the same).
-            if not outcome.replayed and not self._behind.submit(
-                    (request.scope.team, request.scope.user), f"job {job_id}",
-                    partial(self._run_behind, job_id, memories, stored)):
-                self._index_new(memories, stored, replayed=False)  # closing: a worker runs it
+            if not outcome.replayed:
+                behind = partial(self._hand_over, (request.scope.team, request.scope.user),
+                                 job_id, memories, stored)
             status, derived, warnings = "queued", (), ()
         else:
             status, derived, warnings = self._pipeline_status(raw, job_id, mode,
@@ -258,7 +301,15 @@ class Writer:
             warnings=warnings,
             job_id=job_id,
             derived_ids=derived,
-        )
+        ), behind
+
+    def _hand_over(self, owner: tuple[str, str | None], job_id: str,
+                   memories: Sequence[Memory], stored: Sequence[StoredMemory]) -> None:
+        """Queue a ``behind`` remember's job for the write-behind thread (waiting for room);
+        once closing, its turns' graph now and the job left to a worker."""
+        if not self._behind.submit(owner, f"job {job_id}",
+                                   partial(self._run_behind, job_id, memories, stored)):
+            self._index_new(memories, stored, replayed=False)
 
     def remember_many(
         self, texts: Sequence[str], *, scope: ScopeLike = None,

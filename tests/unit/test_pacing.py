@@ -73,3 +73,32 @@ def test_a_short_remember_never_waits_for_recalls_but_a_long_one_does() -> None:
         started = time.monotonic()
         strata.remember(LONG[:5_000], mode="raw")  # three pieces
         assert time.monotonic() - started >= 0.5  # paused between its pieces
+
+
+def test_background_steps_wait_for_any_call_and_other_threads_never_do() -> None:
+    gate = ReadsFirst(step_wait_s=5)
+    stepped = threading.Event()
+
+    def background_step() -> None:
+        with gate.background():
+            gate.step_aside()
+            stepped.set()
+
+    with gate.serving():  # a remember in flight
+        started = time.monotonic()
+        gate.step_aside()  # not a background thread: no wait
+        gate.pause()  # long pieces of other writes do not wait for a remember
+        assert time.monotonic() - started < 0.5
+        worker = threading.Thread(target=background_step)
+        worker.start()
+        assert not stepped.wait(0.2)  # the background step waits for the call...
+    assert stepped.wait(2)  # ...and starts once it ends
+    worker.join()
+
+
+def test_a_background_step_never_waits_longer_than_its_bound() -> None:
+    gate = ReadsFirst(step_wait_s=0.05)
+    with gate.background(), gate.reading():
+        started = time.monotonic()
+        gate.step_aside()
+        assert 0.04 <= time.monotonic() - started < 1

@@ -134,3 +134,17 @@ def test_a_job_that_reads_does_not_wait_for_itself() -> None:
     assert behind.settle(timeout_s=5)
     assert answers == [True, True]
     behind.close()
+
+
+def test_jobs_start_between_the_calls_in_flight() -> None:
+    from strata_recall.pacing import ReadsFirst
+
+    gate = ReadsFirst(step_wait_s=5)
+    jobs = Jobs()
+    behind = WriteBehind(gate=gate)
+    with gate.serving():  # a remember in flight when its job is handed over
+        assert behind.submit(T, "a", partial(jobs, "a"))
+        time.sleep(0.2)
+        assert jobs.ran == []  # the job waits for the call...
+    assert behind.settle(timeout_s=2) and jobs.ran == ["a"]  # ...and runs after it
+    behind.close()
