@@ -193,9 +193,11 @@ class Writer:
             preparing.prepare(events, search=mode != "behind",
                               embed=mode != "behind"
                               or self._behind.pending >= BEHIND_EMBEDS_AHEAD_AT)
-        # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
-        # stay in the raw log and the episode's text only.
-        extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
+        # Chit-chat ("thx", "lol ok") stays in the raw log (and an episode's text) only, sent
+        # alone or in a conversation; a raw remember, a pinned text or one given a type is
+        # kept as sent (decision 0058).
+        extractor = (VerbatimExtractor() if raw or pinned or type is not None
+                     else self.extractor)
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events,
