@@ -64,9 +64,11 @@ def test_review_commands_follow_000(reviewed: Strata) -> None:
         assert say(f"!memreject {queue[1].id} reason=dup").startswith("Rejected")
     assert "failed" in say("!memapprove nope importance=abc")
     assert say("!nosuch").startswith("unknown command")
-    assert run(agent, Incoming("hello", "owner", "c")) is None
-    assert agent.handle(Incoming("hello", "owner", "c")).kind == "reply"  # own records active
-    assert agent.recent_turns("owner", "c", 5) == ["user: hello", "bot: You said: hello"]
+    said = Incoming("tell me about dragons", "owner", "c")
+    assert run(agent, said) is None
+    assert agent.handle(said).kind == "reply"  # own records active
+    assert agent.recent_turns("owner", "c", 5) == ["user: tell me about dragons",
+                                                   "bot: You said: tell me about dragons"]
     candidates = reviewed.list(scope=agent.user_scope("owner"), filters=Filters(
         lifecycles=(Lifecycle.CANDIDATE,), types_not=(MemoryType.PROCEDURAL,))).items
     assert all(m.id != queue[0].id for m in candidates)
