@@ -236,9 +236,11 @@ class Writer:
             preparing.prepare(events, search=mode != "behind",
                               embed=mode != "behind"
                               or self._behind.pending >= BEHIND_EMBEDS_AHEAD_AT)
-        # A lone text is an explicit request to keep it; in a conversation, chit-chat turns
-        # stay in the raw log and the episode's text only.
-        extractor = VerbatimExtractor() if raw or len(events) < 2 else self.extractor
+        # Chit-chat ("thx", "lol ok") stays in the raw log (and an episode's text) only, sent
+        # alone or in a conversation; a raw remember, a pinned text or one given a type is
+        # kept as sent (decision 0059).
+        extractor = (VerbatimExtractor() if raw or pinned or type is not None
+                     else self.extractor)
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
         new_memories = self._with_index_keys(memories, drafts, events,
@@ -288,7 +290,7 @@ class Writer:
                                                               max(1, timeout_ms - waited_ms))
             if not defer_embedding:  # else the embed job indexes the graph too
                 self._index_new(memories, stored, outcome.replayed)
-        if not memories and not outcome.replayed:  # a conversation of chit-chat only
+        if not memories:  # chit-chat only (a replay of it too: the same answer)
             warnings = (*warnings, CHATTER_ONLY)
         return RememberResult(
             event_ids=tuple(e.id for e in outcome.events),

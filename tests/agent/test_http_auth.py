@@ -61,9 +61,10 @@ def test_every_route_needs_a_valid_token(served: Served) -> None:
 
 
 def test_a_users_token_speaks_as_that_user_only(served: Served) -> None:
-    reply = served.post("/chat", "ana", text="hello")
-    assert reply.status_code == 200 and reply.json()["text"].startswith("You said: hello")
-    assert served.agent.recent_turns("ana", "default", 2)[0] == "user: hello"
+    reply = served.post("/chat", "ana", text="tell me about dragons")
+    assert reply.status_code == 200 and reply.json()["text"].startswith(
+        "You said: tell me about dragons")
+    assert served.agent.recent_turns("ana", "default", 2)[0] == "user: tell me about dragons"
     assert error(served.post("/chat", "bob", text="hi", user="ana")) == (403, "scope_denied")
     assert served.post("/chat", "ana", text="!memreview").json()["kind"] == "command"
     refused = served.post("/chat", "bob", text="!memreview").json()

@@ -64,7 +64,7 @@ def test_the_north_star_is_pinned_and_objectives_are_kept(agent: Agent) -> None:
 
 
 def test_feedback_is_out_of_band_and_undo_removes_it(agent: Agent) -> None:
-    turn = agent.handle(Incoming("hello", "ana", "c"))
+    turn = agent.handle(Incoming("tell me about dragons", "ana", "c"))
     fed = agent.handle(Incoming("nice one", "ana", "c", "u1", turn.message_id, True))
     assert fed.kind == "feedback" and fed.message_id is None
     assert len(agent.recent_turns("ana", "c", 10)) == 2

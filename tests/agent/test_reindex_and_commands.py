@@ -64,9 +64,11 @@ def test_review_commands_follow_000(reviewed: Strata) -> None:
         assert say(f"!memreject {queue[1].id} reason=dup").startswith("Rejected")
     assert "failed" in say("!memapprove nope importance=abc")
     assert say("!nosuch").startswith("unknown command")
-    assert run(agent, Incoming("hello", "owner", "c")) is None
-    assert agent.handle(Incoming("hello", "owner", "c")).kind == "reply"  # own records active
-    assert agent.recent_turns("owner", "c", 5) == ["user: hello", "bot: You said: hello"]
+    said = Incoming("tell me about dragons", "owner", "c")
+    assert run(agent, said) is None
+    assert agent.handle(said).kind == "reply"  # own records active
+    assert agent.recent_turns("owner", "c", 5) == ["user: tell me about dragons",
+                                                   "bot: You said: tell me about dragons"]
     candidates = reviewed.list(scope=agent.user_scope("owner"), filters=Filters(
         lifecycles=(Lifecycle.CANDIDATE,), types_not=(MemoryType.PROCEDURAL,))).items
     assert all(m.id != queue[0].id for m in candidates)
@@ -163,3 +165,12 @@ def test_the_reindex_cli_builds_another_store_with_another_embedder_then_switche
         assert Agent(final).recent_turns("ana", "c1", 10) == old_turns
     finally:
         final.close()
+
+
+def test_chit_chat_stays_in_the_transcript_and_remember_says_it_keeps_none(
+        local_strata: Strata) -> None:
+    agent = Agent(local_strata)
+    agent.handle(Incoming("hello", "ana", "c1"))  # chit-chat: still a turn of the transcript
+    assert agent.recent_turns("ana", "c1", 10)[0] == "user: hello"
+    result = run(agent, Incoming("!remember thanks!", "ana", "c1"))
+    assert result is not None and "chit-chat" in result.text  # no memory, no crash

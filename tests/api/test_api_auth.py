@@ -330,7 +330,7 @@ LOCAL_USER_ONLY = frozenset({"POST /v1/jobs/{job_id}/retry", "POST /v1/jobs/purg
 def test_a_reader_gets_403_on_every_mutating_route(api: TestClient, facade: Strata,
                                                    bearer: Bearer) -> None:
     writer = bearer("writer", "a")
-    memory_id = remember(api, writer, "a note")
+    memory_id = remember(api, writer, "a note about the budget")
     deleted_id = remember(api, writer, "a deleted note")
     api.delete(f"/v1/memories/{deleted_id}", headers=writer, params={"reason": "r"})
     mutating = {op for op in operations(api) if not op.startswith("GET ")

@@ -103,7 +103,7 @@ def test_bad_input_sweep_answers_4xx_with_a_code_and_breaks_no_later_read(
     client: TestClient, facade: Strata
 ) -> None:
     api = client
-    memory_id = api.post("/v1/remember", json={"text": "a good note", "scope": A}
+    memory_id = api.post("/v1/remember", json={"text": "a good note about the budget", "scope": A}
                          ).json()["memory_ids"][0]
     sent = 0
     for method, path, template, values in body_cases(memory_id):

@@ -53,7 +53,7 @@ def test_forget_request_shapes_are_checked(client: TestClient) -> None:
 
 
 def test_batch_modify_reports_each_item(client: TestClient, remember: Remember) -> None:
-    first, second = remember("first"), remember("second")
+    first, second = remember("first budget note"), remember("second budget note")
     response = client.post("/v1/modify", json={"scope": A, "items": [
         {"id": first, "reason": "r", "content": "first, edited", "if_version": 1},
         {"id": second, "reason": "r", "pinned": True, "if_version": 3},
@@ -87,7 +87,7 @@ def test_a_queued_remember_has_a_job_to_follow(client: TestClient) -> None:
 def test_remember_modes_over_http(client: TestClient) -> None:
     raw = client.post("/v1/remember", json={"text": "raw input", "raw": True}).json()
     assert raw["status"] == "raw_saved" and raw["job_id"] is None
-    queued = client.post("/v1/remember", json={"text": "later", "mode": "async"}).json()
+    queued = client.post("/v1/remember", json={"text": "call Dr Lee later", "mode": "async"}).json()
     assert queued["status"] == "queued" and queued["job_id"] and queued["warnings"] == []
     done = client.post("/v1/remember", json={"text": "I work at Acme", "mode": "sync"}).json()
     assert done["status"] == "processed" and len(done["derived_ids"]) == 1
@@ -126,7 +126,7 @@ def test_export_streams_jsonl_that_import_loads_into_another_store(
 def test_import_refuses_bad_lines_and_oversized_bodies(tmp_path: Path) -> None:
     with Strata.open(tmp_path, embedder=HashingEmbedder(), import_max_bytes=1_000) as strata, \
             TestClient(create_app(strata)) as http:
-        bad = http.post("/v1/import", content=b'{"text": "ok"}\nnot json\n')
+        bad = http.post("/v1/import", content=b'{"text": "the office opens at 9"}\nnot json\n')
         assert bad.status_code == 422 and "line 2" in bad.json()["error"]["message"]
         assert bad.json()["error"]["details"]["inserted_before_error"] == 1
         assert http.post("/v1/import", content=b"").status_code == 422

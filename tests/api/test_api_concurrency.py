@@ -18,7 +18,8 @@ async def _gather(facade: Strata, requests: list[dict[str, Any]]) -> list[httpx.
 
 
 def test_64_concurrent_remembers_with_one_key_make_one_memory(facade: Strata) -> None:
-    body = {"text": "exactly once", "scope": {"team": "a"}, "idempotency_key": "k-64"}
+    body = {"text": "a note for the team: exactly once", "scope": {"team": "a"},
+            "idempotency_key": "k-64"}
     responses = asyncio.run(_gather(facade, [
         {"method": "POST", "url": "/v1/remember", "json": body} for _ in range(64)]))
 

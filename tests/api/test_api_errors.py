@@ -167,9 +167,10 @@ def test_mutations_need_a_reason(client: TestClient, remember: Remember) -> None
 def test_modify_without_changes_and_recover_of_a_live_memory_are_422(
     client: TestClient, remember: Remember
 ) -> None:
-    memory_id = remember("as it is")
+    memory_id = remember("the budget stays as it is")
     path = f"/v1/memories/{memory_id}"
-    error_of(client.patch(path, params=A, json={"content": "as it is", "reason": "noop"}),
+    unchanged = {"content": "the budget stays as it is", "reason": "noop"}
+    error_of(client.patch(path, params=A, json=unchanged),
              422, "invalid_input")
     error_of(client.post(f"{path}/recover", params=A, json={"reason": "why"}),
              422, "invalid_input")

@@ -60,7 +60,7 @@ def test_remember_messages(client: TestClient) -> None:
 
 
 def test_remember_same_idempotency_key_replays_first_answer(client: TestClient) -> None:
-    body = {"text": "once only", "scope": A, "idempotency_key": "k-1"}
+    body = {"text": "the invoice is sent once only", "scope": A, "idempotency_key": "k-1"}
     first = client.post("/v1/remember", json=body)
     second = client.post("/v1/remember", json=body)
     assert first.headers["Idempotent-Replayed"] == "false"
@@ -172,7 +172,7 @@ def test_list_filters_as_query_parameters(client: TestClient, remember: Remember
 
 
 def test_healthz_reports_store_stats(client: TestClient, remember: Remember) -> None:
-    remember("one")
+    remember("one note about the budget")
     response = client.get("/healthz")
     assert response.status_code == 200
     health = HealthResponse.model_validate(response.json())

@@ -61,7 +61,7 @@ def test_export_to_stdout_is_jsonl(cli: Cli, cli_json: CliJson) -> None:
 def test_import_plain_text_records_into_a_scope(cli: Cli, cli_json: CliJson,
                                                 tmp_path: Path) -> None:
     source = tmp_path / "notes.jsonl"
-    source.write_text('{"text": "first note", "tags": ["n"]}\n\n{"text": "second note"}\n')
+    source.write_text('{"text": "first note", "tags": ["n"]}\n\n{"text": "second note, on tea"}\n')
     report = cli_json("import", str(source), "--team", "notes")
     assert report == {"read": 2, "inserted": 2, "skipped": 0}
     assert len(cli_json("list", "--team", "notes")["items"]) == 2

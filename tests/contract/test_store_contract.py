@@ -388,12 +388,12 @@ def test_concurrent_modifies_with_one_version_have_one_winner(strata: Strata) ->
 def test_export_restores_into_any_adapter(
     strata: Strata, clock: FakeClock, target_kind: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    kept = strata.remember("Keep me", scope=A, tags=["x"]).memory_ids[0]
+    kept = strata.remember("Keep me in the loop", scope=A, tags=["x"]).memory_ids[0]
     gone = strata.remember("Forget me", scope=A).memory_ids[0]
     strata.modify(kept, scope=A, importance=0.7, reason="r")
     strata.compress(kept, scope=A, reason="r")
     strata.forget(gone, scope=A, reason="r")
-    strata.remember(messages=[{"role": "user", "content": "hello"}], scope=B)
+    strata.remember(messages=[{"role": "user", "content": "a note for the team"}], scope=B)
     records = list(strata.store.export())
     assert sum(r.kind == "version" for r in records) == 3
     target: Store = STORE_ADAPTERS[target_kind](tmp_path_factory.mktemp("target"))

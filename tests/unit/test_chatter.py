@@ -175,3 +175,52 @@ def test_thanks_for_yesterday_and_an_assistants_congratulations_are_chit_chat() 
     assert is_chatter("Congratulations!! 🎉 That's huge.", "assistant")  # no name after 🎉
     assert not is_chatter("thanks, Carla!", "user")  # a name
     assert not is_chatter("I have a huge dog", "user")
+
+
+# -- remember: a lone text of chit-chat is recorded as an event, never kept as a memory ------
+
+@pytest.mark.parametrize("said", ["thx", "ok", "thanks!", "lol", "brb", "👍"])
+def test_a_lone_text_of_chit_chat_is_recorded_but_makes_no_memory(said: str) -> None:
+    from strata_recall.testing import memory_strata
+    from strata_recall.writer import CHATTER_ONLY
+
+    strata = memory_strata()
+    result = strata.remember(said, scope="t")
+    assert result.memory_ids == () and result.episode_id is None
+    assert CHATTER_ONLY in result.warnings
+    [event] = strata.store.events(result.event_ids)
+    assert event.text == said
+    assert strata.stats().events == 1 and strata.stats().memories == 0
+    assert strata.list(scope="t").items == () and strata.recall(said, scope="t").hits == ()
+    one = strata.remember(messages=[{"role": "user", "content": said}], scope="t")
+    assert one.memory_ids == () and CHATTER_ONLY in one.warnings
+    assert strata.stats().events == 2 and strata.stats().memories == 0
+    first = strata.remember(said, scope="t", idempotency_key=f"k-{said}")
+    again = strata.remember(said, scope="t", idempotency_key=f"k-{said}")
+    assert again.replayed and again.warnings == first.warnings  # the same answer replayed
+
+
+@pytest.mark.parametrize("kept_as_sent", [{"mode": "raw"}, {"raw": True}, {"pinned": True},
+                                          {"type": "episodic"}])
+def test_a_raw_pinned_or_typed_lone_text_of_chit_chat_is_kept_as_sent(
+        kept_as_sent: dict[str, object]) -> None:
+    from strata_recall.testing import memory_strata
+    from strata_recall.writer import CHATTER_ONLY
+
+    strata = memory_strata()
+    result = strata.remember("thx", scope="t", **kept_as_sent)  # type: ignore[arg-type]
+    [memory_id] = result.memory_ids
+    assert strata.get(memory_id, scope="t").content == "thx"
+    assert CHATTER_ONLY not in result.warnings
+
+
+def test_a_lone_text_that_says_something_is_kept_as_sent() -> None:
+    from strata_recall.testing import memory_strata
+    from strata_recall.writer import CHATTER_ONLY
+
+    strata = memory_strata()
+    for said in ("I live in Oslo", "ok, my phone is 555-1234"):
+        result = strata.remember(said, scope="t")
+        [memory_id] = result.memory_ids
+        assert strata.get(memory_id, scope="t").content == said
+        assert CHATTER_ONLY not in result.warnings

@@ -97,8 +97,8 @@ def test_naive_filter_times_are_read_as_utc() -> None:
 
 def test_an_import_stopped_by_a_bad_record_keeps_and_reports_what_came_before() -> None:
     source = memory_strata()
-    source.remember("one", scope="t")
-    source.remember("two", scope="t")
+    source.remember("one note about the budget", scope="t")
+    source.remember("two notes about the trip", scope="t")
     records = [*source.export(), {"record": "memory", "id": "broken"}]
     target = memory_strata()
     with pytest.raises(InvalidInput) as raised:

@@ -230,8 +230,8 @@ def test_above_the_threshold_execute_needs_the_confirm_token(strata: Strata) -> 
 
 
 def test_batch_modify_is_atomic_per_item(strata: Strata) -> None:
-    first = strata.remember("first", scope=A).memory_ids[0]
-    second = strata.remember("second", scope=A).memory_ids[0]
+    first = strata.remember("first budget note", scope=A).memory_ids[0]
+    second = strata.remember("second budget note", scope=A).memory_ids[0]
     result = strata.modify_many([
         {"id": first, "reason": "r", "content": "first, edited", "if_version": 1},
         {"id": second, "reason": "r", "importance": 0.9, "if_version": 7},
@@ -286,8 +286,8 @@ def test_remember_and_shield_spend_the_tokens_write_budget(store: Store,
 
 
 def test_export_holds_only_what_the_caller_owns(strata: Strata) -> None:
-    mine = strata.remember("mine", scope=A).memory_ids[0]
-    theirs = strata.remember("theirs", scope=B).memory_ids[0]
+    mine = strata.remember("mine: a budget note", scope=A).memory_ids[0]
+    theirs = strata.remember("theirs: a travel note", scope=B).memory_ids[0]
     records = list(caller(strata, "operator").export())
     memory_ids = {r["id"] for r in records if r["record"] == "memory"}
     assert memory_ids == {mine}
@@ -311,7 +311,7 @@ def test_import_refuses_records_outside_the_callers_scope(strata: Strata) -> Non
 
 def test_remember_modes(strata: Strata) -> None:
     assert strata.remember("raw one", scope=A, raw=True).status == "raw_saved"
-    queued = strata.remember("later", scope=A, mode="async")
+    queued = strata.remember("call Dr Lee later", scope=A, mode="async")
     assert (queued.status, queued.warnings, queued.derived_ids) == ("queued", (), ())
     assert queued.job_id is not None and strata.job(queued.job_id).status.value == "pending"
     now = strata.remember("I live in Berlin", scope=A, mode="sync", pipeline_timeout_ms=5000)

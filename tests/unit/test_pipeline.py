@@ -173,7 +173,8 @@ def test_approving_a_candidate_activates_it_and_a_later_correction_can_be_rolled
     strata = facade(store, clock, review="capture_only")
     [berlin] = derived(strata, "I live in Berlin")
     with pytest.raises(InvalidInput):
-        strata.approve(strata.remember("hello", scope=U).memory_ids[0], scope=U, reason="r")
+        strata.approve(strata.remember("a note for the team", scope=U).memory_ids[0], scope=U,
+                       reason="r")
     active = strata.approve(berlin.id, scope=U, reason="checked")
     assert active.lifecycle is Lifecycle.ACTIVE and "proposed" not in active.meta
     [munich] = derived(strata, "Actually, I moved to Munich")

@@ -66,6 +66,8 @@ def _remember(agent: Agent, message: Incoming, words: list[str]) -> str:
     result = agent.strata.remember(text, scope=agent.user_scope(message.user),
                                    author=message.user, importance=0.8,
                                    actor=Actor(message.user), mode="async")
+    if not result.memory_ids:  # chit-chat: in the event log only (decision 0059)
+        return "Nothing to remember in that: it is chit-chat (kept in the event log only)."
     return f"Remembered ({result.memory_ids[0]})."
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from strata_recall.agent.records import Records
 from strata_recall.agent.runtime import BOT_TAG, USER_TAG, Agent, remember_triples
-from strata_recall.domain.models import Scope
+from strata_recall.domain.models import MemoryType, Scope
 from strata_recall.errors import InvalidInput
 from strata_recall.facade import Strata
 
@@ -87,6 +87,7 @@ def _replay(agent: Agent, into: Strata, team: str, event: Mapping[str, Any]) -> 
     into.remember(str(event["text"]), scope=Scope(team=team, user=scope.user),
                   conversation_id=conversation, author=event.get("author"), tags=tags,
                   mode="raw" if is_bot else "async",
+                  type=MemoryType.EPISODIC if conversation is not None else None,  # as logged
                   meta={**(event.get("meta") or {}), "reindexed_from": event["id"]})
 
 

@@ -315,11 +315,12 @@ class Agent:
     def _log(self, text: str, author: str, conversation: str, tag: str,
              meta: Mapping[str, Any]) -> str:
         """Log one canonical turn; the store chains it to the previous one (``parent_id``).
-        A user turn is extracted asynchronously; a bot turn is kept raw."""
+        A user turn is extracted asynchronously; a bot turn is kept raw. Both are kept as
+        sent, chit-chat too (an explicit type, decision 0059): the transcript is canonical."""
         user = str(meta.get("user", author))
         result = self.strata.remember(
             text, scope=self.user_scope(user), conversation_id=conversation, author=author,
-            tags=(tag,), mode="raw" if tag == BOT_TAG else "async",
+            tags=(tag,), mode="raw" if tag == BOT_TAG else "async", type=MemoryType.EPISODIC,
             meta={k: v for k, v in meta.items() if v is not None})
         return result.event_ids[0]
 
