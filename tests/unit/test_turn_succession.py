@@ -231,3 +231,13 @@ def test_a_turn_listing_several_things_is_not_superseded_by_a_change_to_one() ->
     one_claim = earlier("I take sertraline 50mg every morning", 0.8)
     chosen = succeeded(new("doc raised my sertraline to 100mg last week"), [one_claim])
     assert chosen is not None and chosen.id == "old"
+
+
+def test_a_correction_corrects_a_claim_on_its_topic_a_little_less_alike() -> None:
+    said = earlier("I'm allergic to sulfa drugs, please flag it if I ask about meds", 0.45)
+    fixed = "sorry I meant codeine — that's the one I'm allergic to. mixed it up"
+    chosen = succeeded(new(fixed), [said])
+    assert chosen is not None and chosen.id == "old"
+    # the same closeness with no correction opener, or no topic word in common: nothing
+    assert succeeded(new("codeine is the one I'm allergic to now"), [said]) is None
+    assert succeeded(new("sorry I meant Tuesday"), [said]) is None

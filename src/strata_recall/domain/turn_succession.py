@@ -281,6 +281,19 @@ def _same_topic(similarity: float, shared: frozenset[str]) -> bool:
                              (len(shared) >= 2 and similarity >= SAME_TOPIC_TWO_WORDS))
 
 
+#: Cosine from which a turn opening with a correction ("sorry I meant codeine") corrects an
+#: earlier claim of its speaker that shares a topic word with it, said before its last turn.
+CORRECTED_FROM = 0.4
+
+
+def _corrected(text: str, earlier: Turn) -> bool:
+    """``text`` opens with a correction and ``earlier`` is a claim on its topic, a little
+    less alike than a change needs ("I'm allergic to sulfa drugs, please flag it" … "sorry I
+    meant codeine — that's the one I'm allergic to"): the opener says a claim was wrong."""
+    return takes_back(text) and earlier.similarity >= CORRECTED_FROM and bool(
+        topic_words(text) & topic_words(claim_of(earlier.text) or earlier.text))
+
+
 def _taken_back(text: str, earlier: Turn) -> bool:
     """``text`` takes back ``earlier``, the claim its speaker made just before: it opens
     with a correction and names the same thing or gives another number ("my flight is UA
@@ -326,7 +339,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
             and (said_so or _other_numbers(new.text, t.text))
             and (takes_back(new.text) or not _in_the_past(t.text))
             and (_same_topic(t.similarity, topic & topic_words(t.text))
-                 or _taken_back(new.text, t))
+                 or _taken_back(new.text, t) or _corrected(new.text, t))
             and not _says_more(t.text, new.text)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
 
