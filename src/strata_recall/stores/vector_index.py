@@ -276,12 +276,15 @@ class VectorIndex:
 
     def visible_revs(
         self, ids: Sequence[str], viewer: Scope, lifecycles: Collection[Lifecycle],
-        types: Collection[MemoryType] = (),
-    ) -> tuple[list[tuple[str, int]], list[str]]:
+        types: Collection[MemoryType] = (), *, wait: bool = True,
+    ) -> tuple[list[tuple[str, int]], list[str]] | None:
         """Of ``ids``, those held here that a search would find (visible to ``viewer``,
         among ``lifecycles`` and ``types``) with the rev each was loaded at; and those not
-        held, of which the index cannot say."""
-        with self._lock:
+        held, of which the index cannot say. Unless ``wait``, None while another thread
+        holds the index (a search in progress)."""
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
             n = self._size
             found = [(i, self._rows.get(i)) for i in ids]
             unheld = [i for i, row in found if row is None]
@@ -291,6 +294,8 @@ class VectorIndex:
             rows = np.fromiter((row for _, row in held), dtype=np.int64, count=len(held))
             mask = self._cached_mask(n, viewer, lifecycles, types, None)[rows]
             revs = self._revs[rows].tolist()
+        finally:
+            self._lock.release()
         return ([(i, rev) for (i, _), shown, rev in zip(held, mask.tolist(), revs, strict=True)
                  if shown], unheld)
 

@@ -428,13 +428,13 @@ class SQLiteStore(SQLStore):
         """Reading the rows was most of a recall's work after its query embedding (~0.5 ms
         for 100 vector hits). So the vector index, caught up first, answers for the ids it
         holds when it applies the filters itself: which are visible, and the rev of each;
-        a candidate parsed at that rev is the row as it is. Only the others are read."""
-        index = self._vectors
-        if index is None or not memory_ids or not index_covers(filters):
+        a candidate parsed at that rev is the row as it is. Only the others are read; and
+        all of them while another thread holds the index (a recall's lexical search must
+        not wait for its vector search: at 100k rows that made the lexical side later)."""
+        answered = self._visible_revs(memory_ids, viewer, filters)
+        if answered is None:
             return super().candidates(memory_ids, viewer, filters)
-        index = self._catch_up_index()
-        held, unheld = index.visible_revs(memory_ids, viewer, filters.effective_lifecycles(),
-                                          filters.types)
+        held, unheld = answered
         cache, found = self._candidate_cache, {}
         for memory_id, rev in held:
             candidate = cache.get((memory_id, rev))
@@ -444,6 +444,20 @@ class SQLiteStore(SQLStore):
                 found[memory_id] = candidate
         found.update((c.id, c) for c in super().candidates(unheld, viewer, filters))
         return [found[i] for i in memory_ids if i in found]
+
+    def _visible_revs(self, memory_ids: Sequence[str], viewer: Scope, filters: Filters
+                      ) -> tuple[builtins.list[tuple[str, int]], builtins.list[str]] | None:
+        """``VectorIndex.visible_revs`` after a catch-up; None when the index cannot answer
+        (not loaded, filters it does not apply, or busy on another thread)."""
+        if self._vectors is None or not memory_ids or not index_covers(filters):
+            return None
+        if not self._index_lock.acquire(blocking=False):
+            return None
+        try:
+            return self._caught_up().visible_revs(
+                memory_ids, viewer, filters.effective_lifecycles(), filters.types, wait=False)
+        finally:
+            self._index_lock.release()
 
     def vector_search(
         self, viewer: Scope, vector: Vector, k: int, filters: Filters
@@ -470,7 +484,12 @@ class SQLiteStore(SQLStore):
         """Load rows changed since the last search (by any process) into the vector index,
         and into the approximate one; the first call opens the saved index (``<db>.vectors``)
         or reads every row, and opens the approximate index (see ``_sync_ann``)."""
-        with self._index_lock, _translated():
+        with self._index_lock:
+            return self._caught_up()
+
+    def _caught_up(self) -> VectorIndex:
+        """``_catch_up_index`` for a caller holding the index lock."""
+        with _translated():
             if self._vectors is None:
                 self._vectors = self._opened_index()
             index = self._vectors
