@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from strata_recall.compression.escalation import Ladders, level_of_attempt
@@ -181,10 +181,10 @@ class Retriever:
         if widened is not None:
             vector_hits, lexical_hits, fetched = self._route_superseded(
                 vector_hits, lexical_hits, viewer, widened, filters, fetched, query)
-        scored = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
+        ranking = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
-            scored = [h for h in scored if h.relevance >= min_score]
-        ranked = self._with_pinned(scored, k, viewer, filters)
+            ranking = ranking.relevant(min_score)
+        ranked = self._with_pinned(ranking, k, viewer, filters)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -230,7 +230,7 @@ class Retriever:
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], query: str,
         viewer: Scope, config: RecallConfig, filters: Filters,
         fetched: dict[str, Candidate] | None = None,
-    ) -> list[Scored]:
+    ) -> Ranking:
         """Every candidate's fused score, best first, from its ranking fields alone (whole
         memories are read only for the hits returned). ``fetched``: candidates already read."""
         ids = list(dict.fromkeys([*vector_hits, *lexical_hits]))
@@ -265,12 +265,9 @@ class Retriever:
             fused = heirs_first(fused, {i: _replaced_by(m) or _said_in(m)
                                         for i, m in turns.items() if _retracts(m)})
         factors = _factors(turns, fused, config, value_asked)
-        breakdowns = _breakdowns(signals, fused)
-        scored = [Scored(memory_id, score, breakdown, relevance(breakdown))
-                  for (memory_id, score), breakdown in zip(fused.items(), breakdowns, strict=True)]
-        if factors:  # a factor of 1.0 changes nothing: x * 1.0 and x / 1.0 are x
-            scored = [_factored(h, factors[h.id]) if h.id in factors else h for h in scored]
-        return _best_first(scored)
+        for memory_id, factor in factors.items():  # only factors other than 1.0
+            fused[memory_id] = _lowered(fused[memory_id], factor)
+        return Ranking(_best_first(list(fused.items())), signals, factors)
 
     def _route_superseded(
         self, vector_hits: dict[str, float], lexical_hits: dict[str, float], viewer: Scope,
@@ -381,17 +378,18 @@ class Retriever:
             return []
         return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
 
-    def _with_pinned(self, scored: list[Scored], k: int, viewer: Scope, filters: Filters
+    def _with_pinned(self, ranking: Ranking, k: int, viewer: Scope, filters: Filters
                      ) -> list[Hit]:
         """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
         memories are always in ([002]), wherever their score ranks them. Only these hits'
         memories are read whole."""
-        top = scored[:k]
+        top = [ranking.scored(i, score) for i, score in ranking.scores[:k]]
         shown = {h.id for h in top}
         pinned = [m for m in self._always(viewer, replace(filters, pinned=True), filters)
                   if m.id not in shown]
-        rest = {h.id: h for h in scored[k:]}
-        extra = [rest.get(m.id) or Scored(m.id, 0.0, {}, 0.0) for m in pinned]
+        rest = dict(ranking.scores[k:]) if pinned else {}
+        extra = [ranking.scored(m.id, rest[m.id]) if m.id in rest else Scored(m.id, 0.0, {}, 0.0)
+                 for m in pinned]
         memories = {m.id: m for m in pinned}
         memories.update((m.id, m) for m in self._store.get_many([h.id for h in top], viewer))
         return [Hit(memories[h.id], h.score, h.breakdown, memories[h.id].provenance.event_ids,
@@ -414,31 +412,37 @@ class Scored(NamedTuple):
     relevance: float
 
 
-def _factored(scored: Scored, factor: float) -> Scored:
-    """``scored`` with its score and relevance multiplied by ``factor``."""
-    return scored._replace(score=_lowered(scored.score, factor),
-                           relevance=scored.relevance * factor)
+class Ranking(NamedTuple):
+    """Every candidate's final score, best first; a candidate's breakdown and relevance are
+    worked out only for the few that become hits (recall ranks ~160 and returns ~10)."""
+
+    scores: list[tuple[str, float]]
+    signals: dict[str, dict[str, float]]
+    #: The multipliers other than 1.0 (already applied to ``scores``).
+    factors: dict[str, float]
+
+    def scored(self, memory_id: str, score: float) -> Scored:
+        """The candidate's place: its raw score of each signal that holds it (in signal
+        order) and its relevance, times its factor."""
+        breakdown = {name: values[memory_id] for name, values in self.signals.items()
+                     if memory_id in values}
+        factor = self.factors.get(memory_id)
+        share = relevance(breakdown)
+        return Scored(memory_id, score, breakdown, share if factor is None else share * factor)
+
+    def relevant(self, min_score: float) -> Ranking:
+        """Only the candidates whose relevance reaches ``min_score``."""
+        kept = [(i, score) for i, score in self.scores
+                if self.scored(i, score).relevance >= min_score]
+        return self._replace(scores=kept)
 
 
-def _best_first(scored: list[Scored]) -> list[Scored]:
+def _best_first(scores: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """Highest score first, ties by id: two stable sorts on C key functions (``reverse``
     keeps equal scores in id order), ~4x faster than a Python key making tuples."""
-    scored.sort(key=attrgetter("id"))
-    scored.sort(key=attrgetter("score"), reverse=True)
-    return scored
-
-
-def _breakdowns(signals: dict[str, dict[str, float]], ids: Iterable[str]
-                ) -> list[dict[str, float]]:
-    """Per id (in order), the raw score of each signal that holds it, in signal order: one
-    pass per signal rather than a comprehension per id."""
-    breakdowns: dict[str, dict[str, float]] = {i: {} for i in ids}
-    for name, values in signals.items():
-        for memory_id, value in values.items():
-            breakdown = breakdowns.get(memory_id)
-            if breakdown is not None:
-                breakdown[name] = value
-    return list(breakdowns.values())
+    scores.sort(key=itemgetter(0))
+    scores.sort(key=itemgetter(1), reverse=True)
+    return scores
 
 
 def _factors(turns: dict[str, Candidate], ids: Iterable[str], config: RecallConfig,

@@ -92,6 +92,38 @@ def test_writes_from_another_connection_reach_this_vector_index(tmp_path: Path) 
     writer.close()
 
 
+def test_a_parsed_memory_read_again_carries_its_new_access_count(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    with Strata(store, EMBEDDER) as strata:
+        memory_id = strata.remember("the red fox jumps", scope=A).memory_ids[0]
+        first = store.get_many([memory_id], A)[0]
+        store.record_access([memory_id], first.created_at)
+        again = store.get_many([memory_id], A)[0]
+        assert (first.access_count, again.access_count) == (0, 1)
+        assert again.last_accessed == first.created_at
+        assert again.evolve(access_count=0, last_accessed=None) == first
+        assert store.get_many([memory_id], A)[0] == again
+
+
+def test_candidates_the_vector_index_answers_for_are_the_rows_as_they_are_now(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.db"
+    reader, writer = Strata(open_store(path), EMBEDDER), Strata(open_store(path), EMBEDDER)
+    kept, gone = (writer.remember(text, scope=A).memory_ids[0]
+                  for text in ("the red fox jumps", "the grey wolf howls"))
+    filters, other = Filters(), Scope("elsewhere")
+    reader.recall("fox", scope=A)  # loads the vector index; the candidates are parsed
+    assert [c.importance for c in reader.store.candidates([kept, gone], A, filters)] == [0.5] * 2
+    writer.modify(kept, reason="test", importance=0.9)
+    writer.forget(gone, scope=A, reason="test")
+    assert [(c.id, c.importance) for c in reader.store.candidates([gone, kept], A, filters)
+            ] == [(kept, 0.9)]
+    assert reader.store.candidates([kept], other, filters) == []
+    reader.close()
+    writer.close()
+
+
 def test_open_creates_the_home_and_reopens_with_data(tmp_path: Path) -> None:
     home = tmp_path / "nested" / "home"
     with Strata.open(home, embedder=EMBEDDER) as strata:

@@ -274,6 +274,31 @@ class VectorIndex:
             rows = top if candidates.size == n else candidates[top]
             return self._scored_ids(rows, sims[top])
 
+    def visible_revs(
+        self, ids: Sequence[str], viewer: Scope, lifecycles: Collection[Lifecycle],
+        types: Collection[MemoryType] = (), *, wait: bool = True,
+    ) -> tuple[list[tuple[str, int]], list[str]] | None:
+        """Of ``ids``, those held here that a search would find (visible to ``viewer``,
+        among ``lifecycles`` and ``types``) with the rev each was loaded at; and those not
+        held, of which the index cannot say. Unless ``wait``, None while another thread
+        holds the index (a search in progress)."""
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
+            n = self._size
+            found = [(i, self._rows.get(i)) for i in ids]
+            unheld = [i for i, row in found if row is None]
+            held = [(i, row) for i, row in found if row is not None]
+            if not held:
+                return [], unheld
+            rows = np.fromiter((row for _, row in held), dtype=np.int64, count=len(held))
+            mask = self._cached_mask(n, viewer, lifecycles, types, None)[rows]
+            revs = self._revs[rows].tolist()
+        finally:
+            self._lock.release()
+        return ([(i, rev) for (i, _), shown, rev in zip(held, mask.tolist(), revs, strict=True)
+                 if shown], unheld)
+
     def _approximate(
         self, vector: Vector, k: int, mask: npt.NDArray[np.bool_], visible: int, ann: AnnIndex,
     ) -> list[tuple[str, float]] | None:

@@ -96,8 +96,9 @@ WHERE m.lifecycle != 'deleted' AND
 
 #: Rows by id, the id list driving the join (the planner otherwise prefers the (team,
 #: lifecycle) index when a lifecycle filter is present and walks the whole team).
+#: With each row's rev last: parsed candidates are kept by (id, rev) (``SQLiteStore``).
 CANDIDATES = f"""
-SELECT {CANDIDATE_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m
+SELECT {CANDIDATE_COLUMNS}, m.rev FROM json_each(?) AS wanted CROSS JOIN memories m
 ON m.id = wanted.value WHERE
 """
 
