@@ -181,48 +181,29 @@ class Writer:
         """See ``Strata.remember``; ``mode`` None: the ``remember_mode`` setting. The call
         counts as in flight (background work waits for it) until its pipeline job is handed
         to the write-behind thread, which may wait for room."""
-        with self.gate.serving():
-            result, behind = self._remember(
-                text, messages=messages, scope=scope, type=type, importance=importance,
-                pinned=pinned, tags=tags, conversation_id=conversation_id, author=author,
-                meta=meta, idempotency_key=idempotency_key, actor=actor, mode=mode, raw=raw,
-                pipeline_timeout_ms=pipeline_timeout_ms, defer_embedding=defer_embedding)
-        if behind is not None:
-            behind()
-        return result
-
-    def _remember(
-        self,
-        text: str | None = None,
-        *,
-        messages: Sequence[Mapping[str, Any]] | None = None,
-        scope: ScopeLike = None,
-        type: MemoryType | str | None = None,
-        importance: float | None = None,
-        pinned: bool = False,
-        tags: Sequence[str] = (),
-        conversation_id: str | None = None,
-        author: str | None = None,
-        meta: Mapping[str, Any] | None = None,
-        idempotency_key: str | None = None,
-        actor: Actor | None = None,
-        mode: str | None = None,
-        raw: bool = False,
-        pipeline_timeout_ms: int | None = None,
-        defer_embedding: bool = False,
-    ) -> tuple[RememberResult, Callable[[], None] | None]:
-        """The remember's result, and what is left to do once it is no longer in flight: a
-        ``behind`` remember's hand-over of its job to the write-behind thread."""
         mode = self.settings.remember_mode if mode is None else mode
         timeout_ms = self._check_remember_mode(mode, raw, pipeline_timeout_ms,
                                                defer_embedding)
-        raw = raw or mode == "raw"
         request = parse_request(
             text=text, messages=messages, scope=scope, type=type, importance=importance,
             pinned=pinned, tags=tags, conversation_id=conversation_id, author=author, meta=meta,
             idempotency_key=idempotency_key, max_chars=self.settings.max_text_chars,
             max_messages=self.settings.max_messages,
         )
+        with self.gate.serving():
+            result, behind = self._remember(request, actor, mode, raw or mode == "raw",
+                                            timeout_ms, defer_embedding=defer_embedding,
+                                            typed=type is not None)
+        if behind is not None:
+            behind()
+        return result
+
+    def _remember(
+        self, request: RememberRequest, actor: Actor | None, mode: str, raw: bool,
+        timeout_ms: int, *, defer_embedding: bool, typed: bool,
+    ) -> tuple[RememberResult, Callable[[], None] | None]:
+        """The remember's result, and what is left to do once it is no longer in flight: a
+        ``behind`` remember's hand-over of its job to the write-behind thread."""
         now = self.clock.now()
         events = build_events(request, now)
         # The inline pipeline's reading starts beside the turns' embedding; what the job reads
@@ -239,7 +220,7 @@ class Writer:
         # Chit-chat ("thx", "lol ok") stays in the raw log (and an episode's text) only, sent
         # alone or in a conversation; a raw remember, a pinned text or one given a type is
         # kept as sent (decision 0059).
-        extractor = (VerbatimExtractor() if raw or pinned or type is not None
+        extractor = (VerbatimExtractor() if raw or request.pinned or typed
                      else self.extractor)
         drafts = extractor.extract(events)
         memories = self._reviewed(build_memories(request, events, drafts, extractor.name, now))
