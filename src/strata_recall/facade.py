@@ -221,16 +221,18 @@ class Strata:
         together they take about as long as the slowest). Returns once a recall can be
         answered: an approximate vector index goes on loading in the background (until it is
         in, vector search scans exactly: the same answers, a few milliseconds slower at
-        100k)."""
+        100k), and so do the English reader's tables, which only the write path reads (a
+        remember that comes first waits for them)."""
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-warm-up") as pool:
             indexes = pool.submit(self.store.warm_up, background=True)
             analyser = pool.submit(self._retriever.warm_up)
             self.embedder.embed(["warm up"])
-            self.writer.warm_up()
             analyser.result()
             indexes.result()
+        threading.Thread(target=self.writer.warm_up, name="strata-warm-up-english",
+                         daemon=True).start()
 
     def __enter__(self) -> Strata:
         return self
