@@ -54,8 +54,11 @@ class Gate(Protocol):
     def background(self) -> AbstractContextManager[None]:
         """Mark the current thread as background work."""
 
-    def step_aside(self) -> None:
-        """Wait (a bounded time) while calls are in flight."""
+    def step_aside(self, unless: Callable[[], bool] = lambda: False) -> None:
+        """Wait (a bounded time) while calls are in flight, and ``unless`` is false."""
+
+    def wake(self) -> None:
+        """Make the steps waiting check ``unless`` again (someone now waits for them)."""
 
 
 class Ungated:
@@ -64,7 +67,10 @@ class Ungated:
     def background(self) -> AbstractContextManager[None]:
         return nullcontext()
 
-    def step_aside(self) -> None:
+    def step_aside(self, unless: Callable[[], bool] = lambda: False) -> None:
+        return None
+
+    def wake(self) -> None:
         return None
 
 
@@ -124,22 +130,27 @@ class ReadsFirst:
         finally:
             self._local.background = False
 
-    def step_aside(self) -> None:
+    def step_aside(self, unless: Callable[[], bool] = lambda: False) -> None:
         """On a background thread, wait until no call is in flight (at most
-        ``step_wait_s``) before the next step; elsewhere return at once."""
-        if not self._calls or not getattr(self._local, "background", False):
+        ``step_wait_s``) before the next step; elsewhere return at once. ``unless`` true
+        (someone waits for this very work, ``wake`` says when) ends the wait."""
+        if not self._calls or not getattr(self._local, "background", False) or unless():
             return
         deadline = time.monotonic() + self.step_wait_s
         with self._idle:
             while True:  # no call in flight, and none begun within a short gap after
-                if not self._idle.wait_for(lambda: not self._calls,
+                if not self._idle.wait_for(lambda: not self._calls or unless(),
                                            timeout=max(0.0, deadline - time.monotonic())):
                     return
                 begun = self._started
                 self._idle.wait(QUIET_S)  # back-to-back calls leave gaps of microseconds
-                if (self._started == begun and not self._calls) \
+                if (self._started == begun and not self._calls) or unless() \
                         or time.monotonic() >= deadline:
                     return
+
+    def wake(self) -> None:
+        with self._idle:
+            self._idle.notify_all()
 
 
 def chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:

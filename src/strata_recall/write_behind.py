@@ -48,6 +48,7 @@ class WriteBehind:
         self._submitted = 0  # sequence number of the last job submitted
         self._finished = 0  # every job up to this number has run (or failed)
         self._last_of: dict[Owner, int] = {}
+        self._waiting = 0  # reads waiting in ``settle``
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -62,7 +63,8 @@ class WriteBehind:
         in flight (latency first); once it is three quarters of the queue, go on at once (a
         flood: throughput first, or every call would soon wait for room)."""
         if self.pending < max(1, self._max_pending * 3 // 4):
-            self._gate.step_aside()
+            # a read waiting for this work (``settle``) ends the wait: no priority inversion
+            self._gate.step_aside(unless=lambda: self._waiting > 0)
 
     def submit(self, owner: Owner, name: str, work: Callable[[], object]) -> bool:
         """Queue ``work`` (``name``: what the log calls it) written for ``owner``; ``False``
@@ -92,12 +94,21 @@ class WriteBehind:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._changed:
             target = self._submitted if viewer is None else self._last_seen_by(viewer)
-            while self._finished < target:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._changed.wait(left)
-            return True
+            if self._finished >= target:
+                return True
+            self._waiting += 1
+        self._gate.wake()  # the background steps stop giving way: a read waits for them
+        try:
+            with self._changed:
+                while self._finished < target:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return False
+                    self._changed.wait(left)
+                return True
+        finally:
+            with self._changed:
+                self._waiting -= 1
 
     def _last_seen_by(self, viewer: Owner) -> int:
         """The last submitted work ``viewer`` may see the result of (the caller holds the

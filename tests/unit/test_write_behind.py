@@ -148,3 +148,19 @@ def test_jobs_start_between_the_calls_in_flight() -> None:
         assert jobs.ran == []  # the job waits for the call...
     assert behind.settle(timeout_s=2) and jobs.ran == ["a"]  # ...and runs after it
     behind.close()
+
+
+def test_a_read_waiting_for_a_job_ends_its_wait_for_the_calls_in_flight() -> None:
+    from strata_recall.pacing import ReadsFirst
+
+    gate = ReadsFirst(step_wait_s=5)
+    jobs = Jobs()
+    behind = WriteBehind(gate=gate)
+    with gate.serving():  # another caller's call stays in flight throughout
+        assert behind.submit(T, "a", partial(jobs, "a"))
+        time.sleep(0.1)
+        assert jobs.ran == []  # the job gives way to the call...
+        started = time.monotonic()
+        assert behind.settle(timeout_s=2)  # ...until a read waits for it
+        assert jobs.ran == ["a"] and time.monotonic() - started < 1
+    behind.close()
