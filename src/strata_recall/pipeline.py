@@ -688,11 +688,11 @@ class WritePipeline:
             floor = RESTATEMENT_FLOOR if restating and not slotted else CONFLICT_FLOOR
             # a claim beside a question was stored (and searched for) with it: its vector
             # reads less alike
+            beside = min(floor, RESTATEMENT_FLOOR)
             if turn_succession.compared_text(said.text) != said.text:
-                floor = min(floor, RESTATEMENT_FLOOR)
+                floor = beside
             found = [m for m in found if closeness.get(m.id, 0.0) >= (
-                floor if turn_succession.compared_text(m.content) == m.content
-                else min(floor, RESTATEMENT_FLOOR))]
+                floor if turn_succession.compared_text(m.content) == m.content else beside)]
         earlier = [m for m in found
                    if applying.is_turn(m) and m.scope == scope
                    and m.id not in taken and m.lifecycle in applying.RECALLED

@@ -2426,11 +2426,12 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
 
 
-#: Relations that say a gender: "she" never stands for "my brother Tom".
-_HE_RELATIONS = frozenset("son brother father dad husband boyfriend uncle nephew grandfather "
-                          "grandpa".split())
-_SHE_RELATIONS = frozenset("daughter sister mother mom mum wife girlfriend aunt niece "
-                           "grandmother grandma".split())
+#: Relations that say a gender: "she" never stands for "my brother Tom" (here and in
+#: ``domain/pronouns.py``, which finds whom a pronoun read alone stands for).
+HE_RELATIONS = frozenset("""son brother father dad husband boyfriend uncle nephew grandfather
+grandpa stepson stepfather stepbrother fiance""".split())
+SHE_RELATIONS = frozenset("""daughter sister mother mom mum wife girlfriend aunt niece
+grandmother grandma stepdaughter stepmother stepsister fiancee""".split())
 
 
 def _he_she_named(clause: str, before: list[Statement]) -> str:
@@ -2445,7 +2446,7 @@ def _he_she_named(clause: str, before: list[Statement]) -> str:
         return clause
     [name] = people.values()
     said = {w.casefold() for w in name.split()}
-    other = _SHE_RELATIONS if pronoun.group(0).strip().casefold() == "he" else _HE_RELATIONS
+    other = SHE_RELATIONS if pronoun.group(0).strip().casefold() == "he" else HE_RELATIONS
     if said & other:
         return clause
     named = f"my {name[len('User’s '):]}" if name.startswith(("User's ", "User’s ")) else name

@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from strata_recall.domain.decisions import Candidate
+from strata_recall.domain.english import HE_RELATIONS, SHE_RELATIONS
 
 PRONOUN_PREFIX = "pronoun:"
-_MALE = frozenset("""son brother father dad husband boyfriend uncle nephew grandfather grandpa
-stepson stepfather stepbrother fiance""".split())
-_FEMALE = frozenset("""daughter sister mother mom mum wife girlfriend aunt niece grandmother
-grandma stepdaughter stepmother stepsister fiancee""".split())
+_MALE, _FEMALE = HE_RELATIONS, SHE_RELATIONS
 _RELATIONS = _MALE | _FEMALE
 
 
