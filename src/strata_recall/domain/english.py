@@ -48,6 +48,7 @@ _CHATTER = re.compile(
     rf"^(?:(?:{_INTERJECTION}|"
     r"let me (?:think|see|check|look|know|try)(?: about it| on it| it over)?|let's see|"
     r"not sure(?: yet)?|"
+    r"(?:i was|i'm|i am|just) wondering|i wonder|quick question|random question|"
     r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
     r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
     r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
@@ -293,7 +294,14 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          # what the user is after, beside the claim ("I smoke half a pack a
                          # day, trying to cut down"): an aim, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
-                         r"planning|looking|working|aiming|wanting)\s+to\s+[^,]+[\s.!]*$", _I)
+                         r"planning|looking|working|aiming|wanting)\s+to\s+[^,]+[\s.!]*$|"
+                         # why it is told: "my cell is 614-555-0192 if you need it for the form"
+                         r"\s+if (?:you|u) (?:ever )?need (?:it|that|this|them)\b.*$|"
+                         # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
+                         # size recommendation"): a request, not a part of the value
+                         r",\s*(?:(?:and|but|so)\s+)?(?:(?:i|we)\s+)?(?:need|want|would like)\s+"
+                         r"(?:(?:a|an|some|the|your)\s+)?(?:[\w-]+\s+){0,4}?(?:help|ideas?|tips?|"
+                         r"advice|suggestions?|recommendations?|recs?)\b[^,]*[\s.!]*$", _I)
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
@@ -353,6 +361,14 @@ def verb_lemma(word: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
+def unknown_word(word: str) -> bool:
+    """A word the lexicon has no entry for: a name typed in lower case ("moved to
+    pittsburgh", "joined stripe"), not a common word ("moved to days", "joined a gym")."""
+    return len(word) > 2 and word.isalpha() and not lemminflect_module().getAllLemmas(
+        word.casefold())
+
+
+@lru_cache(maxsize=4096)
 def _is_noun(word: str) -> bool:
     return bool(lemminflect_module().getAllLemmas(word.casefold(), upos="NOUN"))
 
@@ -383,14 +399,18 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       r",?\s+since\s+(?=(?:i|we|my)\s)|"
                       r",\s+(?=(?:i|we|my|our|i'm|i've)\s)|"
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
-                      r",\s+(?=(?:he|she)\s+\w)|"
+                      r",\s+(?=(?:he|she)(?:'s)?\s+\w)|"
                       r",\s+(?=it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b)|"
                       r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
+                      r",\s+(?=(?-i:[a-z]+)\s+(?:is|are)\s)(?!(?:which|that|this|it|there|what|"
+                      r"who|where|here|one|mine|all|everything|nothing)\s)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
 
 
-_HE_SHE = re.compile(r"^(?:he|she)\s+", _I)
+#: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
+_NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are)\s")
+_HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
 _MY_RELATIVE = re.compile(rf"^my (?:{'|'.join(_RELATIVES)})$", _I)
@@ -402,8 +422,21 @@ def _named(subject: str) -> bool:
     return first[:1].isupper() and first.casefold() not in ("i", "we", "my", "our")
 
 
+#: Where a sentence ends though no full stop says so: a run of emoji ("i moved to pittsburgh
+#: 📦📦 still unpacking"), or a comma or dash before a question or a request that follows the
+#: claim ("i drink it with whole milk, how many calories is that", "our wifi password is
+#: tangerine42 — can u write a sign with it", "…, redo the sign").
+_UNMARKED_END = re.compile(
+    "\\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\u200D]+\\s*|"
+    r"\s*(?:,|\s[—–-])\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|why|who|"
+    r"can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|my|it|"
+    r"that|this|there|they)\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
+    r"help me\b|remind me\b|redo\b|write\b|make\s+(?:me|a|it)\b|send\b|find\b))", _I)
+
+
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCES.split(text) if s and s.strip()]
+    return [s.strip() for part in _SENTENCES.split(text) if part
+            for s in _UNMARKED_END.split(part) if s and s.strip()]
 
 
 def _starts_clause(piece: str) -> bool:
@@ -467,7 +500,8 @@ def clauses(sentence: str) -> list[str]:
         if pronoun is not None and result:  # "Tom left Google, he joined Meta": Tom joined
             named = subject is not None and (_named(subject) or _MY_RELATIVE.match(subject)
                                              is not None)  # "my son …, he goes to …"
-            result.append(f"{subject} {bare[pronoun.end():]}" if named else piece)
+            verb = "is " if pronoun["is"] else ""  # "Dr. Huang is my dentist, she's great …"
+            result.append(f"{subject} {verb}{bare[pronoun.end():]}" if named else piece)
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
             result.append(piece)
@@ -477,7 +511,7 @@ def clauses(sentence: str) -> list[str]:
         elif result and (gone := _NO_MORE.match(bare)) and subject is not None \
                 and (_named(subject) or _MY_RELATIVE.match(subject) is not None):
             result.append(f"{subject} no longer has {gone['x']}")  # "my son …, no more glasses"
-        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare)
+        elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare) or _NOUN_IS.match(bare)
                          or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
         elif result and subject is not None and _starts_verb_phrase(piece):
@@ -499,9 +533,19 @@ def clauses(sentence: str) -> list[str]:
 def is_chatter(clause: str) -> bool:
     """Greetings, acknowledgements, thinking aloud, questions: nothing to remember."""
     bare = _TRAIL.sub("", clause.strip())
-    if not bare or clause.rstrip().endswith("?") or _QUESTION.match(bare):
+    if not bare or clause.rstrip().endswith("?") or _QUESTION.match(bare) or _TASK.match(bare):
         return True
     return _CHATTER.match(bare) is not None or not content_words(bare)
+
+
+#: A task given to the assistant ("redo the sign", "write me a toast", "pls book it"): a
+#: request, not a claim.
+_TASK = re.compile(r"^(?:(?:ok|okay|so|and|now|then)\s+)?(?:pls\s+|plz\s+|please\s+)?(?:redo|"
+                   r"write|rewrite|draft|book|find|check|help|give|show|tell|plan|suggest|"
+                   r"recommend|list|schedule|fix|translate|summari[sz]e|explain|compare|calculate|"
+                   r"convert|send|order|make|set up|look up|adjust|edit|proofread|draw|create|"
+                   r"generate|brainstorm|outline)\s+(?:me|us|it|this|that|these|those|the|a|an|"
+                   r"my|our|some|up|them)\b", _I)
 
 
 def _bare_value(text: str) -> bool:
@@ -992,6 +1036,7 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
             phrase = _PROFICIENCY.sub("", phrase)
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
                 and not clean_value(phrase)[:1].isupper() \
+                and not unknown_word(clean_value(phrase).split(" ", 1)[0]) \
                 and clean_value(phrase).casefold() not in ("there", "here") \
                 and not (attribute == "lives_in" and _IN_PLACE.search(phrase)):
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
@@ -1815,6 +1860,10 @@ _RID_OF = re.compile(r"\b(?:(?:got|get|gets|getting|gotten) rid of|ditched)\b", 
 #: Why something was done, which is not part of what was done: "… because of my allergy".
 _REASON_TAIL = re.compile(r",?\s+(?:(?:because of|due to|thanks to|on account of)\s+[^,]+|"
                           r"now that (?:i|we|he|she|they|my|our)\b[^,]+|"
+                          # "… after the neighbor kid got on it": why, not more of the value
+                          r"(?:after|when|since|once)\s+(?:the|my|our|his|her|their|a|some)\s+"
+                          r"(?:\w+\s+){0,3}?(?:got|was|were|had|did|found|started|broke|"
+                          r"kept)\b.*|"
                           r"for (?:my|his|her|their|our) (?:health|own good|sanity|wellbeing)|"
                           r"for (?:health|religious|medical|personal|ethical|money) reasons)$", _I)
 #: A phrasal verb with its object inside: "gave Luna away" is "gave away Luna".
@@ -2058,10 +2107,10 @@ _AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:(?:switched|changed|moved)(?: 
 
 
 #: "I've switched my preferred language to Rust": my preferred language is now Rust.
-_SET_MY = re.compile(r"^(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? "
+_SET_MY = re.compile(r"^(?:(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? )?"
                      r"(?:switched|changed|set|updated|moved|upped|raised|increased|bumped|"
-                     r"cut|reduced|lowered|dropped|extended|shortened|decreased|pushed) "
-                     r"(?P<det>my|our|his|her|their) "
+                     r"cut|reduced|lowered|dropped|extended|shortened|decreased|pushed|reset) "
+                     r"(?P<det>my|our|his|her|their|the) "
                      r"(?P<noun>[a-z][\w' -]{1,40}?)(?: back| up| down)? to (?P<v>.+)$", _I)
 
 
@@ -2399,8 +2448,33 @@ def _unled(phrase: str, *, gerund: bool = False) -> str:
     return phrase
 
 
+#: Shorthand of typed chat, spelled out before reading: "im" (I'm), "dont", "u", "w/",
+#: "bc", "pw", "bday".
+_SHORTHAND = (
+    (re.compile(r"\b(?-i:im)\b"), "I'm"),
+    (re.compile(r"\b(?-i:ive)\b"), "I've"),
+    (re.compile(r"\b(do|does|did|is|are|was|were|have|has|had|would|could|should|ca|wo)nt\b",
+                _I), r"\1n't"),
+    (re.compile(r"\b(?-i:u)\b(?!\.)"), "you"),
+    (re.compile(r"\b(?-i:ur)\b"), "your"),
+    (re.compile(r"\bw/\s*|(?<=[a-z] )(?-i:w)(?= [a-z])"), "with "),
+    (re.compile(r"\b(?:bc|b/c|cuz)\b", _I), "because"),
+    (re.compile(r"\bpw\b", _I), "password"),
+    (re.compile(r"\bb-?day\b", _I), "birthday"),
+    (re.compile(r"\bappt\b", _I), "appointment"),
+)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with the shorthand of typed chat spelled out (``_SHORTHAND``)."""
+    for shorthand, spelled in _SHORTHAND:
+        text = shorthand.sub(spelled, text)
+    return text.replace("with  ", "with ")
+
+
 def read_text(text: str, role: str = "user") -> list[Statement]:
     """Every claim in ``text`` as said by ``role`` ("user" or "assistant"), in order."""
+    text = spelled_out(text)
     found: list[Statement] = []
     said = ""  # the clause before, for "it"
     for sentence in sentences(text):

@@ -163,7 +163,8 @@ _ASKS = re.compile(
     r"for the (?:form|record|file)\b|"
     r"(?:what|which|how|when|where|who|why|should|do|does|is|are) .*\b(?:i|we|you|my)\b|"
     r"(?:i'?m |i am |we'?re |we are )?(?:trying|looking|planning|hoping|wanting) "
-    r"(?:to|for|on)\b|(?:i |we )?(?:need|want|wanna) (?:some )?(?:help|ideas|tips|advice)\b)",
+    r"(?:to|for|on)\b|(?:i |we )?(?:need|want|wanna|would like) (?:a |an |some |the |your )?"
+    r"(?:[\w-]+ ){0,4}?(?:help|ideas?|tips?|advice|suggestions?|recommendations?|recs?)\b)",
     re.IGNORECASE)
 #: A request: it and the rest of its sentence ask ("please ship the order to 14 Rowan Lane,
 #: Apt 3B", "can you block my calendar").
@@ -309,7 +310,13 @@ def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
     return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and (
-        says_change(text) or takes_back(text) or _reports_a_number(text))
+        _says_change_in_claim(text) or takes_back(text) or _reports_a_number(text))
+
+
+def _says_change_in_claim(text: str) -> bool:
+    """The claim of the turn says a change, not the request beside it ("I'm 185 cm, need a
+    new wetsuit size recommendation": the new wetsuit is asked for, the height is not new)."""
+    return says_change(claim_of(text) or text)
 
 
 @lru_cache(maxsize=4096)
@@ -332,7 +339,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     topic = topic_words(new.text)
     if not topic:
         return None
-    said_so = says_change(new.text) or takes_back(new.text)  # else it reports a number
+    said_so = _says_change_in_claim(new.text) or takes_back(new.text)  # else: a number
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author and is_claim(t.text)
