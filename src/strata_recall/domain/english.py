@@ -67,7 +67,8 @@ _CHATTER = re.compile(
     r"that's (?:enough|all|it) for (?:today|now|tonight|the day)))[\s!.,:;)(-]*)+$",
     _I,
 )
-_QUESTION = re.compile(r"^(?:what|who|where|when|why|how|which|can|could|would|should|do|does|"
+_QUESTION = re.compile(r"^(?:whats|hows|wheres|whos|whens|"
+                       r"what|who|where|when|why|how|which|can|could|would|should|do|does|"
                        r"did|is|are|will|shall|may)\b", _I)
 
 # -- lead-ins ---------------------------------------------------------------------------------
@@ -295,8 +296,11 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          # day, trying to cut down"): an aim, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
                          r"planning|looking|working|aiming|wanting)\s+to\s+[^,]+[\s.!]*$|"
-                         # why it is told: "my cell is 614-555-0192 if you need it for the form"
+                         # why it is told: "my cell is 614-555-0192 if you need it for the form",
+                         # "… btw, in case it matters for the donation drive"
                          r"\s+if (?:you|u) (?:ever )?need (?:it|that|this|them)\b.*$|"
+                         r"(?:,?\s+(?:btw|fyi|by the way))?,?\s+(?:just )?(?:in case|if (?:that|it|"
+                         r"this) (?:matters|helps))\b.*$|"
                          # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
                          # size recommendation"): a request, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:(?:i|we)\s+)?(?:need|want|would like)\s+"
@@ -393,6 +397,7 @@ def is_past_form(word: str, lemma: str) -> bool:
 
 # -- splitting ---------------------------------------------------------------------------------
 _SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
+                        r"(?<!\bst\.)(?<!\bdr\.)(?<!\bmr\.)(?<!\bms\.)(?<!\bmrs\.)"
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
                       r"\s+[—–]\s+(?=(?:i|we|my|i'm|i've)\s)|"
@@ -422,16 +427,25 @@ def _named(subject: str) -> bool:
     return first[:1].isupper() and first.casefold() not in ("i", "we", "my", "our")
 
 
+#: Verbs that give the assistant a task ("redo the sign", "book somewhere nice").
+_TASK_VERBS = (r"(?:redo|write|rewrite|draft|book|find|check|help|give|show|tell|plan|suggest|"
+               r"recommend|list|schedule|fix|translate|summari[sz]e|explain|compare|calculate|"
+               r"convert|send|order|make|set up|look up|adjust|edit|proofread|draw|create|"
+               r"generate|brainstorm|outline|use|keep|put|add|remove|cancel|text|email)")
 #: Where a sentence ends though no full stop says so: a run of emoji ("i moved to pittsburgh
 #: 📦📦 still unpacking"), or a comma or dash before a question or a request that follows the
 #: claim ("i drink it with whole milk, how many calories is that", "our wifi password is
 #: tangerine42 — can u write a sign with it", "…, redo the sign").
 _UNMARKED_END = re.compile(
     "\\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\u200D]+\\s*|"
-    r"\s*(?:,|\s[—–-])\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|why|who|"
-    r"can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|my|it|"
-    r"that|this|there|they)\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
-    r"help me\b|remind me\b|redo\b|write\b|make\s+(?:me|a|it)\b|send\b|find\b))", _I)
+    r"\s*(?:,|\s[—–-]|\s+so)\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|"
+    r"why|who|can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|"
+    r"my|it|that|this|there|they)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
+    r"should|will|do|does|did|is|are|any)\b[^.!]*\?|(?:what|how|where|who|when)'?s\b|"
+    r"(?:is|are) there\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
+    r"help me\b|remind me\b|"
+    rf"{_TASK_VERBS}\s+(?:me|us|it|this|that|these|those|the|a|an|my|our|some|up|them|"
+    r"somewhere|something)\b))", _I)
 
 
 def sentences(text: str) -> list[str]:
@@ -540,12 +554,9 @@ def is_chatter(clause: str) -> bool:
 
 #: A task given to the assistant ("redo the sign", "write me a toast", "pls book it"): a
 #: request, not a claim.
-_TASK = re.compile(r"^(?:(?:ok|okay|so|and|now|then)\s+)?(?:pls\s+|plz\s+|please\s+)?(?:redo|"
-                   r"write|rewrite|draft|book|find|check|help|give|show|tell|plan|suggest|"
-                   r"recommend|list|schedule|fix|translate|summari[sz]e|explain|compare|calculate|"
-                   r"convert|send|order|make|set up|look up|adjust|edit|proofread|draw|create|"
-                   r"generate|brainstorm|outline)\s+(?:me|us|it|this|that|these|those|the|a|an|"
-                   r"my|our|some|up|them)\b", _I)
+_TASK = re.compile(r"^(?:(?:ok|okay|so|and|now|then)\s+)?(?:pls\s+|plz\s+|please\s+)?"
+                   rf"{_TASK_VERBS}\s+(?:me|us|it|this|that|these|those|the|a|an|"
+                   r"my|our|some|up|them|somewhere|something)\b", _I)
 
 
 def _bare_value(text: str) -> bool:
@@ -1349,9 +1360,22 @@ _HOME_NOUNS = frozenset({"anniversary", "wedding", "wedding date", "internet pro
                          "nanny", "pediatrician", "family doctor", "vet"})
 
 
+#: What the last word of "our X" names when X is the household's: "our wedding
+#: anniversary", "our HOA fee", "the home wifi password", "our family dentist".
+_HOME_HEADS = frozenset({"anniversary", "wifi", "password", "landlord", "rent", "mortgage",
+                         "address", "insurance", "provider", "babysitter", "nanny",
+                         "pediatrician", "vet", "dentist", "fee", "bill", "plumber", "router",
+                         "cleaner", "housekeeper", "electrician", "doctor"})
+
+
+def _of_the_home(noun: str) -> bool:
+    noun = noun.casefold()
+    return noun in _HOME_NOUNS or noun.rsplit(" ", 1)[-1] in _HOME_HEADS
+
+
 def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
-    if det == "my" or (det in ("our", "the") and noun.casefold() in _HOME_NOUNS
+    if det == "my" or (det in ("our", "the") and _of_the_home(noun)
                        and role == "user"):  # "our anniversary", "the wifi password"
         return _Holder(USER, "User") if role == "user" else None
     if det in _PRONOUN_HOLDERS:
@@ -2421,7 +2445,17 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
 )
 
 
+#: A slot named with no "my" ("fav color is purple", "anniversary is june 2"): typed chat
+#: drops the determiner; the noun is one that names an attribute of the speaker.
+_BARE_SLOT = re.compile(
+    r"^(?!(?:the|my|our|a|an|his|her|their|your|its|this|that)\b)"
+    r"(?=(?:favou?rite [a-z]+|(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
+    r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
+    r"budget|time ?zone))\s+(?:is|=)\s)", _I)
+
+
 def _expand(text: str) -> str:
+    text = _BARE_SLOT.sub("my ", text)
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _HE_HAS.sub(r"\1 has", _HE_IS.sub(r"\1 is", text))
     for pattern, said_plainly in _REWRITES:
@@ -2462,6 +2496,7 @@ _SHORTHAND = (
     (re.compile(r"\bpw\b", _I), "password"),
     (re.compile(r"\bb-?day\b", _I), "birthday"),
     (re.compile(r"\bappt\b", _I), "appointment"),
+    (re.compile(r"\bfave?\b", _I), "favorite"),
 )
 
 
