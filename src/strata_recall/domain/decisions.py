@@ -335,7 +335,16 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     # A single-valued slot ("my car is a Honda Civic": user.car) holds its thing too.
     holds = held in _HOLDING or candidate.subject.count(".") == 1
     return holds and (_names_part_of(fact.value, candidate.value)
-                      or _names_a_kind_of(fact.value, candidate.value))
+                      or _names_a_kind_of(fact.value, candidate.value)
+                      or _no_vehicle(fact.value, held))
+
+
+#: What no longer having one ends: "I don't have a car anymore" ends "I drive a 2009 Corolla".
+_VEHICLES = frozenset({"car", "vehicle", "auto", "truck", "motorbike", "motorcycle"})
+
+
+def _no_vehicle(value: str | None, held: str) -> bool:
+    return held in ("drives", "car") and normalize(value or "") in _VEHICLES
 
 
 #: What giving up a kind of thing gives up: "cut out alcohol" ends "drinks a glass of wine".

@@ -406,6 +406,7 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)(?:'s)?\s+\w)|"
                       r",\s+(?=it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b)|"
+                      r",\s+(?=(?-i:[a-z]+ing)\s+(?:\w+\s+){0,4}?(?:instead|now|these days)\b)|"
                       r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?-i:[a-z]+)\s+(?:is|are)\s)(?!(?:which|that|this|it|there|what|"
                       r"who|where|here|one|mine|all|everything|nothing)\s)|"
@@ -413,6 +414,8 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       r"(?:i|we|my|i'm)\s)", _I)
 
 
+#: "…, doing green tea instead": a participle saying what is done now, a clause of its own.
+_GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:\w+\s+){0,4}?(?:instead|now|these days)\b", _I)
 #: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
 _NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are)\s")
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
@@ -438,6 +441,8 @@ _TASK_VERBS = (r"(?:redo|write|rewrite|draft|book|find|check|help|give|show|tell
 #: tangerine42 — can u write a sign with it", "…, redo the sign").
 _UNMARKED_END = re.compile(
     "\\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\u200D]+\\s*|"
+    r"\s+(?=(?:is that|is this|is it|are those|are these|should i|can i|do i|does that|"
+    r"will that|would that)\b[^.!?,]{0,40}\??$)|"
     r"\s*(?:,|\s[—–-]|\s+so)\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|"
     r"why|who|can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|"
     r"my|it|that|this|there|they)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
@@ -528,6 +533,14 @@ def clauses(sentence: str) -> list[str]:
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare) or _NOUN_IS.match(bare)
                          or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
+        elif result and _GERUND_NOW.match(bare) and verb_lemma(bare.split()[0]):
+            # "gave up coffee, doing green tea instead": what the holder does now (said with
+            # no subject, the speaker)
+            who = subject or "I"
+            lemma = str(verb_lemma(bare.split()[0]))
+            lemma = "have" if lemma == "do" else lemma  # "doing green tea": has it now
+            verb = lemma if who.casefold() in ("i", "we", "they") else inflect(lemma, "VBZ")
+            result.append(f"{who} {verb} {bare.split(' ', 1)[1]}")
         elif result and subject is not None and _starts_verb_phrase(piece):
             result.append(f"{subject} {piece}")
         elif result and _IT_ASIDE.match(bare):
@@ -758,10 +771,15 @@ _CHANGE_ADVERB_TAIL = re.compile(r"(?:,?\s+(?:now|anymore|any more|these days|no
                                  r"again|already|instead|currently|at the moment))+$", _I)
 
 
+#: How wholly, said after the value: "gave up coffee completely", "no car at all".
+_DEGREE_ADVERB_TAIL = re.compile(r"(?:,?\s+(?:completely|entirely|altogether|totally|at all|"
+                                 r"cold turkey|for good))+$", _I)
+
+
 def _untimed(text: str, *, time_is_value: bool = False) -> str:
     """``text`` without its time phrases; with ``time_is_value``, a time that is all it says
     stays ("the deadline is next week"), while "I work out every morning" has no object."""
-    text = _TRAIL.sub("", text.strip())
+    text = _DEGREE_ADVERB_TAIL.sub("", _TRAIL.sub("", text.strip()))
     untimed = _TIME_HEAD.sub("", _TIME_TAIL.sub("", text)).strip()
     if time_is_value and (not re.search(r"[^\W\d_]", untimed)  # "on July 4": not just "4"
                           or untimed.casefold() in _SAYS_WHEN):  # "due in April"
