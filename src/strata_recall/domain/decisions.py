@@ -208,11 +208,25 @@ def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:
     return bool(value) and not value <= _value_words(candidate.content)
 
 
+#: Attributes that name one slot: where one is from is where one grew up; one's car is what
+#: one drives.
+_ONE_SLOT = {"grew_up_in": "from", "hometown": "from", "car": "drives"}
+
+
+def one_slot(subject: str | None) -> str | None:
+    """``subject`` with its attribute said the one way (``_ONE_SLOT``)."""
+    if subject is None or subject.count(".") != 1:
+        return subject
+    holder, _, attribute = subject.partition(".")
+    return f"{holder}.{_ONE_SLOT.get(attribute, attribute)}"
+
+
 def _relation(fact: FactView, candidate: Candidate) -> str | None:
     """``same``, ``conflict`` (new value), ``negation`` (polarity flip), ``ends`` (a new state
     of the holder ends another slot) or None (unrelated)."""
-    if fact.subject is not None and fact.subject == candidate.subject:
-        same_value = _same_value(fact.value, candidate.value)
+    if fact.subject is not None and one_slot(fact.subject) == one_slot(candidate.subject):
+        # said with a cue of change, "a travel nurse" after "a nurse" is the news
+        same_value = _same_value(fact.value, candidate.value, loosely=not fact.explicit_change)
         if same_value and _other_years(fact.content, candidate.content):
             return None  # "visited Japan in 2018" and "… in 2023": two visits
         if same_value and fact.negated == candidate.negated:
@@ -329,7 +343,7 @@ def _parts_with(fact: FactView, candidate: Candidate) -> bool:
     # "we gave Luna away": the household's, so the user's too
     if rest.split(".")[0] not in _PARTING or owner not in (holder, *_HOUSEHOLD.get(holder, ())):
         return False
-    if _same_value(fact.value, candidate.value):
+    if _same_value(fact.value, candidate.value, loosely=False):
         return True
     held = candidate.subject.split(".")[1] if candidate.subject.count(".") else ""
     # A single-valued slot ("my car is a Honda Civic": user.car) holds its thing too.
@@ -586,13 +600,30 @@ def _one_decision_per_target(decisions: list[Decision]) -> list[Decision]:
     ]
 
 
-def _same_value(first: str | None, second: str | None) -> bool:
+def _same_value(first: str | None, second: str | None, *, loosely: bool = True) -> bool:
+    """One value, said the same way or (``loosely``) one within the other."""
     if first is None or second is None:
         return first is second
     said, other = _value_words(first), _value_words(second)
     if not said and not other:  # all stop words ("he/him", "they/them"): compare the text
         return normalize(first) == normalize(second)
-    return said == other and _labels(first) == _labels(second)
+    if _labels(first) != _labels(second):
+        return False
+    return said == other or (loosely and (_one_within(said, other) or _one_within(other, said)))
+
+
+def _one_within(short: set[str], long: set[str]) -> bool:
+    """Every word of ``short`` is (or abbreviates) one of ``long``, which adds no number but
+    a year: "model 3" / "tesla model 3", "O neg" / "O negative", "St. Vincent's" / "St.
+    Vincent's Hospital", "3 September" / "September 3, 1990" say one value."""
+    if not short or len(short) > len(long):
+        return False
+    numbers = {w for w in short if w.isdigit()}
+    extra = {w for w in long if w.isdigit()} - numbers
+    if numbers - long or any(_YEAR.fullmatch(n) is None for n in extra):
+        return False
+    return all(w in long or (len(w) >= 3 and w.isalpha() and any(
+        o.startswith(w) and len(o) - len(w) >= 2 for o in long)) for w in short)
 
 
 def _labels(value: str) -> set[str]:

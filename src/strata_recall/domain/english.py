@@ -77,6 +77,7 @@ _REMEMBER = re.compile(
     r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
+                     r"just so you know|just so u know|for the record|fyi|"
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
@@ -299,6 +300,9 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          # why it is told: "my cell is 614-555-0192 if you need it for the form",
                          # "… btw, in case it matters for the donation drive"
                          r"\s+if (?:you|u) (?:ever )?need (?:it|that|this|them)\b.*$|"
+                         # a condition of a request: "… when you suggest recipes"
+                         r"\s+when (?:you|u) (?:\w+ )?(?:suggest|recommend|plan|book|order|"
+                         r"pick|make|send|schedule|look)\b.*$|"
                          r"(?:,?\s+(?:btw|fyi|by the way))?,?\s+(?:just )?(?:in case|if (?:that|it|"
                          r"this) (?:matters|helps))\b.*$|"
                          # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
@@ -1876,6 +1880,9 @@ _CONTRACTION = re.compile(r"\b(I|we|you|they)'(m|re|ve|ll|d)\b", _I)
 #: "she's 7", "he's a nurse": "is" (not "she's been", "he's got": "has").
 _HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still |in |at |"
                     r"from |on |with |married|single|engaged|divorced|retired))", _I)
+#: "my car's a model 3", "Mike's a nurse": "is" before an article.
+_NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:an?|not|"
+                        r"no longer|still) )", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
@@ -1890,7 +1897,7 @@ _CLEFT = re.compile(r"^(?P<thing>.+?) (?:is|are) (?:something|one thing|the thin
 
 
 #: The place put first: "Lyon is where I grew up" says "I grew up in Lyon".
-_WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?) is (?:the place )?where "
+_WHERE_CLEFT = re.compile(r"^(?P<place>(?-i:[A-Z])[\w' -]*?|[a-z]+) is (?:the place )?where "
                           r"(?P<rest>(?:i|we) .+)$", _I)
 
 
@@ -2476,6 +2483,7 @@ def _expand(text: str) -> str:
     text = _BARE_SLOT.sub("my ", text)
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _HE_HAS.sub(r"\1 has", _HE_IS.sub(r"\1 is", text))
+    text = _NOUN_IS_A.sub(r"\1 is", text)
     for pattern, said_plainly in _REWRITES:
         text = pattern.sub(said_plainly, text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text)
@@ -2483,8 +2491,10 @@ def _expand(text: str) -> str:
         whose = f"{as_my['name']}'s" if as_my.groupdict().get("name") else as_my["det"]
         return f"{whose} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)
-    if where is not None:
-        return f"{where['rest']} in {_unled(where['place'])}"
+    if where is not None and (where["place"][:1].isupper() or unknown_word(where["place"])):
+        rest = re.sub(r"\s+originally$", "", where["rest"], flags=_I)
+        joint = " " if rest.casefold().endswith(" from") else " in "  # "where I'm from"
+        return f"{rest}{joint}{_unled(where['place'])}"
     cleft = _CLEFT.match(text)
     if cleft is None or verb_lemma(cleft["verb"].split()[-1]) is None:
         return text
