@@ -333,3 +333,47 @@ def test_a_plainly_said_new_value_disputes_both_claims_instead_of_updating() -> 
                      value="New York City")
     moved = decide(again, [same], NOW)
     assert disputed_when_unmarked(again, moved, [same], plainly=True) == moved  # initials
+
+
+def test_one_value_said_within_another_is_the_same_unless_a_change_is_said() -> None:
+    tesla = Candidate("m1", "User drives a Tesla Model 3", 0.7, subject="user.drives",
+                      value="tesla model 3")
+    car = fact("User's car is a model 3", subject="user.car", value="model 3")
+    assert decide(car, [tesla], NOW).action is Action.NONE  # one slot, one value
+    nurse = Candidate("m2", "Sam works as a nurse", 0.7, subject="person:sam.job_title",
+                      value="nurse")
+    travel = fact("Sam is a travel nurse", subject="person:sam.job_title",
+                  value="travel nurse", explicit_change=True)
+    assert decide(travel, [nurse], NOW).action is Action.UPDATE  # the news is the detail
+    clark = Candidate("m3", "User's son's teacher is Mrs. Clark", 0.9,
+                      subject="user.teacher", value="Mrs. Clark")
+    clarke = fact("User's son's teacher is Mrs. Clarke", subject="user.teacher",
+                  value="Mrs. Clarke")
+    assert decide(clarke, [clark], NOW).action is Action.UPDATE  # a letter more: another name
+    o_neg = fact("User's blood type is O neg", subject="user.blood_type", value="O neg")
+    o_negative = Candidate("m4", "User's blood type is O negative", 0.8,
+                           subject="user.blood_type", value="O negative")
+    assert decide(o_neg, [o_negative], NOW).action is Action.NONE
+    born = Candidate("m5", "User was born on September 3rd, 1990", 0.6,
+                     subject="user.birthday", value="September 3rd, 1990")
+    third = fact("User's birthday is the 3rd of September", subject="user.birthday",
+                 value="the 3rd of September")
+    assert decide(third, [born], NOW).action is Action.NONE
+    fourth = fact("User's birthday is September 4", subject="user.birthday",
+                  value="September 4")
+    assert decide(fourth, [born], NOW).action is Action.UPDATE
+
+
+def test_where_one_is_from_is_where_one_grew_up_and_no_car_ends_what_one_drives() -> None:
+    tulsa = Candidate("m1", "User grew up in Tulsa", 0.6, subject="user.grew_up_in",
+                      value="Tulsa")
+    assert decide(fact("User is from Tulsa", subject="user.from", value="Tulsa"),
+                  [tulsa], NOW).action is Action.NONE
+    corolla = Candidate("m2", "User drives a 2009 corolla", 0.5, subject="user.drives",
+                        value="2009 corolla")
+    no_car = fact("User no longer has a car", subject="user.has.car", value="car",
+                  negated=True, explicit_change=True)
+    assert decide(no_car, [corolla], NOW).target_id == "m2"
+    no_bike = fact("User no longer has a bike", subject="user.has.bike", value="bike",
+                   negated=True, explicit_change=True)
+    assert decide(no_bike, [corolla], NOW).action is Action.ADD

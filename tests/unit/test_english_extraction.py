@@ -9,7 +9,7 @@ import timeit
 
 import pytest
 
-from strata_recall.domain.english import opens_with_bare_correction
+from strata_recall.domain.english import opens_with_bare_correction, spelled_out
 from strata_recall.domain.slots import is_single_valued, slot_key
 from strata_recall.providers.base import ExtractedFact
 from strata_recall.providers.rules import extract_facts
@@ -1785,3 +1785,62 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
         "not on the on-call rotation anymore 🙌 finally")] == [
         ("User is no longer on the on-call rotation", True)]
     assert not any(f.negated for f in extract_facts("not gonna happen"))  # no "anymore"
+
+
+# -- typed chat: shorthand, requests beside the claim, sentences with no full stop ----------
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("my cell is 614-555-0192 if u need it for the pharmacy form", "user.phone", "614-555-0192"),
+    ("our wifi password is tangerine42 — can u write a little sign with it",
+     "user.wifi_password", "tangerine42"),
+    ("changed the wifi pw to BlueHeron!88 after the neighbor kid got on it lol, redo the sign",
+     "user.wifi_password", "BlueHeron!88"),
+    ("i live in queens, whats the fastest way to jfk", "user.lives_in", "queens"),
+    ("my favorite color is green, use it for the birthday invite theme",
+     "user.favourite_colour", "green"),
+    ("fav color is purple so make the slides purple-ish pls", "user.favourite_colour", "purple"),
+    ("anniversary is june 2 — find me a bed and breakfast for that weekend",
+     "user.anniversary", "june 2"),
+    ("I'm 185 cm, need a new wetsuit size recommendation", "user.height", "185 cm"),
+    ("blood type is AB positive btw, in case it matters for the donation drive",
+     "user.blood_type", "AB positive"),
+    ("big news i moved to pittsburgh last weekend 📦📦 still unpacking lol", "user.lives_in",
+     "pittsburgh"),
+    ("my dentist is dr. patel on 3rd ave", "user.dentist", "dr. patel on 3rd ave"),
+    ("Dr. Huang is my dentist, she's great with anxious patients", "user.dentist", "Dr. Huang"),
+    ("Zoe's school is Roosevelt Elementary, pickup is at 3:15", "person:zoe.school",
+     "Roosevelt Elementary"),
+    ("our wedding anniversary is may 18, book somewhere nice", "user.wedding_anniversary",
+     "may 18"),
+    ("tulsa is where im from originally", "user.from", "tulsa"),
+    ("my car's a model 3 btw", "user.car", "model 3"),
+    ("reminder im a vegetarian when u suggest recipes pls", "user.diet", "vegetarian"),
+    ("i drink like 4 cups of coffee a day is that too much", "user.drinks.like_4_cup",
+     "like 4 cups of coffee a day"),
+])
+def test_typed_chat_keeps_the_claim_and_leaves_the_request(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "redo the sign", "pls write me a toast for saturday", "book somewhere nice",
+    "I was wondering, do you know a good vet?",
+])
+def test_a_task_for_the_assistant_is_no_claim(text: str) -> None:
+    assert facts(text) == []
+
+
+def test_what_is_done_instead_is_no_part_of_what_was_given_up() -> None:
+    said = [r[:3] for r in facts("gave up coffee completely, doing green tea instead")]
+    assert said == [("user.has.coffee", "coffee", True), ("user.has.green_tea", "green tea", False)]
+    assert ("user.has.car", "car", True) in [
+        r[:3] for r in facts("sold it last month, i don't have a car at all anymore")]
+
+
+def test_spelled_out_shorthand_and_places_typed_in_lower_case() -> None:
+    assert spelled_out("im sure u dont need it w/ me bc of my bday pw") == (
+        "I'm sure you don't need it with me because of my birthday password")
+    assert spelled_out("I'M IN") == "I'M IN"  # shouting is no shorthand
+    assert facts("i moved to pittsburgh")[0][:4] == ("user.lives_in", "pittsburgh", False, True)
+    assert facts("i moved to a new apartment")[0][0] != "user.lives_in"  # a common noun
+    assert "user.phone" not in [r[0] for r in facts("phone is dead lol")]  # no "my": a thing

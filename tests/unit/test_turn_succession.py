@@ -241,3 +241,11 @@ def test_a_correction_corrects_a_claim_on_its_topic_a_little_less_alike() -> Non
     # the same closeness with no correction opener, or no topic word in common: nothing
     assert succeeded(new("codeine is the one I'm allergic to now"), [said]) is None
     assert succeeded(new("sorry I meant Tuesday"), [said]) is None
+
+
+def test_a_change_word_in_the_request_beside_a_claim_changes_nothing() -> None:
+    old = earlier("I'm 178 cm tall", 0.8)
+    asked = new("I'm 185 cm, need a new wetsuit size recommendation")
+    assert claim_of(asked.text) == "I'm 185 cm"
+    assert succeeded(asked, [old]) is None  # a conflict, not an update
+    assert succeeded(new("I'm 185 cm now"), [old]) == old
