@@ -1844,3 +1844,23 @@ def test_spelled_out_shorthand_and_places_typed_in_lower_case() -> None:
     assert facts("i moved to pittsburgh")[0][:4] == ("user.lives_in", "pittsburgh", False, True)
     assert facts("i moved to a new apartment")[0][0] != "user.lives_in"  # a common noun
     assert "user.phone" not in [r[0] for r in facts("phone is dead lol")]  # no "my": a thing
+
+
+def test_a_labelled_list_gives_each_item_as_the_speakers_own() -> None:
+    said = [r[:2] for r in facts(
+        "my accounts: spotify is jlee88, steam is jlee_gamer, discord is jlee#0420")]
+    assert said == [("user.spotify", "jlee88"), ("user.steam", "jlee_gamer"),
+                    ("user.discord", "jlee#0420")]
+    said = [r[:2] for r in facts("house stuff: furnace filter is 16x25x1, hoa fee is $220/mo")]
+    assert said == [("user.furnace_filter", "16x25x1"), ("user.hoa_fee", "$220/mo")]
+    assert [r[:2] for r in facts("Correction: the deadline is Friday, not Monday")] == [
+        ("project.deadline", "Friday")]  # a correction, no list
+
+
+def test_a_student_year_and_school_and_what_one_majors_in_are_each_read() -> None:
+    said = [r[:2] for r in facts("im a sophomore at ohio state, majoring in econ")]
+    assert said == [("user.school_grade", "sophomore"), ("user.school", "ohio state"),
+                    ("user.majors.econ", "in econ")]
+    assert [r[:2] for r in facts("I love cooking, baking and hiking")] == [
+        ("user.likes.cooking", "cooking"), ("user.likes.baking", "baking"),
+        ("user.likes.hiking", "hiking")]  # gerunds as objects stay objects

@@ -218,7 +218,11 @@ def one_slot(subject: str | None) -> str | None:
     if subject is None or subject.count(".") != 1:
         return subject
     holder, _, attribute = subject.partition(".")
+    attribute = _ACCOUNT_TAIL.sub("", attribute)  # "steam username" is one's steam
     return f"{holder}.{_ONE_SLOT.get(attribute, attribute)}"
+
+
+_ACCOUNT_TAIL = re.compile(r"(?<=[a-z])_(?:username|user_name|handle|account|login|id)$")
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:

@@ -410,7 +410,8 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       rf",\s+(?=(?-i:{_NAME})(?:'s\s+\w+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?:he|she)(?:'s)?\s+\w)|"
                       r",\s+(?=it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b)|"
-                      r",\s+(?=(?-i:[a-z]+ing)\s+(?:\w+\s+){0,4}?(?:instead|now|these days)\b)|"
+                      r",\s+(?=(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
+                      r"(?:in|at|as|for|with|on)\s))|"
                       r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
                       r",\s+(?=(?-i:[a-z]+)\s+(?:is|are)\s)(?!(?:which|that|this|it|there|what|"
                       r"who|where|here|one|mine|all|everything|nothing)\s)|"
@@ -419,7 +420,8 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
 
 
 #: "…, doing green tea instead": a participle saying what is done now, a clause of its own.
-_GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:\w+\s+){0,4}?(?:instead|now|these days)\b", _I)
+_GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
+                         r"(?:in|at|as|for|with|on)\s)", _I)
 #: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
 _NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are)\s")
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
@@ -2535,12 +2537,50 @@ def spelled_out(text: str) -> str:
     return text.replace("with  ", "with ")
 
 
+#: A labelled list of one's things: "my accounts: spotify is jlee88, steam is jlee_gamer",
+#: "house stuff to remember: furnace filter is 16x25x1, hoa fee is $220/mo".
+_LABELLED_LIST = re.compile(r"^(?P<label>[^:,]{2,40}):\s*(?P<items>.+)$")
+_LIST_ITEM = re.compile(r"^(?!(?:i|we|he|she|they|it|my|our|his|her|their|this|that|there)\b)"
+                        r"(?:the\s+)?(?P<noun>[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}) "
+                        r"(?:is|are|=)\s+\S", _I)
+_ITEM_BREAK = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
+
+
+def _listed(sentence: str) -> list[str]:
+    """A labelled list of two or more "noun is value" items as sentences of the speaker's
+    own ("my spotify is jlee88"), else the sentence as it is."""
+    labelled = _LABELLED_LIST.match(sentence)
+    if labelled is None or _CORRECTION.match(sentence) or _REMEMBER.match(sentence):
+        return [sentence]
+    items = [i.strip(" .!") for i in _ITEM_BREAK.split(labelled["items"]) if i.strip(" .!")]
+    if len(items) < 2 or not all(_LIST_ITEM.match(i) for i in items):
+        return [sentence]
+    return [f"my {_LIST_ITEM_DET.sub('', i)}" for i in items]
+
+
+_LIST_ITEM_DET = re.compile(r"^the\s+", _I)
+#: "I'm a sophomore at ohio state": the year, and where one studies.
+_STUDENT_AT = re.compile(r"^(?P<who>i am|i'm|im) (?:a |an )?(?P<year>freshman|sophomore|junior|"
+                         r"senior|first-year|second-year|third-year|final-year|grad student|"
+                         r"phd student|student) at (?P<school>.+)$", _I)
+
+
+def _student_at(sentence: str) -> list[str]:
+    student = _STUDENT_AT.match(sentence)
+    if student is None:
+        return [sentence]
+    school, _, rest = student["school"].partition(",")
+    year = f"I am a {student['year']}"
+    return [year, f"I study at {school.strip()}{',' + rest if rest else ''}"]
+
+
 def read_text(text: str, role: str = "user") -> list[Statement]:
     """Every claim in ``text`` as said by ``role`` ("user" or "assistant"), in order."""
     text = spelled_out(text)
     found: list[Statement] = []
     said = ""  # the clause before, for "it"
-    for sentence in sentences(text):
+    for sentence in (s for whole in sentences(text) for listed in _listed(whole)
+                     for s in _student_at(listed)):
         opened = len(found)  # the claims of this sentence start here
         sentence = _NONE_FOR_ME.sub(r"I avoid \g<x>", sentence)  # before "no" is a filler
         if is_chatter(sentence):
