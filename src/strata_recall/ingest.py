@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from strata_recall.domain.chatter import is_chatter, is_echo
+from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter, is_echo
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.lifecycle import check_importance, check_tags, check_text, check_type
 from strata_recall.domain.models import Event, Memory, MemoryType, Provenance, Scope
@@ -215,7 +215,9 @@ def build_memories(
 
 def _memory_meta(draft: Draft, event: Event) -> dict[str, Any]:
     """The speaker, and the secrets mark: the event's when the draft is its text verbatim."""
-    meta = {"speaker": event.author} if event.author else {}
+    meta: dict[str, Any] = {"speaker": event.author} if event.author else {}
+    if (event.role or "").casefold() in ASSISTANT_ROLES:  # recall ranks the user's words first
+        meta["role"] = "assistant"
     if draft.content != event.text:
         return marked(meta, draft.content)
     kinds = event.meta.get(SECRETS_KEY)

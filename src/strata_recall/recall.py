@@ -81,6 +81,9 @@ class RecallConfig:
     episode_expand: int = 2
     #: Multiplier for other speakers' turns when the query names exactly one speaker (1: off).
     speaker_factor: float = 0.4
+    #: Multiplier for an assistant's turns: what the user said of themselves answers a
+    #: question about them before the assistant's advice around it (1: off).
+    assistant_factor: float = 0.6
     #: When the query names a date, turns whose event time falls in it (widened by
     #: ``time_slack_days`` after) gain this share of half the candidates' score range (0: off).
     time_weight: float = 1.0
@@ -100,7 +103,8 @@ class RecallConfig:
 
 def _query_signals_only(**changes: Any) -> RecallConfig:
     """A preset without the episode and speaker structure: plain signal fusion."""
-    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0, time_weight=0.0,
+    return replace(RecallConfig(), episode_weight=0.0, speaker_factor=1.0,
+                   assistant_factor=1.0, time_weight=0.0,
                    graph_weight=0.0, neighbour_weight=0.0, **changes)
 
 
@@ -353,6 +357,11 @@ class Retriever:
                                   config.episode_weight)
             floor = floor_of(bonus)
             fused = {i: score + bonus.get(i, floor) for i, score in fused.items()}
+        if config.assistant_factor != 1.0:
+            said_by_assistant = {i: ASSISTANT for i, m in turns.items()
+                                 if m.meta.get(ROLE_KEY) == ASSISTANT}
+            if said_by_assistant:
+                fused = damp_other_speakers(fused, said_by_assistant, "", config.assistant_factor)
         if config.speaker_factor != 1.0:
             speaker_of = {i: _speaker(m) for i, m in turns.items()}
             named = named_speaker(query, {s for s in speaker_of.values() if s})
@@ -533,6 +542,11 @@ def _successors(candidates: dict[str, Candidate]) -> dict[str, str]:
 def _near(memory: Candidate) -> list[str]:
     near = memory.meta.get("near", [])
     return [n for n in near if isinstance(n, str)] if isinstance(near, list) else []
+
+
+#: What marks a turn an assistant said (``meta.role``).
+ROLE_KEY = "role"
+ASSISTANT = "assistant"
 
 
 def _speaker(memory: Candidate) -> str | None:

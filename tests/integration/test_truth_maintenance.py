@@ -670,3 +670,18 @@ def test_a_habit_given_up_takes_its_schedule_along(store: Store, clock: FakeCloc
     said_in_turn(strata, clock, "I run on Mondays and swim on Fridays.", "I stopped running.")
     states = by_content(strata)
     assert states.get("User swims on Fridays") is not Lifecycle.SUPERSEDED, states
+
+
+def test_an_assistants_turn_is_marked_and_ranks_below_the_users_own_words(
+        store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    strata.remember(messages=[
+        {"role": "user", "content": "my lease ends aug 31, when should i start looking"},
+        {"role": "assistant", "content": "Start looking about 60 days before your lease ends."},
+    ], scope=A)
+    roles = {m.content: m.meta.get("role") for m in strata.list(scope=A).items
+             if m.meta.get("kind") != "episode"}
+    assert roles == {"my lease ends aug 31, when should i start looking": None,
+                     "Start looking about 60 days before your lease ends.": "assistant"}
+    top = strata.recall("when does my lease end?", scope=A, k=2).hits[0].memory
+    assert top.content.startswith("my lease ends aug 31")

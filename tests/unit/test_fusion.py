@@ -5,6 +5,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from strata_recall.domain.fusion import (
+    LONE_HIT_LEAD,
+    VECTOR_SPREAD,
     Weights,
     fuse,
     min_max,
@@ -82,8 +84,8 @@ def _reference_fuse(signals: dict[str, dict[str, float]], weights: Weights) -> d
     candidates = {key for name in ("vector", "lexical") for key in signals.get(name, {})}
     scaled = {}
     for name in ("vector", "lexical"):
-        z = standardize(signals.get(name, {}))
-        floor = min(z.values(), default=0.0)
+        z = standardize(signals.get(name, {}), VECTOR_SPREAD if name == "vector" else 0.0)
+        floor = -LONE_HIT_LEAD if z and not any(z.values()) else min(z.values(), default=0.0)
         scaled[name] = {key: z.get(key, floor) for key in candidates}
     for name in ("recency", "importance"):
         scaled[name] = dict(signals.get(name, {}))
@@ -121,3 +123,17 @@ def test_relevance_clips_as_min_and_max_did(vector: float, lexical: float) -> No
     bm25 = max(0.0, lexical)
     expected = 1.0 - (1.0 - v) * (1.0 - bm25 / (bm25 + 8.0))
     assert relevance({"vector": vector, "lexical": lexical}) == expected
+
+
+def test_a_lone_lexical_hit_stands_above_what_the_words_did_not_find() -> None:
+    signals = {"vector": {"advice": 0.527, "lease": 0.520}, "lexical": {"lease": 3.1}}
+    fused = fuse(signals, Weights(), "zscore")
+    assert fused["lease"] > fused["advice"]  # the only turn the words found wins a near tie
+
+
+def test_cosines_a_hair_apart_are_not_standard_deviations_apart() -> None:
+    signals = {"vector": {"a": 0.527, "b": 0.520}}
+    fused = fuse(signals, Weights(), "zscore")
+    assert 0 < fused["a"] - fused["b"] < 0.3 * Weights().vector
+    wide = fuse({"vector": {"a": 0.8, "b": 0.2}}, Weights(), "zscore")
+    assert wide["a"] - wide["b"] == pytest.approx(2 * Weights().vector)  # a real spread is kept

@@ -102,8 +102,9 @@ def min_max(scores: Mapping[str, float]) -> dict[str, float]:
 MIN_SPREAD = 1e-4
 
 
-def standardize(scores: Mapping[str, float]) -> dict[str, float]:
-    """(x - mean) / std; a lone or (near-)constant score becomes 0.0."""
+def standardize(scores: Mapping[str, float], least_spread: float = 0.0) -> dict[str, float]:
+    """(x - mean) / std (at least ``least_spread``); a lone or (near-)constant score becomes
+    0.0."""
     if not scores:
         return {}
     values = list(scores.values())
@@ -111,6 +112,7 @@ def standardize(scores: Mapping[str, float]) -> dict[str, float]:
     spread = math.sqrt(sum([(v - mean) ** 2 for v in values]) / len(values))
     if spread < MIN_SPREAD:
         return dict.fromkeys(scores, 0.0)
+    spread = max(spread, least_spread)
     return {key: (value - mean) / spread for key, value in scores.items()}
 
 
@@ -133,7 +135,8 @@ def fuse(
             "lexical": (scale_by_max(signals.get("lexical", {})), 0.0),
         }
     elif method == "zscore":
-        scaled = {name: _standardized_with_floor(signals.get(name, {}))
+        scaled = {name: _standardized_with_floor(signals.get(name, {}),
+                                                 VECTOR_SPREAD if name == "vector" else 0.0)
                   for name in QUERY_SIGNALS}
     elif method == "rrf":
         top = RRF_K + 1
@@ -166,8 +169,22 @@ def _weighted_sums(
     return {key: sum(terms) for key, terms in zip(ordered, per_key, strict=True)}
 
 
-def _standardized_with_floor(scores: Mapping[str, float]) -> tuple[dict[str, float], float]:
-    """Standardised scores, and the lowest z: what a candidate this signal did not return
-    gets (it scored at most that)."""
-    z = standardize(scores)
+#: The least spread of cosines standardised as such: a few candidates a hair apart (0.527 /
+#: 0.520) are alike, not two standard deviations apart.
+VECTOR_SPREAD = 0.03
+
+
+def _standardized_with_floor(scores: Mapping[str, float], least_spread: float = 0.0
+                             ) -> tuple[dict[str, float], float]:
+    """Standardised scores (the spread taken as at least ``least_spread``), and the lowest
+    z: what a candidate this signal did not return gets (it scored at most that)."""
+    z = standardize(scores, least_spread)
+    if z and not any(z.values()):  # a lone hit, or hits alike: each above what was not hit
+        return z, -LONE_HIT_LEAD
     return z, min(z.values(), default=0.0)
+
+
+#: How far (in standard deviations) a lone hit of a signal, or hits it scores alike, stand
+#: above the candidates it did not return ("my lease ends aug 31" is the only turn the words
+#: of "when does my lease end?" find: that says something, though no spread says how much).
+LONE_HIT_LEAD = 1.0
