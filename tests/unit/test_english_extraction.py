@@ -1864,3 +1864,29 @@ def test_a_student_year_and_school_and_what_one_majors_in_are_each_read() -> Non
     assert [r[:2] for r in facts("I love cooking, baking and hiking")] == [
         ("user.likes.cooking", "cooking"), ("user.likes.baking", "baking"),
         ("user.likes.hiking", "hiking")]  # gerunds as objects stay objects
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("ugh had to get a new number because of all the spam calls. it's 412-555-0148 now",
+     "user.phone", "412-555-0148"),
+    ("switched to oat milk in my coffee, dairy was wrecking my stomach", "user.coffee",
+     "oat milk"),
+    ("im a junior at UCF studying bio, can u help me plan my fall schedule", "user.school",
+     "UCF"),
+    ("transferred to FIU this semester!! same major tho", "user.school", "FIU"),
+    ("my car insurance is through geico, is their roadside assistance any good",
+     "user.car_insurance", "geico"),
+    ("im with progressive for car insurance, how do i add my teen driver",
+     "user.car_insurance", "progressive"),
+    ("oh hang on, i'm 5'10 not 5'9, my bad. does that change it?", "user.height", "5'10"),
+    ("i'm 5'9 btw, for the bike sizing thing", "user.height", "5'9"),
+    ("i have 3 cats, is a 20lb bag of litter enough for a month", "user.has_pet.cat", "3 cats"),
+])
+def test_more_of_typed_chat_is_read(text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_she_after_my_x_is_a_name_stands_for_the_name() -> None:
+    said = [r[:2] for r in facts("my manager is dana, she's pretty chill about wfh")]
+    assert said[0] == ("user.manager", "dana")
+    assert ("user.manager", "pretty chill about wfh") not in said

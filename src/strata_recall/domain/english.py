@@ -78,6 +78,7 @@ _REMEMBER = re.compile(
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
                      r"just so you know|just so u know|for the record|fyi|"
+                     r"hang on|hold on|one sec|"
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
@@ -143,7 +144,8 @@ _HEDGE_LEAD = re.compile(r"^(?:i think|i guess|i believe|i suppose|i heard|maybe
                          r"not sure but)\b,?\s*(?:that\s+)?", _I)
 _HEDGE_INSIDE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i think|"
                            r"not sure|kind of|sort of|i guess)\b", _I)
-_NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$", _I)
+_NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$|"
+                       r"(?<=\d)\s+not\s+(?P<old_number>\d[^,\s]*)$", _I)  # "5'10 not 5'9"
 _TAG_QUESTION = re.compile(r",\s*(?:right|yes|correct|yeah|ok|okay|true|isn't it|don't you|"
                            r"didn't you|aren't you)\s*[?!.]*$", _I)
 _INSTEAD = re.compile(r"\s+(?:instead of|rather than|over)\s+(?P<old>.+)$", _I)
@@ -257,8 +259,8 @@ _CATEGORIES: dict[str, tuple[str, ...]] = {
     "browser": ("firefox", "chrome", "safari", "brave"),
     "indentation": ("tabs", "spaces"),
 }
-_TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|spring|summer|fall|autumn|"
-         r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night|morning|evening|"
+_TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|semester|term|quarter|spring|"
+         r"summer|fall|autumn|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|night|morning|evening|"
          r"day)|yesterday|"
          r"today|tonight|recently|lately|a while ago|(?:a few|a couple of|two|three|\d+) \w+ ago|"
          r"since (?:(?:my|his|her|their|our|the) \w+(?: \w+)?|\w+(?: \d{4})?)|"
@@ -287,7 +289,8 @@ _TRAIL = re.compile(r"[\s.!;:,]+$")
 _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|tomorrow|"
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
-_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|"
+_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
+                         r"my mistake|sorry|"
                          r"like i said|you know|just so you know|for what it's worth|"
                          r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$|"
                          # a bare verdict: why, not another object ("I sold the car, too old")
@@ -297,6 +300,10 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          # day, trying to cut down"): an aim, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
                          r"planning|looking|working|aiming|wanting)\s+to\s+[^,]+[\s.!]*$|"
+                         # what it is for: "i'm 5'9 btw, for the bike sizing thing"
+                         r"(?:,?\s+(?:btw|fyi|by the way))?,?\s+for (?:the|my|your|a) "
+                         r"[\w' -]{1,30}?(?:thing|form|stuff|quote|application|signup|sign-up)"
+                         r"[\s.!]*$|"
                          # why it is told: "my cell is 614-555-0192 if you need it for the form",
                          # "… btw, in case it matters for the donation drive"
                          r"\s+if (?:you|u) (?:ever )?need (?:it|that|this|them)\b.*$|"
@@ -413,17 +420,20 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       r",\s+(?=(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                       r"(?:in|at|as|for|with|on)\s))|"
                       r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
-                      r",\s+(?=(?-i:[a-z]+)\s+(?:is|are)\s)(?!(?:which|that|this|it|there|what|"
+                      r",\s+(?=(?-i:[a-z]+)\s+(?:is|are|was|were)\s)(?!(?:which|that|this|it|there|what|"
                       r"who|where|here|one|mine|all|everything|nothing)\s)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
 
 
+#: "my manager is dana": the name a later "she" stands for.
+_NAMED_BEFORE = re.compile(r"^(?:my|our) [\w' -]{1,30}? is (?:(?:dr|mr|mrs|ms)\.? )?"
+                           r"(?P<name>[A-Za-z][a-z]+(?: [A-Z][a-z]+)?)$", _I)
 #: "…, doing green tea instead": a participle saying what is done now, a clause of its own.
 _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                          r"(?:in|at|as|for|with|on)\s)", _I)
 #: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
-_NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are)\s")
+_NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are|was|were)\s")
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
@@ -451,7 +461,7 @@ _UNMARKED_END = re.compile(
     r"will that|would that)\b[^.!?,]{0,40}\??$)|"
     r"\s*(?:,|\s[—–-]|\s+so)\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|"
     r"why|who|can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|"
-    r"my|it|that|this|there|they)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
+    r"my|it|that|this|there|they|their|your|his|her|our|a|an|the)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
     r"should|will|do|does|did|is|are|any)\b[^.!]*\?|(?:what|how|where|who|when)'?s\b|"
     r"(?:is|are) there\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
     r"help me\b|remind me\b|"
@@ -526,6 +536,8 @@ def clauses(sentence: str) -> list[str]:
             named = subject is not None and (_named(subject) or _MY_RELATIVE.match(subject)
                                              is not None)  # "my son …, he goes to …"
             verb = "is " if pronoun["is"] else ""  # "Dr. Huang is my dentist, she's great …"
+            before = _NAMED_BEFORE.match(result[-1])  # "my manager is dana, she's …": dana
+            subject = before["name"] if before is not None else subject
             result.append(f"{subject} {verb}{bare[pronoun.end():]}" if named else piece)
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
@@ -1946,7 +1958,8 @@ _SUBJECTLESS = re.compile(r"^(?:(?:just|finally|recently|also|officially) )*(?=(
                           r"switched|became|began|passed|signed up|graduated|retired|"
                           r"landed|lost|won|traded|replaced|swapped|upgraded|cancell?ed|"
                           r"ditched|dropped|cut out|gave away|gave up|deleted|uninstalled|"
-                          r"closed|deactivated|renewed|booked|hired|fired|adopted)\b)", _I)
+                          r"closed|deactivated|renewed|booked|hired|fired|adopted|transferred|"
+                          r"relocated|enrolled|stopped|changed)\b)", _I)
 #: "Down to 172 pounds this morning!": the diarist's own measure, moved.
 _BARE_MEASURE = re.compile(rf"^(?=(?:down|up) to \d{{2,3}}(?:\.\d)?\s?(?:{_WEIGHT_UNITS}|stone)\b)",
                            _I)
@@ -2157,6 +2170,22 @@ _AS_MY = re.compile(r"^(?:i|we)(?: have| had)? (?:(?:switched|changed|moved)(?: 
                     r"(?P<v>.+?) as (?P<det>my|our) (?P<noun>[a-z][\w' -]{1,40})$", _I)
 
 
+#: Who one is insured or served by: "im with progressive for car insurance" (my car insurance
+#: is progressive), "my car insurance is through geico" (is geico).
+_INSURED_WITH = re.compile(r"^(?:i am|i'm|we are|we're|i|we) (?:with|through|(?:insured|covered) "
+                           r"(?:with|through|by)) (?P<v>[\w&'. -]+?) for (?:my |our |the )?"
+                           r"(?P<noun>(?:car|auto|home|health|life|renters|pet|travel|dental) "
+                           r"insurance)$", _I)
+_THROUGH = re.compile(r"^(?P<np>(?:my|our) (?:[\w-]+ ){0,2}(?:insurance|provider|carrier|bank|"
+                      r"plan|coverage)) is (?:with|through|via) ", _I)
+
+
+#: "(I) switched to oat milk in my coffee": my coffee is now oat milk.
+_SWITCHED_IN_MY = re.compile(r"^(?:i |we )?(?:have |had |just )?(?:switched|changed|moved|gone)"
+                             r"(?: over)? to (?P<v>.+?) (?:in|for|on|with) (?P<det>my|our) "
+                             r"(?P<noun>[a-z][\w' -]{1,30})$", _I)
+
+
 #: "I've switched my preferred language to Rust": my preferred language is now Rust.
 _SET_MY = re.compile(r"^(?:(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? )?"
                      r"(?:switched|changed|set|updated|moved|upped|raised|increased|bumped|"
@@ -2206,8 +2235,11 @@ _MOVED_ACCOUNTS = re.compile(r"^(?:i|we)(?: have| had)? (?:moved|switched|transf
                              r"(?:accounts?|banking|savings|checking) (?:over )?to "
                              r"(?P<v>.+)$", _I)
 #: "I changed my number, it's 555-0199 now": the thing changed, then what it is now.
-_CHANGED_THING = (r"^(?:i|we)(?: have| had| just)? (?:changed|switched|updated|replaced|renewed|"
-                  r"reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?[a-z-]+)")
+_CHANGED_THING = (r"^(?:(?:i|we)(?: have| had| just)? (?:changed|switched|updated|replaced|"
+                  r"renewed|reset) (?P<np>(?:my|our) (?:[a-z-]+ ){0,2}?[a-z-]+)|"
+                  # "(I) had to get a new number": my number
+                  r"(?:(?:i|we) )?(?:had to |have to |just )?(?:get|got|gotten) a new "
+                  r"(?P<noun>(?:[a-z-]+ ){0,2}?[a-z-]+))")
 _CHANGED_IT_IS = re.compile(_CHANGED_THING + r"\s*(?:,|;|:|—|-|and)\s*(?:it is|it's|the new "
                             r"one is)(?: now)? (?P<v>.+?)(?: now)?$", _I)
 #: "Rent went up to $1,650", "Standup moved to 10:15": a slot named by a bare noun, set to an
@@ -2565,11 +2597,15 @@ _STUDENT_AT = re.compile(r"^(?P<who>i am|i'm|im) (?:a |an )?(?P<year>freshman|so
                          r"phd student|student) at (?P<school>.+)$", _I)
 
 
+_STUDYING = re.compile(r"\s+(?:studying|majoring in|doing)\s+[^,]+", _I)
+
+
 def _student_at(sentence: str) -> list[str]:
     student = _STUDENT_AT.match(sentence)
     if student is None:
         return [sentence]
     school, _, rest = student["school"].partition(",")
+    school = _STUDYING.sub("", school)  # "UCF studying bio": the school
     year = f"I am a {student['year']}"
     return [year, f"I study at {school.strip()}{',' + rest if rest else ''}"]
 
@@ -2594,6 +2630,8 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
             clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
                                      found[opened:])
             clause = _CANT_TAKE.sub(r"\g<who> avoid \g<x>", clause)
+            clause = _SWITCHED_IN_MY.sub(r"\g<det> \g<noun> is now \g<v>", clause)
+            clause = _INSURED_WITH.sub(r"my \g<noun> is \g<v>", _THROUGH.sub(r"\g<np> is ", clause))
             clause = _NOT_ANYMORE.sub(lambda m: f"I'm not {m['x'] or m['y']} anymore", clause)
             clause = _he_she_named(clause, found)
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
@@ -2674,13 +2712,14 @@ def _it_named(clause: str, before: str) -> str:
     if it is None or not before:
         return clause
     verb = it["verb"] or "is"
-    said = _expand(before).strip()
+    said = _REASON_TAIL.sub("", _expand(before).strip())
     named = re.match(rf"^(?P<np>(?:my|our|the) (?:[a-z-]+ ){{0,2}}?[a-z-]+) {verb}\b", said, _I)
     if named is None and verb == "is":  # "I changed my number. It's 555-0199 now."
         named = _CHANGED_MY.match(said)
     if named is None:
         return clause
-    return f"{named['np']} {verb}{clause[it.end():]}"
+    thing = named["np"] if named["np"] else f"my {named['noun']}"
+    return f"{thing} {verb}{clause[it.end():]}"
 
 
 #: "..., I sold it", "traded it in for a RAV4": a parting whose object is "it".
