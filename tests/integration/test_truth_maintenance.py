@@ -542,7 +542,7 @@ def test_a_follow_up_correction_leaves_other_scopes_and_the_assistant_alone(
     ("My sister's wedding is on June 12.", "I got that wrong, the wedding is June 19.",
      "When is my sister's wedding?", "June 19", "User's sister's wedding is June 19"),
     ("The WiFi router is in the basement.", "No wait, the router is in the attic.",
-     "Where is the router?", "attic", "The WiFi router is in the attic"),
+     "Where is the router?", "attic", "User's wifi router is in the attic"),
 ])
 def test_the_thing_a_correction_names_with_the_is_the_one_known_by_that_name(
     store: Store, clock: FakeClock, first: str, follow_up: str, question: str, answer: str,

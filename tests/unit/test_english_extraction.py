@@ -1890,3 +1890,25 @@ def test_she_after_my_x_is_a_name_stands_for_the_name() -> None:
     said = [r[:2] for r in facts("my manager is dana, she's pretty chill about wfh")]
     assert said[0] == ("user.manager", "dana")
     assert ("user.manager", "pretty chill about wfh") not in said
+
+
+@pytest.mark.parametrize(("text", "row"), [
+    ("my doc took me off metformin last week, a1c is good now",
+     ("user.takes.metformin", "metformin", True)),
+    ("the doctor put me on lisinopril", ("user.takes.lisinopril", "lisinopril", False)),
+    ("i stopped teaching the tuesday class, was too burnt out",
+     ("user.teaches.tuesday_class", "tuesday class", True)),
+    ("ok and my son's at hillcrest middle, hopefully the same week",
+     ("person:user_son.located_in", "hillcrest middle", False)),
+])
+def test_prescribers_reasons_and_hopes_are_read_apart_from_the_claim(
+        text: str, row: tuple[str, str, bool]) -> None:
+    assert row in [r[:3] for r in facts(text)]
+
+
+def test_contractions_typed_without_an_apostrophe_are_spelled_out() -> None:
+    assert spelled_out("nope thats it, whats up, youre great") == (
+        "nope that's it, what's up, you're great")
+    assert spelled_out("its fine, they were here, were going") == (
+        "its fine, they were here, were going")  # words of their own stay
+    assert facts("nope thats it") == []

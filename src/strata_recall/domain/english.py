@@ -49,6 +49,7 @@ _CHATTER = re.compile(
     r"let me (?:think|see|check|look|know|try)(?: about it| on it| it over)?|let's see|"
     r"not sure(?: yet)?|"
     r"(?:i was|i'm|i am|just) wondering|i wonder|quick question|random question|"
+    r"(?:that's|that is) (?:it|all)(?: for now)?|"
     r"(?:i'll|i will|i'm going to|will) (?:remember|note|keep|bear)\b.*|"
     r"(?:got it|noted|understood|i see|makes sense|fair enough|no worries|no problem|"
     r"sounds (?:good|great|fine|perfect|like a plan)|good to know|glad to help|"
@@ -289,13 +290,16 @@ _TRAIL = re.compile(r"[\s.!;:,]+$")
 _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|tomorrow|"
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
-_ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
+_ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
+                         r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
                          r"my mistake|sorry|"
                          r"like i said|you know|just so you know|for what it's worth|"
                          r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$|"
                          # a bare verdict: why, not another object ("I sold the car, too old")
-                         r",\s*(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
-                         r"[a-z]+[\s.!]*$|,\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         r",\s*(?:(?:it|i|he|she|they)\s+)?(?:was\s+|were\s+|got\s+)?"
+                         r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
+                         r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
+                         r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
                          # what the user is after, beside the claim ("I smoke half a pack a
                          # day, trying to cut down"): an aim, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
@@ -314,6 +318,7 @@ _ASIDE_TAIL = re.compile(r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i m
                          r"this) (?:matters|helps))\b.*$|"
                          # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
                          # size recommendation"): a request, not a part of the value
+                         r",\s*(?:(?:i|we)\s+)?need\s+(?:a|an|some)\s+(?:new\s+)?[\w-]+[\s.!]*$|"
                          r",\s*(?:(?:and|but|so)\s+)?(?:(?:i|we)\s+)?(?:need|want|would like)\s+"
                          r"(?:(?:a|an|some|the|your)\s+)?(?:[\w-]+\s+){0,4}?(?:help|ideas?|tips?|"
                          r"advice|suggestions?|recommendations?|recs?)\b[^,]*[\s.!]*$", _I)
@@ -420,7 +425,7 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
                       r",\s+(?=(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                       r"(?:in|at|as|for|with|on)\s))|"
                       r",\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was)\s)|"
-                      r",\s+(?=(?-i:[a-z]+)\s+(?:is|are|was|were)\s)(?!(?:which|that|this|it|there|what|"
+                      r",\s+(?=(?-i:[a-z][a-z0-9]*)\s+(?:is|are|was|were)\s)(?!(?:which|that|this|it|there|what|"
                       r"who|where|here|one|mine|all|everything|nothing)\s)|"
                       r"[,;]\s+(?=(?:(?:and|but|so)\s+)?(?:now|today|these days|nowadays)\s+"
                       r"(?:i|we|my|i'm)\s)", _I)
@@ -433,7 +438,7 @@ _NAMED_BEFORE = re.compile(r"^(?:my|our) [\w' -]{1,30}? is (?:(?:dr|mr|mrs|ms)\.
 _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                          r"(?:in|at|as|for|with|on)\s)", _I)
 #: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
-_NOUN_IS = re.compile(r"^[a-z]+\s+(?:is|are|was|were)\s")
+_NOUN_IS = re.compile(r"^[a-z][a-z0-9]*\s+(?:is|are|was|were)\s")
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
@@ -1896,7 +1901,7 @@ _HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still
                     r"from |on |with |married|single|engaged|divorced|retired))", _I)
 #: "my car's a model 3", "Mike's a nurse": "is" before an article.
 _NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:an?|not|"
-                        r"no longer|still) )", _I)
+                        r"no longer|still|at|in) )", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
@@ -2289,8 +2294,9 @@ _LET_LAPSE = re.compile(r"\blet (?P<x>(?:our|my|the|his|her|their) [\w' -]{1,40}
                         r"(?P<y>(?:our|my|the|his|her|their) [\w' -]{1,40}?"
                         r"(?:membership|subscription|lease|contract|plan|pass))\b", _I)
 #: "My doctor took me off Lexapro": no longer taking it.
-_TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|psychiatrist|gp|physician|therapist|"
-                          r"cardiologist|dermatologist|nurse practitioner) (?:has )?(?:took|taken) "
+_TOOK_ME_OFF = re.compile(r"^(?:my |the )?(?:doctor|doc|dr\.? \w+|psychiatrist|gp|physician|"
+                          r"therapist|cardiologist|dermatologist|endo|endocrinologist|"
+                          r"nurse practitioner) (?:has |had |just )?(?:took|taken) "
                           r"me off (?:of )?(?P<x>.+)$", _I)
 #: "They moved me to the day shift", "My boss put me on the mobile team": where the user
 #: works now, whoever moved them (the same as "I got moved to the day shift").
@@ -2429,7 +2435,14 @@ def _introduced(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+#: A prescriber's start said of the user: "the doctor put me on lisinopril" (takes it).
+_PUT_ME_ON = re.compile(r"^(?:my |the |our )?(?:doc|doctor|dr\.? \w+|gp|psychiatrist|"
+                        r"cardiologist|physician|endo|endocrinologist|nurse practitioner|np|"
+                        r"specialist|pediatrician) (?:has |had |just )?(?:put|started) me on ", _I)
+
+
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (_PUT_ME_ON, "I now take "),
     (_FAN_OF, "like"),
     (_RID_OF, "gave away"),
     (_BORN_AND_RAISED, r"\g<be> born in \g<x> and grew up in \g<x>"),
@@ -2553,6 +2566,8 @@ _SHORTHAND = (
                 _I), r"\1n't"),
     (re.compile(r"\b(?-i:u)\b(?!\.)"), "you"),
     (re.compile(r"\b(?-i:ur)\b"), "your"),
+    (re.compile(r"\b(that|what|there|who|where|how|it)s\b(?<!\bits)", _I), r"\1's"),
+    (re.compile(r"\b(you|they|we)re\b(?<!\bwere)", _I), r"\1're"),
     (re.compile(r"\bw/\s*|(?<=[a-z] )(?-i:w)(?= [a-z])"), "with "),
     (re.compile(r"\b(?:bc|b/c|cuz)\b", _I), "because"),
     (re.compile(r"\bpw\b", _I), "password"),
