@@ -1912,3 +1912,13 @@ def test_contractions_typed_without_an_apostrophe_are_spelled_out() -> None:
     assert spelled_out("its fine, they were here, were going") == (
         "its fine, they were here, were going")  # words of their own stay
     assert facts("nope thats it") == []
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("new address is 880 harbor view rd, unit 12b.", "user.address", "880 harbor view rd, unit 12b"),
+    ("for context i live at 14 birchwood lane apt 3", "user.address", "14 birchwood lane apt 3"),
+    ("I'm a clinical educator at Mercy General now, days only", "user.works_at", "Mercy General"),
+])
+def test_an_address_a_new_slot_said_bare_and_more_roles_are_read(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]

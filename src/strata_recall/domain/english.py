@@ -78,7 +78,8 @@ _REMEMBER = re.compile(
     r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
                      r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
-                     r"just so you know|just so u know|for the record|fyi|"
+                     r"just so you know|just so u know|for the record|fyi|for context|"
+                     r"for reference|context|background|"
                      r"hang on|hold on|one sec|"
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"remind me|reminder|note to self|"
@@ -242,7 +243,10 @@ _ROLE_NOUNS = frozenset(
     artist musician photographer librarian veterinarian vet paramedic surgeon economist
     translator tutor coach freelancer contractor cashier waiter waitress barista farmer
     scientist biologist chemist physicist mathematician professor principal officer clerk
-    secretary assistant receptionist technician specialist coordinator""".split())
+    secretary assistant receptionist technician specialist coordinator educator clinician
+    instructor trainer counselor counsellor advisor adviser planner supervisor executive
+    producer strategist paralegal bartender server associate representative rep agent tech
+    hygienist dietitian nutritionist midwife caregiver nanny""".split())
 _CATEGORIES: dict[str, tuple[str, ...]] = {
     "language": ("python", "java", "javascript", "typescript", "go", "golang", "rust", "c++",
                  "ruby", "kotlin", "swift", "scala", "php", "elixir", "haskell", "clojure"),
@@ -291,6 +295,7 @@ _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|to
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
+                         r",\s*(?:days|nights|weekends|weekdays|mornings|evenings) only[\s.!]*$|"
                          r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
                          r"my mistake|sorry|"
                          r"like i said|you know|just so you know|for what it's worth|"
@@ -1092,6 +1097,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
                 and clean_value(phrase).casefold() not in ("there", "here") \
                 and not (attribute == "lives_in" and _IN_PLACE.search(phrase)):
             return _Claim(inflect(lemma, "VBZ"), rest, verb=lemma)
+        if attribute == "lives_in" and re.match(r"^\d+[a-z]?\s+\w", clean_value(phrase)):
+            return _Claim("address", phrase)  # "live at 14 birchwood lane": an address
         return _Claim(attribute, phrase)
     if not _phrase(rest):
         return _Claim("does", lemma, verb=lemma)
@@ -2182,7 +2189,7 @@ _INSURED_WITH = re.compile(r"^(?:i am|i'm|we are|we're|i|we) (?:with|through|(?:
                            r"(?P<noun>(?:car|auto|home|health|life|renters|pet|travel|dental) "
                            r"insurance)$", _I)
 _THROUGH = re.compile(r"^(?P<np>(?:my|our) (?:[\w-]+ ){0,2}(?:insurance|provider|carrier|bank|"
-                      r"plan|coverage)) is (?:with|through|via) ", _I)
+                      r"banking|plan|coverage)) is (?:with|through|via|at) ", _I)
 
 
 #: "(I) switched to oat milk in my coffee": my coffee is now oat milk.
@@ -2521,7 +2528,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
 #: drops the determiner; the noun is one that names an attribute of the speaker.
 _BARE_SLOT = re.compile(
     r"^(?!(?:the|my|our|a|an|his|her|their|your|its|this|that)\b)"
-    r"(?=(?:favou?rite [a-z]+|(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
+    r"(?=(?:(?:new|current|updated|correct) (?:address|number|phone|cell|email|manager|boss|"
+    r"doctor|dentist|vet|landlord|employer|company)|favou?rite [a-z]+|(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone))\s+(?:is|=)\s)", _I)
 
