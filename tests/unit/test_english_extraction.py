@@ -1915,7 +1915,8 @@ def test_contractions_typed_without_an_apostrophe_are_spelled_out() -> None:
 
 
 @pytest.mark.parametrize(("text", "subject", "value"), [
-    ("new address is 880 harbor view rd, unit 12b.", "user.address", "880 harbor view rd, unit 12b"),
+    ("new address is 880 harbor view rd, unit 12b.", "user.address",
+     "880 harbor view rd, unit 12b"),
     ("for context i live at 14 birchwood lane apt 3", "user.address", "14 birchwood lane apt 3"),
     ("I'm a clinical educator at Mercy General now, days only", "user.works_at", "Mercy General"),
 ])

@@ -2529,7 +2529,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
 _BARE_SLOT = re.compile(
     r"^(?!(?:the|my|our|a|an|his|her|their|your|its|this|that)\b)"
     r"(?=(?:(?:new|current|updated|correct) (?:address|number|phone|cell|email|manager|boss|"
-    r"doctor|dentist|vet|landlord|employer|company)|favou?rite [a-z]+|(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
+    r"doctor|dentist|vet|landlord|employer|company)|favou?rite [a-z]+|"
+    r"(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone))\s+(?:is|=)\s)", _I)
 
