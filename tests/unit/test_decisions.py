@@ -377,3 +377,17 @@ def test_where_one_is_from_is_where_one_grew_up_and_no_car_ends_what_one_drives(
     no_bike = fact("User no longer has a bike", subject="user.has.bike", value="bike",
                    negated=True, explicit_change=True)
     assert decide(no_bike, [corolla], NOW).action is Action.ADD
+
+
+def test_values_compared_by_their_head_and_a_name_slot_is_the_slot() -> None:
+    deloitte = Candidate("m1", "User works at Deloitte in consulting", 0.8,
+                         subject="user.works_at", value="Deloitte in consulting")
+    kpmg = fact("User works at KPMG in the audit practice", subject="user.works_at",
+                value="KPMG in the audit practice")
+    decided = disputed_when_unmarked(kpmg, decide(kpmg, [deloitte], NOW), [deloitte], True)
+    assert decided.contradicts == ("m1",)  # a conflict to dispute, not an update
+    greg = Candidate("m2", "User's landlord's name is greg ostrowski", 0.7,
+                     subject="user.landlord_name", value="greg ostrowski")
+    delgado = fact("User's landlord is mrs. delgado", subject="user.landlord",
+                   value="mrs. delgado")
+    assert decide(delgado, [greg], NOW).target_id == "m2"  # one slot

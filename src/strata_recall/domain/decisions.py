@@ -222,7 +222,7 @@ def one_slot(subject: str | None) -> str | None:
     return f"{holder}.{_ONE_SLOT.get(attribute, attribute)}"
 
 
-_ACCOUNT_TAIL = re.compile(r"(?<=[a-z])_(?:username|user_name|handle|account|login|id)$")
+_ACCOUNT_TAIL = re.compile(r"(?<=[a-z])_(?:username|user_name|handle|account|login|id|name)$")
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:
@@ -744,7 +744,10 @@ def held_by_someone(subject: str | None) -> bool:
 def _other_values(first: str | None, second: str | None) -> bool:
     """Two short values that cannot be one said two ways: other numbers, or no word in
     common and neither the other's initials."""
-    if not first or not second or max(len(first.split()), len(second.split())) > VALUE_WORDS:
+    if not first or not second:
+        return False
+    first, second = _head_of(first), _head_of(second)  # "KPMG in the audit practice": KPMG
+    if max(len(first.split()), len(second.split())) > VALUE_WORDS:
         return False
     said, other = _value_words(first), _value_words(second)
     numbers = [sorted({*re.findall(r"\d+", v), *(w for w in words if w.isdigit())})
@@ -753,6 +756,15 @@ def _other_values(first: str | None, second: str | None) -> bool:
         return numbers[0] != numbers[1]
     return not said & other and not _initials_of(first, second) \
         and not _initials_of(second, first)
+
+
+_DETAIL = re.compile(r"\s*,.*$|\s+(?:in|at|on|for|with|near|from)\s.*$", re.IGNORECASE)
+
+
+def _head_of(value: str) -> str:
+    """A value without the detail after it ("Deloitte in consulting": Deloitte), unless the
+    value starts with that word."""
+    return _DETAIL.sub("", value) or value
 
 
 def _initials_of(short: str, long: str) -> bool:

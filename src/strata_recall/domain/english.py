@@ -324,6 +324,7 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
                          # size recommendation"): a request, not a part of the value
                          r",\s*(?:(?:i|we)\s+)?need\s+(?:a|an|some)\s+(?:new\s+)?[\w-]+[\s.!]*$|"
+                         r",\s*(?:(?:i|we)\s+)?(?:need|have|got|want) to\s+(?!be\b)[^,]+[\s.!]*$|"
                          r",\s*(?:(?:and|but|so)\s+)?(?:(?:i|we)\s+)?(?:need|want|would like)\s+"
                          r"(?:(?:a|an|some|the|your)\s+)?(?:[\w-]+\s+){0,4}?(?:help|ideas?|tips?|"
                          r"advice|suggestions?|recommendations?|recs?)\b[^,]*[\s.!]*$", _I)
