@@ -13,6 +13,7 @@ from strata_recall.domain.decisions import (
     decide_batch,
     disputed_when_unmarked,
     enforce_invariants,
+    one_slot,
 )
 from strata_recall.domain.models import Lifecycle
 
@@ -391,3 +392,11 @@ def test_values_compared_by_their_head_and_a_name_slot_is_the_slot() -> None:
     delgado = fact("User's landlord is mrs. delgado", subject="user.landlord",
                    value="mrs. delgado")
     assert decide(delgado, [greg], NOW).target_id == "m2"  # one slot
+
+
+def test_one_slot_names_said_several_ways() -> None:
+    assert one_slot("user.wedding_anniversary") == one_slot("user.anniversary")
+    assert one_slot("person:ana.cell") == "person:ana.phone"
+    assert one_slot("user.steam_username") == "user.steam"
+    assert one_slot("user.name") == "user.name"  # no slot of its own to fall back to
+    assert one_slot("user.likes.tea") == "user.likes.tea"  # a many-valued slot keeps its value

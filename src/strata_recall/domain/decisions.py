@@ -210,7 +210,10 @@ def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:
 
 #: Attributes that name one slot: where one is from is where one grew up; one's car is what
 #: one drives.
-_ONE_SLOT = {"grew_up_in": "from", "hometown": "from", "car": "drives"}
+_ONE_SLOT = {"grew_up_in": "from", "hometown": "from", "car": "drives",
+             "wedding_anniversary": "anniversary",
+             "cell": "phone", "mobile": "phone", "phone_number": "phone",
+             "email_address": "email", "home_address": "address"}
 
 
 def one_slot(subject: str | None) -> str | None:
