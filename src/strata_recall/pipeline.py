@@ -391,10 +391,14 @@ class WritePipeline:
         warnings: list[str] = []
         said_before: tuple[str, Sequence[ExtractedFact]] | None = None  # the turn before
         # and its facts, for a bare correction
+        lead = ""  # a correction said as a turn of its own ("wait no"): the next one opens so
         for index, event in enumerate(events):
             text = _readable(events, index)
             if not _extractable(event, text):
+                lead = text.strip(" .!,") if _only_takes_back(event, text) else lead
                 continue
+            if lead:
+                text, lead = f"{lead}, {text}", ""
             # Every fact goes to the decisions, one in the turn's own words too: a restatement
             # is kept as its turn there, and a turn with a slot carries it (applying.plan).
             for piece in paced_chunks(text, self.pause):
@@ -885,6 +889,17 @@ def _readable(events: Sequence[Event], index: int) -> str:
             or (before.role or "").lower() not in ASSISTANT_ROLES:
         return event.text
     return answered(before.text, event.text) or event.text
+
+
+#: Most words a turn that only takes back what was said has ("wait no", "oops sorry").
+TAKES_BACK_WORDS = 4
+
+
+def _only_takes_back(event: Event, text: str) -> bool:
+    """A user's turn that says only that what came before was wrong ("wait no", "oops"):
+    the user's next turn in the input is read as opening with it, a correction."""
+    return (event.role or "user").lower() == "user" and \
+        len(text.split()) <= TAKES_BACK_WORDS and turn_succession.takes_back(text)
 
 
 def _extractable(event: Event, text: str) -> bool:

@@ -685,3 +685,17 @@ def test_an_assistants_turn_is_marked_and_ranks_below_the_users_own_words(
                      "Start looking about 60 days before your lease ends.": "assistant"}
     top = strata.recall("when does my lease end?", scope=A, k=2).hits[0].memory
     assert top.content.startswith("my lease ends aug 31")
+
+
+def test_a_turn_that_only_takes_back_makes_the_next_one_a_correction(
+        store: Store, clock: FakeClock) -> None:
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "our wedding anniversary is october 3rd")
+    strata.remember(messages=[
+        {"role": "user", "content": "wait no"},
+        {"role": "assistant", "content": "What's up?"},
+        {"role": "user", "content": "anniversary is oct 8th, i always mix it up"},
+    ], scope=A)
+    states = by_content(strata)
+    assert states["our wedding anniversary is october 3rd"] is Lifecycle.SUPERSEDED, states
+    assert states["User's wedding anniversary is oct 8th"] is Lifecycle.ACTIVE, states
