@@ -1923,3 +1923,8 @@ def test_contractions_typed_without_an_apostrophe_are_spelled_out() -> None:
 def test_an_address_a_new_slot_said_bare_and_more_roles_are_read(
         text: str, subject: str, value: str) -> None:
     assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_a_second_measure_after_and_is_a_claim_of_its_own() -> None:
+    said = [r[:2] for r in facts("im 5'9\" and 170 lbs, what should my protein intake be")]
+    assert said == [("user.height", "5'9\""), ("user.weight", "170 lbs")]

@@ -440,6 +440,8 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
 #: "my manager is dana": the name a later "she" stands for.
 _NAMED_BEFORE = re.compile(r"^(?:my|our) [\w' -]{1,30}? is (?:(?:dr|mr|mrs|ms)\.? )?"
                            r"(?P<name>[A-Za-z][a-z]+(?: [A-Z][a-z]+)?)$", _I)
+#: A measure said bare after another ("… and 170 lbs"): a clause of its own.
+_MEASURE_PIECE = re.compile(r"^\d{2,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|kilograms|stone|cm)$", _I)
 #: "…, doing green tea instead": a participle saying what is done now, a clause of its own.
 _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                          r"(?:in|at|as|for|with|on)\s)", _I)
@@ -562,6 +564,10 @@ def clauses(sentence: str) -> list[str]:
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare) or _NOUN_IS.match(bare)
                          or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
+        elif result and subject is not None and _MEASURE_PIECE.match(bare):
+            # "I'm 5'9" and 170 lbs": a second measure of the same holder
+            be = "am" if subject.casefold() == "i" else "is"
+            result.append(f"{subject} {be} {bare}")
         elif result and _GERUND_NOW.match(bare) and verb_lemma(bare.split()[0]):
             # "gave up coffee, doing green tea instead": what the holder does now (said with
             # no subject, the speaker)
