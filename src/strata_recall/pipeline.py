@@ -394,11 +394,13 @@ class WritePipeline:
         lead = ""  # a correction said as a turn of its own ("wait no"): the next one opens so
         for index, event in enumerate(events):
             text = _readable(events, index)
+            if _only_takes_back(event, text):
+                lead = CORRECTION_LEAD
+                continue
             if not _extractable(event, text):
-                lead = text.strip(" .!,") if _only_takes_back(event, text) else lead
                 continue
             if lead:
-                text, lead = f"{lead}, {text}", ""
+                text, lead = f"{lead} {text}", ""
             # Every fact goes to the decisions, one in the turn's own words too: a restatement
             # is kept as its turn there, and a turn with a slot carries it (applying.plan).
             for piece in paced_chunks(text, self.pause):
@@ -891,15 +893,20 @@ def _readable(events: Sequence[Event], index: int) -> str:
     return answered(before.text, event.text) or event.text
 
 
-#: Most words a turn that only takes back what was said has ("wait no", "oops sorry").
-TAKES_BACK_WORDS = 4
+#: Most words a turn that only takes back what was said has ("wait no", "hold on i misread
+#: the itinerary").
+TAKES_BACK_WORDS = 6
+#: How the user's next turn is read after such a turn: as opening with a correction.
+CORRECTION_LEAD = "actually,"
 
 
 def _only_takes_back(event: Event, text: str) -> bool:
-    """A user's turn that says only that what came before was wrong ("wait no", "oops"):
-    the user's next turn in the input is read as opening with it, a correction."""
+    """A user's turn that says only that what came before was wrong ("wait no", "oops", "hold
+    on i misread the itinerary"): the user's next turn in the input is read as a correction."""
     return (event.role or "user").lower() == "user" and \
-        len(text.split()) <= TAKES_BACK_WORDS and turn_succession.takes_back(text)
+        len(text.split()) <= TAKES_BACK_WORDS and (
+            (turn_succession.takes_back(text) and is_chatter(text, event.role))
+            or turn_succession.says_it_was_wrong(text))
 
 
 def _extractable(event: Event, text: str) -> bool:

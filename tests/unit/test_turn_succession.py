@@ -15,6 +15,7 @@ from strata_recall.domain.turn_succession import (
     is_claim,
     restated,
     says_change,
+    says_it_was_wrong,
     says_no_change,
     succeeded,
     takes_back,
@@ -249,3 +250,9 @@ def test_a_change_word_in_the_request_beside_a_claim_changes_nothing() -> None:
     assert claim_of(asked.text) == "I'm 185 cm"
     assert succeeded(asked, [old]) is None  # a conflict, not an update
     assert succeeded(new("I'm 185 cm now"), [old]) == old
+
+
+def test_a_turn_that_only_says_it_was_wrong_is_told_from_a_correction() -> None:
+    assert says_it_was_wrong("hold on i misread the itinerary")
+    assert says_it_was_wrong("oops my bad")
+    assert not says_it_was_wrong("I was wrong, I use Helix.")  # the correction itself

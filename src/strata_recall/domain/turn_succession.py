@@ -112,6 +112,20 @@ _TAKES_BACK = re.compile(
     r"autocorrect|ignore that)\b", re.IGNORECASE)
 
 
+#: A turn that says only that something said was wrong: "hold on i misread the itinerary",
+#: "oops i mixed them up", "my mistake".
+_SAYS_WRONG = re.compile(
+    r"^\W*(?:(?:hold on|wait|oops|whoops|sorry|ugh|hmm+|oh|no|ah)\W+)*(?:i\s+)?(?:misread|"
+    r"misspoke|mistyped|was wrong|got (?:it|that|this|them) wrong|mixed (?:it|that|them) up|"
+    r"made a (?:typo|mistake)|my (?:mistake|bad))\b"
+    r"(?:\s+(?:the|that|this|it|them|earlier|before|my|your)\b[\w\s']{0,25})?\W*$",
+    re.IGNORECASE)  # and nothing more: "I was wrong, I use Helix." is the correction
+
+
+def says_it_was_wrong(text: str) -> bool:
+    return _SAYS_WRONG.match(text) is not None
+
+
 @lru_cache(maxsize=4096)
 def takes_back(text: str) -> bool:
     """The turn opens by correcting what its speaker just said, and adds to no list."""
