@@ -1928,3 +1928,15 @@ def test_an_address_a_new_slot_said_bare_and_more_roles_are_read(
 def test_a_second_measure_after_and_is_a_claim_of_its_own() -> None:
     said = [r[:2] for r in facts("im 5'9\" and 170 lbs, what should my protein intake be")]
     assert said == [("user.height", "5'9\""), ("user.weight", "170 lbs")]
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("my bday's march 14 if that matters for the horoscope thing lol", "user.birthday",
+     "march 14"),
+    ("born on march 14th", "user.birthday", "march 14th"),
+    ("nah im originally from duluth, this is nothing", "user.from", "duluth"),
+])
+def test_birthdays_and_origins_typed_loosely(text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]
+    assert spelled_out("we get our home internet thru Spectrum") == (
+        "we get our home internet through Spectrum")

@@ -295,6 +295,8 @@ _STARTING = re.compile(r"\b(?:starting|beginning|as of|effective|from (?=next|to
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b", _I)
 #: Asides at the end of a clause that say nothing about its claim.
 _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
+                         r",\s*(?:this|that)(?:'s| is| was)\s+(?:nothing|normal|fine|crazy|wild|"
+                         r"nuts|great|awful|so \w+)\b[^,]*$|"
                          r",\s*(?:days|nights|weekends|weekdays|mornings|evenings) only[\s.!]*$|"
                          r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
                          r"my mistake|sorry|"
@@ -1096,8 +1098,8 @@ def _classified(verb: _Verb, rest: str) -> _Claim | None:
         attribute, phrase = split
         if attribute in _PREFERENCE or attribute == "speaks":
             phrase = _DEGREE_TAIL.sub("", _GOING.sub("", phrase))
-        if attribute == "speaks":  # "fluent German" is German
-            phrase = _PROFICIENCY.sub("", phrase)
+        if attribute == "speaks":  # "fluent German" is German, so is "German fluently"
+            phrase = _PROFICIENCY_TAIL.sub("", _PROFICIENCY.sub("", phrase))
         if attribute in ("lives_in", "works_at") and lemma in ("move", "relocate", "join") \
                 and not clean_value(phrase)[:1].isupper() \
                 and not unknown_word(clean_value(phrase).split(" ", 1)[0]) \
@@ -1223,6 +1225,9 @@ def _state_claim(rest: str) -> _Claim | None:
 
 
 #: How well one speaks a language, said before it.
+#: How well, said after the language: "portuguese fluently".
+_PROFICIENCY_TAIL = re.compile(r"\s+(?:fluently|natively|well|a little|a bit|okay|ok|"
+                               r"conversationally|badly|poorly)$", _I)
 _PROFICIENCY = re.compile(r"^(?:fluent|native|basic|conversational|decent|some|a little|a bit of|"
                           r"broken|passable|rusty|good|okay|ok)\s+", _I)
 #: Verbs that put their holder into a state: "went vegan", "became engaged", "got divorced".
@@ -1914,8 +1919,9 @@ _CONTRACTION = re.compile(r"\b(I|we|you|they)'(m|re|ve|ll|d)\b", _I)
 _HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still |in |at |"
                     r"from |on |with |married|single|engaged|divorced|retired))", _I)
 #: "my car's a model 3", "Mike's a nurse": "is" before an article.
-_NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:an?|not|"
-                        r"no longer|still|at|in) )", _I)
+_NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:(?:an?|not|"
+                        r"no longer|still|at|in) |(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|"
+                        r"nov|dec)[a-z]*\.? \d))", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
@@ -2589,6 +2595,8 @@ _SHORTHAND = (
     (re.compile(r"\bpw\b", _I), "password"),
     (re.compile(r"\bb-?day\b", _I), "birthday"),
     (re.compile(r"\bappt\b", _I), "appointment"),
+    (re.compile(r"\bthru\b", _I), "through"),
+    (re.compile(r"^(?:was )?born (?=on |in )", _I), "I was born "),
     (re.compile(r"\bfave?\b", _I), "favorite"),
 )
 
