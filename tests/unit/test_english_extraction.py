@@ -1940,3 +1940,15 @@ def test_birthdays_and_origins_typed_loosely(text: str, subject: str, value: str
     assert (subject, value) in [r[:2] for r in facts(text)]
     assert spelled_out("we get our home internet thru Spectrum") == (
         "we get our home internet through Spectrum")
+
+
+def test_what_the_holder_is_listed_after_im_and_a_label_that_asks() -> None:
+    said = [r[:2] for r in facts("ok quick intake for the meal plan: I'm 34, 5'6, vegetarian, "
+                                 "allergic to latex, and I run 3x a week")]
+    assert [s for s, _ in said] == ["user.age", "user.height", "user.diet",
+                                    "user.allergy.latex", "user.runs.3x_week"]
+    assert [r[:2] for r in facts("I bumped my trip budget up to $3,000.")] == [
+        ("user.trip_budget", "$3,000")]  # a thousands comma is no list
+    assert "user.is" not in {r[0] for r in facts("I'm in Paris, lovely city")}  # no state
+    assert [r[:2] for r in facts("replaced the router with an eero pro 6")] == [
+        ("user.router", "eero pro 6")]

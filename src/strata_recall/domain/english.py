@@ -442,6 +442,32 @@ _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because
 #: "my manager is dana": the name a later "she" stands for.
 _NAMED_BEFORE = re.compile(r"^(?:my|our) [\w' -]{1,30}? is (?:(?:dr|mr|mrs|ms)\.? )?"
                            r"(?P<name>[A-Za-z][a-z]+(?: [A-Z][a-z]+)?)$", _I)
+#: A clause that says what its holder is ("I am 34", "my son is 7").
+_BE_CLAUSE = re.compile(r"^(?:[\w' ]{1,30}?) (?:am|is|are|'m|'s)\s", _I)
+
+
+def _being_listed(piece: str) -> list[str]:
+    """"I am 34, 5'6, vegetarian, allergic to latex" as its parts, when each after the first
+    can only say what the holder is; else the piece whole."""
+    if "," not in piece or not _BE_CLAUSE.match(piece):
+        return [piece]
+    parts = [p.strip() for p in re.split(r",\s+(?:and\s+)?", piece) if p.strip()]
+    if len(parts) < 2 or not all(_said_of_being(p) for p in parts[1:]):
+        return [piece]
+    return parts
+
+
+def _said_of_being(piece: str) -> bool:
+    """A piece that can only say what a holder is, listed after "I'm …": an age, a measure,
+    a state ("vegetarian", "single"), an allergy, a role ("a paramedic")."""
+    if _MEASURE_PIECE.match(piece) or re.fullmatch(r"\d{1,3}|\d'\s?\d{1,2}\"?", piece):
+        return True
+    if re.match(r"^(?:allergic|intolerant) to\s", piece, _I) or _state_claim(piece) is not None:
+        return True
+    role = re.fullmatch(r"(?:a|an) (?:[a-z]+ )?(?P<role>[a-z]+)", piece, _I)
+    return role is not None and role["role"].casefold() in _ROLE_NOUNS
+
+
 #: A measure said bare after another ("… and 170 lbs"): a clause of its own.
 _MEASURE_PIECE = re.compile(r"^\d{2,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|kilograms|stone|cm)$", _I)
 #: "…, doing green tea instead": a participle saying what is done now, a clause of its own.
@@ -535,7 +561,7 @@ def _starts_impersonal(piece: str) -> bool:
 def clauses(sentence: str) -> list[str]:
     """Split on conjunctions where a new clause starts; a shared subject is carried over
     ("I live in Porto and work at Acme" → "I live in Porto", "I work at Acme")."""
-    pieces = _JOINERS.split(sentence)
+    pieces = [p for piece in _JOINERS.split(sentence) if piece for p in _being_listed(piece)]
     result: list[str] = []
     subject: str | None = None
     when = ""  # "Beginning next month, I live in Bergen": the time belongs to the next clause
@@ -566,8 +592,9 @@ def clauses(sentence: str) -> list[str]:
         elif result and (_MY_ATTRIBUTE.match(bare) or _IS_MY.match(bare) or _NOUN_IS.match(bare)
                          or _starts_possessed_clause(bare) or _NO_MORE.match(bare)):
             result.append(piece)  # "..., so my manager is Aiko now": a claim of its own
-        elif result and subject is not None and _MEASURE_PIECE.match(bare):
-            # "I'm 5'9" and 170 lbs": a second measure of the same holder
+        elif result and subject is not None and _said_of_being(bare) and \
+                _BE_CLAUSE.match(result[-1]):
+            # "I'm 34, 5'6, vegetarian, allergic to latex": each what the holder is
             be = "am" if subject.casefold() == "i" else "is"
             result.append(f"{subject} {be} {bare}")
         elif result and _GERUND_NOW.match(bare) and verb_lemma(bare.split()[0]):
@@ -2205,6 +2232,12 @@ _THROUGH = re.compile(r"^(?P<np>(?:my|our) (?:[\w-]+ ){0,2}(?:insurance|provider
                       r"banking|plan|coverage)) is (?:with|through|via|at) ", _I)
 
 
+#: "(I) replaced the router with an eero pro 6": my router is now the eero.
+_REPLACED_WITH = re.compile(r"^(?:i |we )?(?:have |had |just |finally )?replaced the "
+                            r"(?P<noun>(?-i:[a-z][a-z -]{0,30}?)) with (?:an? |the |my |our )?"
+                            r"(?P<v>.+)$", _I)  # "my MacBook Pro with a ThinkPad": a possession
+
+
 #: "(I) switched to oat milk in my coffee": my coffee is now oat milk.
 _SWITCHED_IN_MY = re.compile(r"^(?:i |we )?(?:have |had |just )?(?:switched|changed|moved|gone)"
                              r"(?: over)? to (?P<v>.+?) (?:in|for|on|with) (?P<det>my|our) "
@@ -2625,11 +2658,14 @@ def _listed(sentence: str) -> list[str]:
         return [sentence]
     items = [i.strip(" .!") for i in _ITEM_BREAK.split(labelled["items"]) if i.strip(" .!")]
     if len(items) < 2 or not all(_LIST_ITEM.match(i) for i in items):
-        return [sentence]
+        # "quick intake for the meal plan: I'm 34, 5'6": the label asks, the rest claims
+        said = labelled["items"].strip()
+        return [said] if _SPEAKER_FIRST.match(said) else [sentence]
     return [f"my {_LIST_ITEM_DET.sub('', i)}" for i in items]
 
 
 _LIST_ITEM_DET = re.compile(r"^the\s+", _I)
+_SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|my|we|we're|our)\b", _I)
 #: "I'm a sophomore at ohio state": the year, and where one studies.
 _STUDENT_AT = re.compile(r"^(?P<who>i am|i'm|im) (?:a |an )?(?P<year>freshman|sophomore|junior|"
                          r"senior|first-year|second-year|third-year|final-year|grad student|"
@@ -2670,6 +2706,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
                                      found[opened:])
             clause = _CANT_TAKE.sub(r"\g<who> avoid \g<x>", clause)
             clause = _SWITCHED_IN_MY.sub(r"\g<det> \g<noun> is now \g<v>", clause)
+            clause = _REPLACED_WITH.sub(r"my \g<noun> is now \g<v>", clause)
             clause = _INSURED_WITH.sub(r"my \g<noun> is \g<v>", _THROUGH.sub(r"\g<np> is ", clause))
             clause = _NOT_ANYMORE.sub(lambda m: f"I'm not {m['x'] or m['y']} anymore", clause)
             clause = _he_she_named(clause, found)
