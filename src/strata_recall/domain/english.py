@@ -2704,11 +2704,8 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
             clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
                                      found[opened:])
-            clause = _CANT_TAKE.sub(r"\g<who> avoid \g<x>", clause)
-            clause = _SWITCHED_IN_MY.sub(r"\g<det> \g<noun> is now \g<v>", clause)
-            clause = _REPLACED_WITH.sub(r"my \g<noun> is now \g<v>", clause)
-            clause = _INSURED_WITH.sub(r"my \g<noun> is \g<v>", _THROUGH.sub(r"\g<np> is ", clause))
-            clause = _NOT_ANYMORE.sub(lambda m: f"I'm not {m['x'] or m['y']} anymore", clause)
+            for pattern, said_plainly in _CLAUSE_REWRITES:
+                clause = pattern.sub(said_plainly, clause)
             clause = _he_she_named(clause, found)
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
@@ -2774,6 +2771,16 @@ _NOT_ANYMORE = re.compile(r"^(?:not\s+(?P<x>(?:a |an |on |in |at |with )?[a-z][\
                           r"\s+any\s?more|no longer\s+(?P<y>(?:a |an |on |in |at |with )?"
                           r"[a-z][\w -]{1,40}?))\W*(?:(?:finally|tho|though|lol|yay)\W*)?$",
                           _I)
+#: What one clause says, said the plain way the clause readers know, in this order: these
+#: read a clause on its own (``_REWRITES`` read the whole text before it is split).
+_CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (_CANT_TAKE, r"\g<who> avoid \g<x>"),
+    (_SWITCHED_IN_MY, r"\g<det> \g<noun> is now \g<v>"),
+    (_REPLACED_WITH, r"my \g<noun> is now \g<v>"),
+    (_THROUGH, r"\g<np> is "),
+    (_INSURED_WITH, r"my \g<noun> is \g<v>"),
+    (_NOT_ANYMORE, lambda m: f"I'm not {m['x'] or m['y']} anymore"),
+)
 #: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
 _ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"
                              r"allergic(?=\s*[.!]*$)", _I)
