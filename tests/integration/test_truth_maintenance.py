@@ -515,6 +515,9 @@ def test_a_retraction_and_a_new_habit_in_one_input_both_stay(store: Store,
      "What is the restaurant called?", "Mario"),
     ("I live in Springfield, Illinois.", "Sorry, Springfield, Missouri.",
      "Where do I live?", "Missouri"),
+    ("my passport number is X48210937, keep it handy for the visa form",
+     "wait i typed it wrong, it's X48210973. last two digits were swapped",
+     "What is my passport number?", "X48210973"),
 ])
 def test_a_correction_remembered_on_its_own_corrects_the_users_last_turn(
     store: Store, clock: FakeClock, first: str, follow_up: str, question: str, answer: str

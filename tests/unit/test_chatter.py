@@ -20,6 +20,8 @@ def test_reactions_and_acknowledgements_are_chatter() -> None:
     assert is_chatter("Not much! What's new with you?", "assistant")
     assert is_chatter("lol that's hilarious") and is_chatter("¡Claro!", "assistant")
     assert is_chatter("Right? Let me know if you want more details.", "assistant")
+    assert is_chatter("yeah pls") and is_chatter("perfect thank u!!")
+    assert is_chatter("sure go ahead")
 
 
 def test_turns_with_content_are_not_chatter() -> None:

@@ -341,6 +341,11 @@ def test_one_value_said_within_another_is_the_same_unless_a_change_is_said() -> 
                       value="tesla model 3")
     car = fact("User's car is a model 3", subject="user.car", value="model 3")
     assert decide(car, [tesla], NOW).action is Action.NONE  # one slot, one value
+    rav4 = Candidate("m5", "User's car is a white 2019 rav4", 0.8, subject="user.car",
+                     value="white 2019 rav4")
+    again = fact("User drives a rav4, 2019, white one", subject="user.drives",
+                 value="rav4, 2019, white one")
+    assert decide(again, [rav4], NOW).action is Action.NONE  # "one": the car, not a count
     nurse = Candidate("m2", "Sam works as a nurse", 0.7, subject="person:sam.job_title",
                       value="nurse")
     travel = fact("Sam is a travel nurse", subject="person:sam.job_title",

@@ -1816,6 +1816,10 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
     ("reminder im a vegetarian when u suggest recipes pls", "user.diet", "vegetarian"),
     ("i drink like 4 cups of coffee a day is that too much", "user.drinks.like_4_cup",
      "like 4 cups of coffee a day"),
+    ("btw im o negative if that ever matters for anything medical", "user.blood_type",
+     "o negative"),
+    ("ugh actually i had that wrong earlier, my manager is priyanka desai. format is 3 wins",
+     "user.manager", "priyanka desai"),
 ])
 def test_typed_chat_keeps_the_claim_and_leaves_the_request(
         text: str, subject: str, value: str) -> None:

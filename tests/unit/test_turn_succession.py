@@ -183,6 +183,7 @@ def test_a_correction_that_opens_the_next_turn_takes_back_the_one_just_said() ->
     ("Priya took a job at Mercy Hospital.", False),
     ("Sorry, it's June 13.", False),
     ("We moved to Porto.", False),
+    ("I'm 185 cm, need a new wetsuit size recommendation", True),  # the wetsuit is new
 ])
 def test_a_plain_claim_says_no_change_correction_or_news(text: str, plain: bool) -> None:
     assert says_no_change(text) is plain

@@ -41,7 +41,7 @@ DIALOGUE_ACT_WORDS = frozenset(
     yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
     delay gm gn judge week course laugh smile okie dokie dokey bet huge massive yesterday
-    today tonight""".split()
+    today tonight pls plz plis u ur thanx thnx thnks tnx thanku ahead works""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "

@@ -642,10 +642,13 @@ def _labels(value: str) -> set[str]:
 def _value_words(value: str) -> set[str]:
     """A value's content words, plural nouns made singular and ordinals and small numbers as
     digits ("July 4th" is "July 4", "two cats" is "2 cats"): what value comparisons use."""
+    value = _PROP_ONE.sub("", value)  # "rav4, 2019, white one": no count of one
     return {as_digit(w) for w in keywords(_ORDINAL.sub(r"\1", singular_nouns(value)))}
 
 
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+#: "one" standing for the thing after a word that describes it ("the white one").
+_PROP_ONE = re.compile(r"(?<=[a-z0-9]) one\b(?=\s*(?:[,.;!]|$))", re.IGNORECASE)
 
 
 def _overlap(first: str, second: str) -> float:

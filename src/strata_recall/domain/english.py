@@ -94,7 +94,9 @@ _CORRECTION = re.compile(
     r"wrong (?:time|date|day|place|room|number|name|address)|"
     r"i misspoke|i (?:miscounted|misread|misheard)(?: (?:it|that|this|the [\w-]+))?|"
     r"my mistake|my bad|typo (?:earlier|before|there|above)|"
-    r"i (?:got|had) (?:that|it|this|the \w+(?: \w+)?) wrong|i was mistaken|"
+    r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told (?:you|u)|gave (?:you|u)|"
+    r"put|entered|spelled)(?: (?:that|it|this|the \w+(?: \w+)?))? wrong(?:ly)?"
+    r"(?: earlier| before| there)?|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of (?:plans?|venue|date|time|location|schedule|address)|"
     r"(?:the )?plans? (?:have )?changed|"
@@ -322,7 +324,7 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"\s+when (?:you|u) (?:\w+ )?(?:suggest|recommend|plan|book|order|"
                          r"pick|make|send|schedule|look)\b.*$|"
                          r"(?:,?\s+(?:btw|fyi|by the way))?,?\s+(?:just )?(?:in case|if (?:that|it|"
-                         r"this) (?:matters|helps))\b.*$|"
+                         r"this) (?:ever )?(?:matters|helps|counts|comes up))\b.*$|"
                          # what the user asks for beside it ("I'm 185 cm, need a new wetsuit
                          # size recommendation"): a request, not a part of the value
                          r",\s*(?:(?:i|we)\s+)?need\s+(?:a|an|some)\s+(?:new\s+)?[\w-]+[\s.!]*$|"
@@ -661,6 +663,8 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
     change = waited or _CORRECTION.match(text) is not None
     text = _CORRECTION.sub("", text, count=1)
+    if change:  # "actually I had that wrong earlier, …": a second lead says the same
+        text = _CORRECTION.sub("", _FILLER.sub("", text), count=1)
     # "Autocorrect — it's Evan, not Ethan", "Oh no, it's the 15th, not the 14th": the value
     if (change or _NOT_TAIL.search(_TRAIL.sub("", text))) and _IT_IS.match(text):
         rest = _IT_IS.sub("", text)

@@ -148,9 +148,11 @@ _NEWS = re.compile(
 @lru_cache(maxsize=4096)
 def says_no_change(text: str) -> bool:
     """The turn says its claim plainly: no cue of a change, a correction or news, and no
-    time it became so. A new value said so for a known slot is a conflict."""
-    return not says_change(text) and _TAKES_BACK.match(text) is None \
-        and _NEWS.search(text) is None and _ENDS.search(text) is None
+    time it became so. A new value said so for a known slot is a conflict. The cues are
+    looked for in the claim, not in a request beside it ("I'm 185 cm, need a new wetsuit")."""
+    claim = claim_of(text) or text
+    return not says_change(claim) and _TAKES_BACK.match(text) is None \
+        and _NEWS.search(claim) is None and _ENDS.search(claim) is None
 
 
 @lru_cache(maxsize=4096)
