@@ -1820,6 +1820,8 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
      "o negative"),
     ("ugh actually i had that wrong earlier, my manager is priyanka desai. format is 3 wins",
      "user.manager", "priyanka desai"),
+    ("switched car insurance to progressive, saving 40/mo", "user.car_insurance",
+     "progressive"),
 ])
 def test_typed_chat_keeps_the_claim_and_leaves_the_request(
         text: str, subject: str, value: str) -> None:
@@ -1956,3 +1958,12 @@ def test_what_the_holder_is_listed_after_im_and_a_label_that_asks() -> None:
     assert "user.is" not in {r[0] for r in facts("I'm in Paris, lovely city")}  # no state
     assert [r[:2] for r in facts("replaced the router with an eero pro 6")] == [
         ("user.router", "eero pro 6")]
+
+
+def test_a_labelled_list_of_verbless_items_gives_each_item_as_the_speakers_own() -> None:
+    said = facts("for the intake form: dob 4/11/1988, height 5'7, allergic to latex, "
+                 "pcp is dr. ramos")
+    assert [r[:2] for r in said] == [("user.dob", "4/11/1988"), ("user.height", "5'7"),
+                                     ("user.allergy.latex", "latex"),
+                                     ("user.doctor", "dr. ramos")]
+    assert facts("Tom's details: dob 1/2/1990, height 6'1") == []  # not the speaker's

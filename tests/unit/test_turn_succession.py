@@ -233,6 +233,14 @@ def test_a_turn_listing_several_things_is_not_superseded_by_a_change_to_one() ->
     one_claim = earlier("I take sertraline 50mg every morning", 0.8)
     chosen = succeeded(new("doc raised my sertraline to 100mg last week"), [one_claim])
     assert chosen is not None and chosen.id == "old"
+    # typed in lowercase, names have no capitals: an item is another thing when it shares
+    # no topic word with the change
+    car = earlier("about my car: 2020 kia soul, silver, plate 8XYT204, insurance is with geico",
+                  0.8)
+    assert succeeded(new("switched car insurance to progressive, saving 40/mo"), [car]) is None
+    alarm = earlier("set a note: my alarm is at 6:15 every weekday", 0.8)  # "6:15" is one
+    moved = succeeded(new("new shift pattern at work so my weekday alarm is 5:40 now"), [alarm])
+    assert moved is not None and moved.id == "old"
 
 
 def test_a_correction_corrects_a_claim_on_its_topic_a_little_less_alike() -> None:

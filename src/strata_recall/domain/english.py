@@ -309,6 +309,8 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
                          r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # what the change gains ("switched to progressive, saving 40/mo")
+                         r",\s*(?:and\s+)?(?:saving|saves|save|cheaper|way cheaper)\b[^,]*$|"
                          # what the user is after, beside the claim ("I smoke half a pack a
                          # day, trying to cut down"): an aim, not a part of the value
                          r",\s*(?:(?:and|but|so)\s+)?(?:i'm\s+|i am\s+)?(?:trying|hoping|"
@@ -2255,6 +2257,12 @@ _SET_MY = re.compile(r"^(?:(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| ha
                      r"(?P<det>my|our|his|her|their|the) "
                      r"(?P<noun>[a-z][\w' -]{1,40}?)(?: back| up| down)? to (?P<v>.+)$", _I)
 
+#: "switched car insurance to progressive": the thing, named with no "my", is the speaker's.
+_SET_BARE = re.compile(r"^(?:(?P<who>i|we)(?: have| had)? )?(?:just |finally |recently )?"
+                       r"(?:switched|changed|updated) (?P<noun>(?!(?:back|over|it|that|this|"
+                       r"them|jobs?|careers?|gears?|sides?|teams?|up|around|things|from|it's|"
+                       r"its)\b)[a-z][\w'-]*(?: (?!from\b)[a-z][\w'-]*){0,2}?) (?:over )?to "
+                       r"(?P<v>.+)$", _I)
 
 #: "started a new job as a paramedic": works as one now.
 _NEW_JOB_AS = re.compile(r"\b(?:just )?(?:started|got|landed|took|accepted|found|began)\s+"
@@ -2592,9 +2600,11 @@ def _expand(text: str) -> str:
     text = _NOUN_IS_A.sub(r"\1 is", text)
     for pattern, said_plainly in _REWRITES:
         text = pattern.sub(said_plainly, text)
-    as_my = _AS_MY.match(text) or _SET_MY.match(text)
+    as_my = _AS_MY.match(text) or _SET_MY.match(text) or _SET_BARE.match(text)
     if as_my is not None:
-        whose = f"{as_my['name']}'s" if as_my.groupdict().get("name") else as_my["det"]
+        named, det = as_my.groupdict().get("name"), as_my.groupdict().get("det")
+        we = (as_my.groupdict().get("who") or "").casefold() == "we"
+        whose = f"{named}'s" if named else det or ("our" if we else "my")
         return f"{whose} {as_my['noun']} is now {as_my['v']}"
     where = _WHERE_CLEFT.match(text)
     if where is not None and (where["place"][:1].isupper() or unknown_word(where["place"])):
@@ -2661,14 +2671,43 @@ def _listed(sentence: str) -> list[str]:
     if labelled is None or _CORRECTION.match(sentence) or _REMEMBER.match(sentence):
         return [sentence]
     items = [i.strip(" .!") for i in _ITEM_BREAK.split(labelled["items"]) if i.strip(" .!")]
-    if len(items) < 2 or not all(_LIST_ITEM.match(i) for i in items):
-        # "quick intake for the meal plan: I'm 34, 5'6": the label asks, the rest claims
-        said = labelled["items"].strip()
-        return [said] if _SPEAKER_FIRST.match(said) else [sentence]
-    return [f"my {_LIST_ITEM_DET.sub('', i)}" for i in items]
+    if len(items) >= 2 and all(_LIST_ITEM.match(i) for i in items):
+        return [f"my {_LIST_ITEM_DET.sub('', i)}" for i in items]
+    # "quick intake for the meal plan: I'm 34, 5'6": the label asks, the rest claims
+    said = labelled["items"].strip()
+    if _SPEAKER_FIRST.match(said):
+        return [said]
+    owned = [_owned_item(i) for i in items] if not _OTHERS_LABEL.search(labelled["label"]) \
+        else []
+    if sum(1 for i in owned if i is not None) < 2:
+        return [sentence]
+    # "for the intake form: dob 4/11/1988, height 5'7, allergic to latex, pcp is dr. ramos"
+    return [own if own is not None else item for item, own in zip(items, owned, strict=True)]
 
 
 _LIST_ITEM_DET = re.compile(r"^the\s+", _I)
+#: An item of a labelled list named by a noun and given its value with no verb ("dob
+#: 4/11/1988", "height 5'7", "salary 96k", "start date jan 8", "plate 8XYT204").
+_NOUN_VALUE_ITEM = re.compile(
+    r"^(?!(?:i|we|he|she|they|it|my|our|his|her|their|this|that|there|the|a|an|and|or|"
+    r"but|so|in|on|at|for|to|from|with)\b)(?P<noun>[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?) "
+    r"(?P<value>(?:\$?\d[\w'./:$-]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
+    r"[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?))$", _I)
+#: A label that names someone else's things ("Tom's details:", "her meds:").
+_OTHERS_LABEL = re.compile(r"\b(?:(?!(?:my|our)\b)[a-z]+'s|his|her|their)\b", _I)
+
+
+def _owned_item(item: str) -> str | None:
+    """An item of a labelled list as the speaker's own claim ("my height is 5'7", "I am
+    allergic to latex"), or None when it is not one of those shapes."""
+    if _SPEAKER_FIRST.match(item):
+        return item
+    if _LIST_ITEM.match(item):
+        return f"my {_LIST_ITEM_DET.sub('', item)}"
+    if re.match(r"^(?:allergic|intolerant) to\s", item, _I):
+        return f"I am {item}"
+    pair = _NOUN_VALUE_ITEM.match(item)
+    return f"my {pair['noun']} is {pair['value']}" if pair is not None else None
 _SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|my|we|we're|our)\b", _I)
 #: "I'm a sophomore at ohio state": the year, and where one studies.
 _STUDENT_AT = re.compile(r"^(?P<who>i am|i'm|im) (?:a |an )?(?P<year>freshman|sophomore|junior|"

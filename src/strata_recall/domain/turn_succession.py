@@ -370,7 +370,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
 #: Items of a list, each naming something a change does not, from which an earlier turn is a
 #: list of claims rather than one claim said with its details.
 SAYS_MORE_AT = 3
-_LIST_BREAK = re.compile(r"[,;:]|\band\b", re.IGNORECASE)
+_LIST_BREAK = re.compile(r"[,;]|:(?!\d)|\band\b", re.IGNORECASE)  # not "6:15"
 
 
 def _says_more(old: str, new: str) -> bool:
@@ -381,8 +381,15 @@ def _says_more(old: str, new: str) -> bool:
     claim with its details ("My flight to Denver lands at 4:15 pm on Friday") is no list."""
     theirs = _anchors(new)
     items = [p for p in _LIST_BREAK.split(claim_of(old) or old) if p.strip()]
-    return sum(bool(_anchors(f"and {p.strip()}") - theirs - _KIN_ANCHORS)
+    typed_lowercase = _CAPITALISED.search(old) is None  # no capitals to tell names by
+    named = topic_words(new)
+    return sum((bool(_anchors(f"and {p.strip()}") - theirs - _KIN_ANCHORS)
+                or (typed_lowercase and bool(topic_words(p)) and not topic_words(p) & named))
                and _names_a_thing(p) for p in items) >= SAYS_MORE_AT
+
+
+#: A capitalised word other than "I": a text typed with capitals marks its names.
+_CAPITALISED = re.compile(r"\b(?!I\b)[A-Z][a-z]")
 
 
 def _names_a_thing(item: str) -> bool:
