@@ -1822,6 +1822,15 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
      "user.manager", "priyanka desai"),
     ("switched car insurance to progressive, saving 40/mo", "user.car_insurance",
      "progressive"),
+    ("can u help me write a cover letter, im a barista at blue bottle rn but want to get "
+     "into UX", "user.job_title", "barista at blue bottle"),
+    ("my license plate is 7KDM392, need it for the parking permit form",
+     "user.license_plate", "7KDM392"),
+    ("i have standup every day at 9:15, dont schedule anything then", "user.has.standup",
+     "standup every day at 9:15"),
+    ("our dog biscuit is a 3 yr old beagle, how much exercise does he need",
+     "project.dog_biscuit", "3 yr old beagle"),
+    ("hr emailed, start date got moved up to jan 6", "user.start", "jan 6"),
 ])
 def test_typed_chat_keeps_the_claim_and_leaves_the_request(
         text: str, subject: str, value: str) -> None:
@@ -1967,3 +1976,8 @@ def test_a_labelled_list_of_verbless_items_gives_each_item_as_the_speakers_own()
                                      ("user.allergy.latex", "latex"),
                                      ("user.doctor", "dr. ramos")]
     assert facts("Tom's details: dob 1/2/1990, height 6'1") == []  # not the speaker's
+
+
+def test_a_thing_moved_by_someone_else_stays_theirs() -> None:
+    assert [r[:2] for r in facts("Her flight got moved to 9pm")] == \
+        [("pronoun:she.flight", "9pm")]

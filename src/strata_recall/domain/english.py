@@ -309,6 +309,16 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
                          r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # what it is needed for ("my plate is 7KDM392, need it for the form")
+                         r",\s*(?:(?:i|we)\s+)?need (?:it|this|that|them) for\b[^,]*$|"
+                         # an instruction beside it ("standup at 9:15, dont schedule anything
+                         # then")
+                         r",\s*(?:(?:so|and)\s+)?(?:(?:pls|please)\s+)?(?:don't|do not|never|"
+                         r"dont)\s+(?:schedule|book|put|plan|suggest|send|call|text|add|"
+                         r"recommend|give|serve|order)\b.*$|"
+                         # what the speaker is after ("a barista but want to get into UX")
+                         r"\s+(?:but|and)\s+(?:(?:i|i'd|we)\s+)?(?:really\s+)?(?:want|wanna|"
+                         r"hope|plan|would like|'d like|am trying|'m trying)\s+to\b.*$|"
                          # what the change gains ("switched to progressive, saving 40/mo")
                          r",\s*(?:and\s+)?(?:saving|saves|save|cheaper|way cheaper)\b[^,]*$|"
                          # what the user is after, beside the claim ("I smoke half a pack a
@@ -506,7 +516,7 @@ _UNMARKED_END = re.compile(
     r"will that|would that)\b[^.!?,]{0,40}\??$)|"
     r"\s*(?:,|\s[—–-]|\s+so)\s+(?=(?:(?:and|so|but|also)\s+)?(?:(?:how|what|which|where|when|"
     r"why|who|can|could|would|should|will|do|does|did|is|are)\s+(?:\w+\s+){0,3}?(?:i|u|you|we|"
-    r"my|it|that|this|there|they|their|your|his|her|our|a|an|the)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
+    r"my|it|that|this|there|they|their|your|his|her|our|a|an|the|he|she|him|them|me)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
     r"should|will|do|does|did|is|are|any)\b[^.!]*\?|(?:what|how|where|who|when)'?s\b|"
     r"(?:is|are) there\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
     r"help me\b|remind me\b|"
@@ -2506,6 +2516,16 @@ _PUT_ME_ON = re.compile(r"^(?:my |the |our )?(?:doc|doctor|dr\.? \w+|gp|psychiat
                         r"specialist|pediatrician) (?:has |had |just )?(?:put|started) me on ", _I)
 
 
+#: "start date got moved up to jan 6", "standup got pushed to 10am": a thing of the
+#: speaker's (named with no "my") moved to a new value.
+_GOT_MOVED = re.compile(
+    r"^(?:[\w ]{1,25}? (?:emailed|called|texted|said|told me|confirmed|wrote|messaged)"
+    r"(?: me)?,\s+)?"  # "hr emailed, start date got moved up to jan 6": who said it goes
+    r"(?:(?P<det>the|my|our)\s+)?(?P<noun>(?!(?:i|it|that|this|he|she|they|we|you|everything|"
+    r"something|his|her|their|your|its)\b)[a-z][\w-]*(?: [a-z][\w-]*){0,2}?) "
+    r"(?:got|was|has been|have been|is|are) "
+    r"(?:moved|pushed|changed|bumped|rescheduled|shifted)(?: up| back| out| forward)? to "
+    r"(?P<v>.+?)(?:,?\s+(?:going forward|from now on))?$", _I)
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_PUT_ME_ON, "I now take "),
     (_FAN_OF, "like"),
@@ -2643,6 +2663,8 @@ _SHORTHAND = (
     (re.compile(r"\bb-?day\b", _I), "birthday"),
     (re.compile(r"\bappt\b", _I), "appointment"),
     (re.compile(r"\bthru\b", _I), "through"),
+    # "rn", "atm": currently, not a change (spelled "right now" they would read as one)
+    (re.compile(r"\s+(?-i:rn|atm)\b"), ""),
     (re.compile(r"^(?:was )?born (?=on |in )", _I), "I was born "),
     (re.compile(r"\bfave?\b", _I), "favorite"),
 )
@@ -2662,6 +2684,18 @@ _LIST_ITEM = re.compile(r"^(?!(?:i|we|he|she|they|it|my|our|his|her|their|this|t
                         r"(?:the\s+)?(?P<noun>[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}) "
                         r"(?:is|are|=)\s+\S", _I)
 _ITEM_BREAK = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
+
+
+#: A request, then the speaker's claim after a comma ("can u help me write a cover letter,
+#: im a barista at blue bottle"): the claim is read on its own.
+_REQUEST_THEN_CLAIM = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so)\W+)?(?:(?:can|could|would|will) (?:you|u)|pls|please|help me)"
+    r"\b[^,?]{3,80}?,\s+(?P<claim>(?:i'm|i am|i've|i have|i|my|we're|we are|we|our)\s.+)$", _I)
+
+
+def _after_request(sentence: str) -> list[str]:
+    after = _REQUEST_THEN_CLAIM.match(sentence)
+    return [after["claim"]] if after is not None else [sentence]
 
 
 def _listed(sentence: str) -> list[str]:
@@ -2734,7 +2768,7 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
     found: list[Statement] = []
     said = ""  # the clause before, for "it"
     for sentence in (s for whole in sentences(text) for listed in _listed(whole)
-                     for s in _student_at(listed)):
+                     for claim in _after_request(listed) for s in _student_at(claim)):
         opened = len(found)  # the claims of this sentence start here
         sentence = _NONE_FOR_ME.sub(r"I avoid \g<x>", sentence)  # before "no" is a filler
         if is_chatter(sentence):
@@ -2823,6 +2857,7 @@ _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], s
     (_THROUGH, r"\g<np> is "),
     (_INSURED_WITH, r"my \g<noun> is \g<v>"),
     (_NOT_ANYMORE, lambda m: f"I'm not {m['x'] or m['y']} anymore"),
+    (_GOT_MOVED, lambda m: f"{m['det'] or 'my'} {m['noun']} is now {m['v']}"),
 )
 #: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
 _ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"
