@@ -422,17 +422,41 @@ class WritePipeline:
         """The user's last turn in this scope before ``event``, with its facts: a follow-up
         remembered on its own ("Sorry, I meant Porto.") corrects it, as a bare correction
         inside one conversation corrects the turn before it."""
+        found = self._last_user_event(event)
+        if found is None:
+            return None
+        text = self._answer_read(found[1])
+        extraction = self.chain.extract(text).extraction
+        return text, extraction.facts if extraction is not None else ()
+
+    def _last_user_turn(self, event: Event, text: str) -> str | None:
+        """The id of the user's last turn in this scope before ``event``, unless another
+        recent turn of theirs is on ``text``'s topic too ("My sister's wedding is on June 12."
+        … "My brother's wedding is on May 3." … "Correction, the wedding is June 19.": which
+        one is not said)."""
+        found = self._last_user_event(event, others=True)
+        if found is None:
+            return None
+        last, _, others = found
+        topic = turn_succession.topic_words(text)
+        if any(topic & turn_succession.topic_words(m.content) for m in others):
+            return None
+        return last.id
+
+    def _last_user_event(self, event: Event, *, others: bool = False
+                         ) -> tuple[Memory, Event, list[Memory]] | None:
+        """The user's last turn before ``event`` in its scope and its event; with
+        ``others``, the user's other recent turns too."""
         page = self.store.list(event.scope, Filters(created_before=event.ts),
                                limit=TURN_BEFORE_LOOKBACK)
         turns = [m for m in page.items if applying.is_turn(m) and m.scope == event.scope]
         said = {e.id: e for e in self.store.events([m.provenance.event_ids[0] for m in turns])}
-        for turn in turns:  # newest first
-            before = said.get(turn.provenance.event_ids[0])
-            if before is not None and (before.role or "user") == "user":
-                text = self._answer_read(before)
-                extraction = self.chain.extract(text).extraction
-                return text, extraction.facts if extraction is not None else ()
-        return None
+        by_user = [(m, e) for m in turns if (e := said.get(m.provenance.event_ids[0]))
+                   is not None and (e.role or "user") == "user"]  # newest first
+        if not by_user:
+            return None
+        (last, before), rest = by_user[0], by_user[1:]
+        return last, before, [m for m, _ in rest] if others else []
 
     def _answer_read(self, event: Event) -> str:
         """A user's turn as read with the assistant's turn just before it in its
@@ -623,9 +647,11 @@ class WritePipeline:
             if mine is None or not _said_first_here(mine, event) or \
                     (not changes and mine.pinned):
                 continue
+            before = _turn_before(events, index, turns)
+            if before is None and turn_succession.takes_back(text):
+                before = self._last_user_turn(event, text)  # "i keep getting it wrong, …"
             said = _TurnRead(turn_id, event, text, events[index - 1] if index else None,
-                             (searched or {}).get(event.id),
-                             just_before=_turn_before(events, index, turns),
+                             (searched or {}).get(event.id), just_before=before,
                              others=frozenset(e.id for e in events
                                               if _speaker(e) != _speaker(event)))
             values = [f.value for f in facts if f.value]
@@ -685,6 +711,9 @@ class WritePipeline:
         said_before = [str(t) for e, t in job.payload.get("turns", {}).items()
                        if str(t) < said.turn_id and str(t) not in have
                        and str(e) not in said.others]
+        if said.just_before is not None and said.just_before not in have \
+                and said.just_before not in said_before:  # the user's last turn, said alone
+            said_before.append(said.just_before)
         if said_before:
             found = [*found, *self.store.get_many(said_before, scope)]
             closeness.update(dict.fromkeys(said_before, 1.0))  # compared first

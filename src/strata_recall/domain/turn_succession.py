@@ -109,7 +109,9 @@ class Turn:
 _TAKES_BACK = re.compile(
     r"^\W*(?:(?:hmm+|um+|uh+|ugh|oh|ah|ok|okay|wait)\W+)*(?:sorry|no|nope|nah|oops|whoops|"
     r"wait|correction|scratch that|i meant|i mean|actually|my bad|my mistake|typo|"
-    r"autocorrect|ignore that)\b", re.IGNORECASE)
+    r"autocorrect|ignore that|"
+    r"i (?:(?:keep|kept) )?(?:got|getting|had|typed|told (?:you|u)|said|gave (?:you|u)|wrote|"
+    r"put)(?: (?:it|that|this|them|the \w+))? wrong)\b", re.IGNORECASE)
 
 
 #: A turn that says only that something said was wrong: "hold on i misread the itinerary",
