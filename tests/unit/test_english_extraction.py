@@ -1831,6 +1831,10 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
     ("our dog biscuit is a 3 yr old beagle, how much exercise does he need",
      "project.dog_biscuit", "3 yr old beagle"),
     ("hr emailed, start date got moved up to jan 6", "user.start", "jan 6"),
+    ("I'm insured with State Farm for the car.", "user.car_insurance", "State Farm"),
+    ("we're insured through Progressive for both cars", "user.car_insurance", "Progressive"),
+    ("right, home wifi pw is Sunflower_2024", "user.home_wifi_password", "Sunflower_2024"),
+    ("i'm 5'8 with a 31 inch inseam", "user.height", "5'8"),
 ])
 def test_typed_chat_keeps_the_claim_and_leaves_the_request(
         text: str, subject: str, value: str) -> None:

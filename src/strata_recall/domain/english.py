@@ -77,7 +77,7 @@ _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:remember|don't forget|do not forget|never forget|note|keep in mind|"
     r"for the record|fyi)(?:\s+(?:this|that))?\s*(?:[:,-]\s*|\s+that\s+|\s+)", _I)
 _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|anyway|"
-                     r"wait|no wait|oh and|basically|honestly|heads up|guess what|"
+                     r"wait|no wait|oh and|basically|honestly|heads up|guess what|right(?=,)|"
                      r"just so you know|just so u know|for the record|fyi|for context|"
                      r"for reference|context|background|"
                      r"hang on|hold on|one sec|"
@@ -309,6 +309,8 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
                          r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # a measure beside it ("i'm 5'8 with a 31 inch inseam")
+                         r"(?<=[\d'\"])\s+with (?:a|an) \d[^,]*$|"
                          # what it is needed for ("my plate is 7KDM392, need it for the form")
                          r",\s*(?:(?:i|we)\s+)?need (?:it|this|that|them) for\b[^,]*$|"
                          # an instruction beside it ("standup at 9:15, dont schedule anything
@@ -2244,6 +2246,15 @@ _INSURED_WITH = re.compile(r"^(?:i am|i'm|we are|we're|i|we) (?:with|through|(?:
                            r"(?:with|through|by)) (?P<v>[\w&'. -]+?) for (?:my |our |the )?"
                            r"(?P<noun>(?:car|auto|home|health|life|renters|pet|travel|dental) "
                            r"insurance)$", _I)
+#: "I'm insured with State Farm for the car", "we're insured through Progressive for both
+#: cars": the insurance of that thing.
+_INSURED_FOR = re.compile(r"^(?:i am|i'm|we are|we're|i|we) (?:insured|covered) "
+                          r"(?:with|through|by) (?P<v>[\w&'. -]+?) for "
+                          r"(?:my |our |the |both |all )?(?:\w+ )?"
+                          r"(?P<what>car|house|home|apartment|pet|dog|cat|teeth|health|life)s?$",
+                          _I)
+_INSURED_KIND = {"house": "home", "apartment": "renters", "dog": "pet", "cat": "pet",
+                 "teeth": "dental"}
 _THROUGH = re.compile(r"^(?P<np>(?:my|our) (?:[\w-]+ ){0,2}(?:insurance|provider|carrier|bank|"
                       r"banking|plan|coverage)) is (?:with|through|via|at) ", _I)
 
@@ -2608,7 +2619,7 @@ _BARE_SLOT = re.compile(
     r"^(?!(?:the|my|our|a|an|his|her|their|your|its|this|that)\b)"
     r"(?=(?:(?:new|current|updated|correct) (?:address|number|phone|cell|email|manager|boss|"
     r"doctor|dentist|vet|landlord|employer|company)|favou?rite [a-z]+|"
-    r"(?:[a-z]+ )?(?:anniversary|password|blood type|birthday|"
+    r"(?:[a-z]+ ){0,2}(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone))\s+(?:is|=)\s)", _I)
 
@@ -2856,6 +2867,8 @@ _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], s
     (_REPLACED_WITH, r"my \g<noun> is now \g<v>"),
     (_THROUGH, r"\g<np> is "),
     (_INSURED_WITH, r"my \g<noun> is \g<v>"),
+    (_INSURED_FOR, lambda m: f"my {_INSURED_KIND.get(m['what'].casefold(), m['what'])} "
+                             f"insurance is {m['v']}"),
     (_NOT_ANYMORE, lambda m: f"I'm not {m['x'] or m['y']} anymore"),
     (_GOT_MOVED, lambda m: f"{m['det'] or 'my'} {m['noun']} is now {m['v']}"),
 )
