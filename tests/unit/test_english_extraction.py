@@ -1835,6 +1835,9 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
     ("we're insured through Progressive for both cars", "user.car_insurance", "Progressive"),
     ("right, home wifi pw is Sunflower_2024", "user.home_wifi_password", "Sunflower_2024"),
     ("i'm 5'8 with a 31 inch inseam", "user.height", "5'8"),
+    ("my son leo is allergic to peanuts", "person:leo.allergy.peanut", "peanuts"),
+    ("Leo has a peanut allergy so no pb in the lunchbox ideas pls", "person:leo.allergy.peanut",
+     "peanut"),
 ])
 def test_typed_chat_keeps_the_claim_and_leaves_the_request(
         text: str, subject: str, value: str) -> None:
@@ -1985,3 +1988,14 @@ def test_a_labelled_list_of_verbless_items_gives_each_item_as_the_speakers_own()
 def test_a_thing_moved_by_someone_else_stays_theirs() -> None:
     assert [r[:2] for r in facts("Her flight got moved to 9pm")] == \
         [("pronoun:she.flight", "9pm")]
+
+
+@pytest.mark.parametrize(("text", "spelled"), [
+    ("our dog biscuit is a 3 yr old beagle", "our dog Biscuit is a 3 yr old beagle"),
+    ("my sister amy lives in denver", "my sister Amy lives in denver"),
+    ("my dog food is expensive", "my dog food is expensive"),  # one thing, no name
+    ("my brother in law works nights", "my brother in law works nights"),
+])
+def test_a_name_typed_in_lower_case_after_a_relation_or_a_pet_is_a_name(
+        text: str, spelled: str) -> None:
+    assert spelled_out(text) == spelled

@@ -309,6 +309,10 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
                          r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # what the assistant should do about it ("i'm a type 1 diabetic so
+                         # watch the carbs", "… so no pb in the lunchbox ideas pls")
+                         r"\s+so\s+(?:(?:pls|please)\s+)?(?:no|don't|dont|watch|avoid|keep|"
+                         r"make sure|remember|skip|go easy|nothing with)\b.*$|"
                          # a measure beside it ("i'm 5'8 with a 31 inch inseam")
                          r"(?<=[\d'\"])\s+with (?:a|an) \d[^,]*$|"
                          # what it is needed for ("my plate is 7KDM392, need it for the form")
@@ -2682,10 +2686,33 @@ _SHORTHAND = (
 
 
 def spelled_out(text: str) -> str:
-    """``text`` with the shorthand of typed chat spelled out (``_SHORTHAND``)."""
+    """``text`` with the shorthand of typed chat spelled out (``_SHORTHAND``), and a name
+    typed in lower case after "my son", "my dog" … capitalised (``_named_in_lowercase``)."""
     for shorthand, spelled in _SHORTHAND:
         text = shorthand.sub(spelled, text)
-    return text.replace("with  ", "with ")
+    return _LOWERCASE_NAMED.sub(_named_in_lowercase, text.replace("with  ", "with "))
+
+
+#: "my son leo is allergic to peanuts", "our dog biscuit is a beagle": a relation or a pet,
+#: then a name typed in lower case.
+_LOWERCASE_NAMED = re.compile(
+    rf"\b(?P<head>(?i:my|our) (?:(?i:best|older|younger|little|big|baby|twin|step) )?"
+    rf"(?i:{'|'.join(_RELATIVES)}|dog|cat|puppy|kitten|pup|bird|parrot|rabbit|bunny|hamster|"
+    rf"horse|turtle|lizard|snake|fish)) (?P<name>[a-z][a-z'-]+)\b(?P<next>\s+[a-z']+)?")
+#: What follows a name as its clause's verb ("leo is", "biscuit has").
+_NAME_VERBS = frozenset("is was has had lives works just got started moved turned".split())
+#: Nouns that follow "my dog", "my mom" as part of one thing ("my dog food", "my mom group").
+_COMPOUND_HEADS = frozenset("""group chat food bowl toy toys bed walker sitter side life time
+stuff thing account phone car house place job work school birthday party wedding""".split())
+
+
+def _named_in_lowercase(match: re.Match[str]) -> str:
+    name, after = match["name"], (match["next"] or "")
+    verb = after.strip().casefold() in _NAME_VERBS
+    if name in STOPWORDS or name in _RELATIVES or name in _COMPOUND_HEADS or not (
+            unknown_word(name) or (verb and len(name) <= 8)):
+        return match.group(0)
+    return f"{match['head']} {name[:1].upper()}{name[1:]}{after}"
 
 
 #: A labelled list of one's things: "my accounts: spotify is jlee88, steam is jlee_gamer",
