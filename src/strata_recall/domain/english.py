@@ -311,7 +311,8 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
                          # what the assistant should do about it ("i'm a type 1 diabetic so
                          # watch the carbs", "… so no pb in the lunchbox ideas pls")
-                         r"\s+so\s+(?:(?:pls|please)\s+)?(?:no|don't|dont|watch|avoid|keep|"
+                         r"\s+so\s+(?:(?:pls|please)\s+)?(?:no(?!\s+(?:more|longer)\b)|don't|"
+                         r"dont|watch|avoid|keep|"
                          r"make sure|remember|skip|go easy|nothing with)\b.*$|"
                          # a measure beside it ("i'm 5'8 with a 31 inch inseam")
                          r"(?<=[\d'\"])\s+with (?:a|an) \d[^,]*$|"
