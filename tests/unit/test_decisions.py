@@ -346,6 +346,11 @@ def test_one_value_said_within_another_is_the_same_unless_a_change_is_said() -> 
     again = fact("User drives a rav4, 2019, white one", subject="user.drives",
                  value="rav4, 2019, white one")
     assert decide(again, [rav4], NOW).action is Action.NONE  # "one": the car, not a count
+    plate = Candidate("m6", "User's license plate is 7KDM392", 0.6,
+                      subject="user.license_plate", value="7KDM392")
+    new_plate = fact("User's plate is BRKFST1", subject="user.plate", value="BRKFST1",
+                     explicit_change=True)
+    assert decide(new_plate, [plate], NOW).action is Action.UPDATE  # one slot
     nurse = Candidate("m2", "Sam works as a nurse", 0.7, subject="person:sam.job_title",
                       value="nurse")
     travel = fact("Sam is a travel nurse", subject="person:sam.job_title",

@@ -1836,6 +1836,7 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
     ("right, home wifi pw is Sunflower_2024", "user.home_wifi_password", "Sunflower_2024"),
     ("i'm 5'8 with a 31 inch inseam", "user.height", "5'8"),
     ("my son leo is allergic to peanuts", "person:leo.allergy.peanut", "peanuts"),
+    ("got personalized plates!! plate number is now BRKFST1", "user.plate", "BRKFST1"),
     ("Leo has a peanut allergy so no pb in the lunchbox ideas pls", "person:leo.allergy.peanut",
      "peanut"),
 ])

@@ -213,7 +213,9 @@ def _value_unsaid(fact: FactView, candidate: Candidate) -> bool:
 _ONE_SLOT = {"grew_up_in": "from", "hometown": "from", "car": "drives",
              "wedding_anniversary": "anniversary",
              "cell": "phone", "mobile": "phone", "phone_number": "phone",
-             "email_address": "email", "home_address": "address"}
+             "email_address": "email", "home_address": "address", "plate": "license_plate",
+             "plate_number": "license_plate", "license_plate_number": "license_plate",
+             "car_insurance": "insurance", "auto_insurance": "insurance"}
 
 
 def one_slot(subject: str | None) -> str | None:

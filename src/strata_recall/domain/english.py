@@ -2626,7 +2626,8 @@ _BARE_SLOT = re.compile(
     r"doctor|dentist|vet|landlord|employer|company)|favou?rite [a-z]+|"
     r"(?:[a-z]+ ){0,2}(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
-    r"budget|time ?zone))\s+(?:is|=)\s)", _I)
+    r"budget|time ?zone|(?:license )?plate(?: number)?|pin|username|handle|zip(?: code)?|"
+    r"(?:account|member|policy|id|locker|seat) number|gate code))\s+(?:is|=)\s)", _I)
 
 
 def _expand(text: str) -> str:
