@@ -215,7 +215,7 @@ _ONE_SLOT = {"grew_up_in": "from", "hometown": "from", "car": "drives",
              "cell": "phone", "mobile": "phone", "phone_number": "phone",
              "email_address": "email", "home_address": "address", "plate": "license_plate",
              "plate_number": "license_plate", "license_plate_number": "license_plate",
-             "car_insurance": "insurance", "auto_insurance": "insurance"}
+             "auto_insurance": "car_insurance"}
 
 
 def one_slot(subject: str | None) -> str | None:
