@@ -35,6 +35,9 @@ def test_exact_and_near_duplicates_are_none() -> None:
     assert decide(fact("User lives in Berlin!"), [near], NOW) .action is Action.NONE
     opposite = Candidate("m3", "User does not live in Berlin", 0.97, negated=True)
     assert decide(fact("User lives in Berlin"), [opposite], NOW).action is not Action.NONE
+    year = Candidate("m4", "User graduated from ohio state in 2012", 0.975)
+    other_year = fact("User graduated from ohio state in 2014")
+    assert decide(other_year, [year], NOW).action is not Action.NONE  # another number
 
 
 def test_a_look_alike_turn_without_the_new_value_is_not_a_duplicate() -> None:
