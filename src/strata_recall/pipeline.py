@@ -809,6 +809,7 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     user for "the X" when only the user's X is known ("Sorry, the flight number is BA 177"
     after "My flight number is BA 117"); and a favourite with its kind (``_kind_resolved``)."""
     found = _kind_resolved(_pronoun_resolved(found, candidates), candidates)
+    found = _relation_resolved(found, candidates)
     fact = found.fact
     subject = fact.subject or ""
     holder, _, attribute = subject.partition(".")
@@ -823,6 +824,35 @@ def _resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
     assert known.value is not None and known.subject is not None
     return replace(found, fact=replace(fact, subject=known.subject, holder="user",
                                        content=_said_as(known, fact.value)))
+
+
+_BY_RELATION = re.compile(r"^person:user_(?P<rel>[a-z-]+)$")
+
+
+def _relation_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:
+    """"mom sold her place and moved to asheville" after "my mom carol lives in tampa": the
+    user's mom is the one person known by that relation and a name (``person:carol``), so the
+    fact is hers, and a change of it replaces what was known of her. Two such people:
+    neither."""
+    fact = found.fact
+    holder, _, attribute = (fact.subject or "").partition(".")
+    by_relation = _BY_RELATION.match(holder)
+    if by_relation is None or not attribute:
+        return found
+    relation = by_relation["rel"].replace("_", " ")
+    named = {person for c in candidates if c.subject is not None
+             and c.subject.startswith("person:") and not c.subject.startswith("person:user_")
+             and _called(c.content, relation, (person := c.subject.partition(".")[0])[7:])}
+    if len(named) != 1:
+        return found
+    person = named.pop()
+    return replace(found, fact=replace(fact, subject=f"{person}.{attribute}", holder=person))
+
+
+def _called(content: str, relation: str, name: str) -> bool:
+    """``content`` names the person by ``relation`` and ``name`` ("User's mom Carol …")."""
+    return re.search(rf"\b{re.escape(relation)},? {re.escape(name)}\b", content,
+                     re.IGNORECASE) is not None
 
 
 def _definite_resolved(found: _Found, candidates: Sequence[Candidate]) -> _Found:

@@ -705,3 +705,16 @@ def test_a_turn_that_only_takes_back_makes_the_next_one_a_correction(
     states = by_content(strata)
     assert states["our wedding anniversary is october 3rd"] is Lifecycle.SUPERSEDED, states
     assert states["User's wedding anniversary is oct 8th"] is Lifecycle.ACTIVE, states
+
+
+def test_a_relative_named_once_is_the_same_person_when_named_by_relation_alone(
+        store: Store, clock: FakeClock) -> None:
+    """"my mom carol lives in tampa" … "mom moved to asheville": the mom is Carol, so her
+    city is updated, not kept beside the new one."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "my mom carol lives in tampa",
+                 "mom sold her place and moved to asheville last month")
+    states = by_content(strata)
+    assert states["my mom carol lives in tampa"] is Lifecycle.SUPERSEDED, states
+    top = strata.recall("Where does my mom live?", scope=A, k=3).hits[0].memory.content
+    assert "asheville" in top
