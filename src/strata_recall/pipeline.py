@@ -434,7 +434,7 @@ class WritePipeline:
         recent turn of theirs is on ``text``'s topic too ("My sister's wedding is on June 12."
         … "My brother's wedding is on May 3." … "Correction, the wedding is June 19.": which
         one is not said)."""
-        found = self._last_user_event(event, others=True)
+        found = self._last_user_event(event)
         if found is None:
             return None
         last, _, others = found
@@ -443,10 +443,9 @@ class WritePipeline:
             return None
         return last.id
 
-    def _last_user_event(self, event: Event, *, others: bool = False
-                         ) -> tuple[Memory, Event, list[Memory]] | None:
-        """The user's last turn before ``event`` in its scope and its event; with
-        ``others``, the user's other recent turns too."""
+    def _last_user_event(self, event: Event) -> tuple[Memory, Event, list[Memory]] | None:
+        """The user's last turn before ``event`` in its scope, its event, and the user's
+        other recent turns (newest first)."""
         page = self.store.list(event.scope, Filters(created_before=event.ts),
                                limit=TURN_BEFORE_LOOKBACK)
         turns = [m for m in page.items if applying.is_turn(m) and m.scope == event.scope]
@@ -456,7 +455,7 @@ class WritePipeline:
         if not by_user:
             return None
         (last, before), rest = by_user[0], by_user[1:]
-        return last, before, [m for m, _ in rest] if others else []
+        return last, before, [m for m, _ in rest]
 
     def _answer_read(self, event: Event) -> str:
         """A user's turn as read with the assistant's turn just before it in its

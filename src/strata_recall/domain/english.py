@@ -85,6 +85,11 @@ _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|an
                      r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
                      r"for what it's worth)\s*[,!.:—–]?\s+)+", _I)
+#: The speaker saying that what they said was wrong ("i typed it wrong", "i keep getting it
+#: wrong", "i told u wrong"): a correction follows (here and in ``domain/turn_succession.py``).
+SAID_IT_WRONG = (r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told (?:you|u)|"
+                 r"gave (?:you|u)|put|entered|spelled)(?: (?:that|it|this|them|the \w+(?: \w+)?))?"
+                 r" wrong(?:ly)?")
 _CORRECTION = re.compile(
     r"^(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
@@ -94,9 +99,7 @@ _CORRECTION = re.compile(
     r"wrong (?:time|date|day|place|room|number|name|address)|"
     r"i misspoke|i (?:miscounted|misread|misheard)(?: (?:it|that|this|the [\w-]+))?|"
     r"my mistake|my bad|typo (?:earlier|before|there|above)|"
-    r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told (?:you|u)|gave (?:you|u)|"
-    r"put|entered|spelled)(?: (?:that|it|this|the \w+(?: \w+)?))? wrong(?:ly)?"
-    r"(?: earlier| before| there)?|i was mistaken|"
+    rf"{SAID_IT_WRONG}(?: earlier| before| there)?|i was mistaken|"
     r"(?:damn |stupid )?autocorrect|"
     r"change of (?:plans?|venue|date|time|location|schedule|address)|"
     r"(?:the )?plans? (?:have )?changed|"
@@ -1354,9 +1357,11 @@ def _be_claim(rest: str) -> _Claim | None:
 _MY_ATTRIBUTE = re.compile(
     rf"^(?:(?P<det>my|our|the|his|her|their)|(?-i:(?P<owner>{_NAME}(?: {_NAME})?))'s) "
     r"(?:(?P<new>new|current|updated) )?(?P<noun>[a-z][\w' -]{1,40}?)"
-    r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|got|is|will be) (?:raised|increased|"
+    r"(?: for (?P<of>[\w' -]{1,40}?))? (?:(?:was|has been|have been|got|is|are|will be) "
+    r"(?:raised|increased|"
     r"moved|pushed|changed|handed over|handed|given|reassigned|bumped|lowered|cut|reduced|"
-    r"updated|set|postponed|delayed|extended)(?: back| out| over)? (?:to|on)|has changed to|"
+    r"updated|set|postponed|delayed|extended|rescheduled|shifted)(?: back| out| over| up|"
+    r" forward)? (?:to|on)|has changed to|"
     r"changed to|"
     r"(?:has |have )?(?:changed|switched|passed|gone|went) from (?P<old>.+?) to|"
     r"(?:went|has gone|is going|will go|goes) (?:up|down) to|(?:has |have )?(?:rose|risen|"
@@ -2537,11 +2542,11 @@ _PUT_ME_ON = re.compile(r"^(?:my |the |our )?(?:doc|doctor|dr\.? \w+|gp|psychiat
 _GOT_MOVED = re.compile(
     r"^(?:[\w ]{1,25}? (?:emailed|called|texted|said|told me|confirmed|wrote|messaged)"
     r"(?: me)?,\s+)?"  # "hr emailed, start date got moved up to jan 6": who said it goes
-    r"(?:(?P<det>the|my|our)\s+)?(?P<noun>(?!(?:i|it|that|this|he|she|they|we|you|everything|"
-    r"something|his|her|their|your|its)\b)[a-z][\w-]*(?: [a-z][\w-]*){0,2}?) "
+    r"(?:(?P<det>the|my|our)\s+)?(?P<rest>(?!(?:i|it|that|this|he|she|they|we|you|everything|"
+    r"something|his|her|their|your|its)\b)[a-z][\w-]*(?: [a-z][\w-]*){0,2}? "
     r"(?:got|was|has been|have been|is|are) "
     r"(?:moved|pushed|changed|bumped|rescheduled|shifted)(?: up| back| out| forward)? to "
-    r"(?P<v>.+?)(?:,?\s+(?:going forward|from now on))?$", _I)
+    r".+?)(?:,?\s+(?:going forward|from now on))?$", _I)
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_PUT_ME_ON, "I now take "),
     (_FAN_OF, "like"),
@@ -2899,7 +2904,7 @@ _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], s
     (_INSURED_FOR, lambda m: f"my {_INSURED_KIND.get(m['what'].casefold(), m['what'])} "
                              f"insurance is {m['v']}"),
     (_NOT_ANYMORE, lambda m: f"I'm not {m['x'] or m['y']} anymore"),
-    (_GOT_MOVED, lambda m: f"{m['det'] or 'my'} {m['noun']} is now {m['v']}"),
+    (_GOT_MOVED, lambda m: f"{m['det'] or 'my'} {m['rest']}"),  # read by _MY_ATTRIBUTE
 )
 #: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
 _ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"

@@ -31,7 +31,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from strata_recall.domain.decisions import has_negation
-from strata_recall.domain.english import RELATIVES
+from strata_recall.domain.english import RELATIVES, SAID_IT_WRONG
 from strata_recall.domain.text import STOPWORDS, as_digit, stem, words
 
 #: Longest earlier turn (in words) a later turn may supersede: a claim, not a story.
@@ -109,9 +109,7 @@ class Turn:
 _TAKES_BACK = re.compile(
     r"^\W*(?:(?:hmm+|um+|uh+|ugh|oh|ah|ok|okay|wait)\W+)*(?:sorry|no|nope|nah|oops|whoops|"
     r"wait|correction|scratch that|i meant|i mean|actually|my bad|my mistake|typo|"
-    r"autocorrect|ignore that|"
-    r"i (?:(?:keep|kept) )?(?:got|getting|had|typed|told (?:you|u)|said|gave (?:you|u)|wrote|"
-    r"put)(?: (?:it|that|this|them|the \w+))? wrong)\b", re.IGNORECASE)
+    rf"autocorrect|ignore that|{SAID_IT_WRONG})\b", re.IGNORECASE)
 
 
 #: A turn that says only that something said was wrong: "hold on i misread the itinerary",
