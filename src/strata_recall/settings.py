@@ -71,6 +71,12 @@ class Settings(SettingsBase, env_prefix="STRATA_"):
         "ann uses the approximate HNSW index (usearch, saved as <db>.usearch); auto uses it "
         "from 20,000 vectors on.",
     )
+    lexical_search: Literal["index", "fts"] = setting(
+        default="index",
+        description="SQLite lexical search of recall: index scores BM25 in process (the "
+        "scores FTS5 gives, over every term); fts asks FTS5, which bounds common words "
+        "past 5,000 rows.",
+    )
     max_text_chars: int = setting(default=100_000, ge=1, description="Longest accepted text.")
     max_messages: int = setting(default=1_000, ge=1, description="Most messages per remember.")
     max_k: int = setting(default=100, ge=1, description="Largest k a recall may ask for.")

@@ -252,7 +252,8 @@ def test_a_bounded_lexical_search_scores_rows_holding_a_rare_term_as_the_plain_s
     one: those rows keep their exact scores; rows holding only common terms are not scored."""
     from strata_recall.domain.text import search_text
 
-    store = open_store(tmp_path / "s.db")
+    store = SQLiteStore(tmp_path / "s.db", dim=EMBEDDER.dim, embedder_name=EMBEDDER.name,
+                        lexical_search="fts")
     strata = Strata(store, EMBEDDER)
     texts = [f"harbour note {i} about the weather" for i in range(40)]
     texts += ["the harbour pilot fixed the lantern", "a lantern by the door", "lantern oil"]

@@ -65,4 +65,5 @@ def open_store(url: str | None, *, dim: int, embedder_name: str, settings: Setti
     return SQLiteStore(path, dim=dim, embedder_name=embedder_name,
                        synchronous=settings.sqlite_synchronous,
                        busy_timeout_ms=settings.busy_timeout_ms,
-                       vector_search=settings.vector_search)
+                       vector_search=settings.vector_search,
+                       lexical_search=settings.lexical_search)

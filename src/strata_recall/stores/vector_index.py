@@ -23,17 +23,20 @@ import numpy.typing as npt
 
 from strata_recall.domain.models import Lifecycle, MemoryType, Scope
 from strata_recall.stores.ann import CANDIDATES, AnnIndex
+from strata_recall.stores.scope_columns import (
+    DROPPED,
+    LIFECYCLE_CODES,
+    Codes,
+    empty_columns,
+    grown,
+    new_codes,
+    set_columns,
+    visibility_mask,
+)
 
 if TYPE_CHECKING:
     from strata_recall.ports import Vector
 
-_TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
-_LIFECYCLE_CODES = {lc: i for i, lc in enumerate(Lifecycle)}
-#: The same codes by the stored strings (a bulk load reads strings; no enum per row).
-_TYPE_CODES_BY_VALUE = {t.value: i for t, i in _TYPE_CODES.items()}
-_LIFECYCLE_CODES_BY_VALUE = {lc.value: i for lc, i in _LIFECYCLE_CODES.items()}
-_SHARED = _TYPE_CODES[MemoryType.SHARED]
-_USER_PROFILE = _TYPE_CODES[MemoryType.USER_PROFILE]
 #: Visible rows at or below which the exact scan is used even with an approximate index.
 EXACT_BELOW = 5_000
 #: Visibility masks kept between changes (all dropped at once when full, and on any change).
@@ -67,32 +70,6 @@ class IndexState:
     interned: dict[str, list[str]]  # team, user, agent, run: the value of code i + 1
 
 
-class _Codes:
-    """Interns strings to small ints; 0 means "not set"."""
-
-    def __init__(self, values: Sequence[str] = ()) -> None:
-        self._codes: dict[str, int] = {value: i + 1 for i, value in enumerate(values)}
-
-    def values(self) -> list[str]:
-        """The interned strings in code order (code i + 1 is ``values()[i]``)."""
-        return sorted(self._codes, key=self._codes.__getitem__)
-
-    def code(self, value: str | None) -> int:
-        if value is None:
-            return 0
-        found = self._codes.get(value)
-        if found is None:
-            found = len(self._codes) + 1
-            self._codes[value] = found
-        return found
-
-    def lookup(self, value: str | None) -> int:
-        """The code of a viewer's value; -1 (matches nothing) when never seen."""
-        if value is None:
-            return 0
-        return self._codes.get(value, -1)
-
-
 class VectorIndex:
     """Thread-safe; rows are upserted by memory id and never physically removed."""
 
@@ -110,11 +87,8 @@ class VectorIndex:
         #: The store's change counter of each row when it was loaded (0: not given).
         self._revs = np.zeros(initial_capacity, dtype=np.int64)
         self._matrix = np.zeros((initial_capacity, dim), dtype=np.float32)
-        self._cols = {
-            name: np.zeros(initial_capacity, dtype=np.int32)
-            for name in ("team", "user", "agent", "run", "type", "lifecycle")
-        }
-        self._interned = {name: _Codes() for name in ("team", "user", "agent", "run")}
+        self._cols = empty_columns(initial_capacity)
+        self._interned = new_codes()
 
     def __len__(self) -> int:
         return self._size
@@ -149,7 +123,7 @@ class VectorIndex:
             raise ValueError(f"vectors have shape {vectors.shape}, expected {expected}")
         if not rows:
             return
-        ids, teams, users, agents, runs, types, lifecycles = zip(*rows, strict=True)
+        ids = [row[0] for row in rows]
         with self._lock:
             self._reserve(self._size + len(rows))
             positions = self._positions(ids)
@@ -159,14 +133,7 @@ class VectorIndex:
                                         strict=True))
             if revs is not None:
                 self._revs[positions] = revs
-            for name, values in (("team", teams), ("user", users), ("agent", agents),
-                                 ("run", runs)):
-                code = self._interned[name].code
-                codes = {value: code(value) for value in set(values)}  # few distinct values
-                self._cols[name][positions] = list(map(codes.__getitem__, values))
-            self._cols["type"][positions] = [_TYPE_CODES_BY_VALUE[t] for t in types]
-            self._cols["lifecycle"][positions] = [_LIFECYCLE_CODES_BY_VALUE[lc]
-                                                  for lc in lifecycles]
+            set_columns(self._cols, self._interned, positions, [row[1:] for row in rows])
             self._matrix[positions] = vectors
             self._changed()
 
@@ -218,7 +185,7 @@ class VectorIndex:
         with self._lock:
             row = self._rows.get(memory_id)
             if row is not None:
-                self._cols["lifecycle"][row] = _LIFECYCLE_CODES[lifecycle]
+                self._cols["lifecycle"][row] = LIFECYCLE_CODES[lifecycle]
                 self._changed()
 
     def drop(self, memory_id: str) -> int | None:
@@ -228,7 +195,7 @@ class VectorIndex:
             row = self._rows.get(memory_id)
             if row is None:
                 return None
-            self._cols["lifecycle"][row] = -1
+            self._cols["lifecycle"][row] = DROPPED
             self._matrix[row] = 0.0
             self._changed()
             key = int(self._keys[row])
@@ -364,17 +331,7 @@ class VectorIndex:
         types: Collection[MemoryType],
         allowed_ids: Collection[str] | None,
     ) -> npt.NDArray[np.bool_]:
-        c = {name: col[:n] for name, col in self._cols.items()}
-        v = {name: self._interned[name].lookup(getattr(viewer, name)) for name in self._interned}
-        personal = (c["run"] == 0) | (c["run"] == v["run"])
-        personal &= (c["agent"] == 0) | (c["agent"] == v["agent"])
-        own_user = (c["user"] == 0) | (c["user"] == v["user"])
-        mask = (c["team"] == v["team"]) & (
-            (c["type"] == _SHARED) | (own_user & ((c["type"] == _USER_PROFILE) | personal))
-        )
-        mask &= np.isin(c["lifecycle"], [_LIFECYCLE_CODES[lc] for lc in lifecycles])
-        if types:
-            mask &= np.isin(c["type"], [_TYPE_CODES[t] for t in types])
+        mask = visibility_mask(self._cols, self._interned, n, viewer, lifecycles, types)
         if allowed_ids is not None:
             allowed = np.zeros(n, dtype=np.bool_)
             rows = [self._rows[i] for i in allowed_ids if i in self._rows]
@@ -416,7 +373,7 @@ class VectorIndex:
         index._cols = {name: _padded(column, capacity, 0)
                        for name, column in state.columns.items()}
         for name, values in state.interned.items():
-            index._interned[name] = _Codes(values)
+            index._interned[name] = Codes(values)
         return index
 
     def covered(self, rev: int) -> tuple[int, int]:
@@ -454,10 +411,7 @@ class VectorIndex:
         revs = np.zeros(new_capacity, dtype=np.int64)
         revs[: self._size] = self._revs[: self._size]
         self._revs = revs
-        for name, col in self._cols.items():
-            grown = np.zeros(new_capacity, dtype=np.int32)
-            grown[: self._size] = col[: self._size]
-            self._cols[name] = grown
+        self._cols = grown(self._cols, self._size, new_capacity)
 
 
 def _padded(array: npt.NDArray[Any], capacity: int, fill: int) -> npt.NDArray[Any]:

@@ -86,6 +86,12 @@ SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev
 FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid
 WHERE m.rev > ? ORDER BY m.rev
 """
+#: What the in-process lexical index holds of each row changed since it last looked.
+LEXICAL_DELTA = """
+SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev,
+       m.search_text
+FROM memories m WHERE m.rev > ? ORDER BY m.rev
+"""
 
 # Ids come as one JSON array; CROSS JOIN pins the join order so SQLite looks each id up by
 # its unique index instead of scanning the team (which it may pick without ANALYZE data).

@@ -65,6 +65,7 @@ from strata_recall.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
 from strata_recall.stores.sqlite import migrations
 from strata_recall.stores.sqlite import queries as q
 from strata_recall.stores.sqlite.errors import translated as _translated
+from strata_recall.stores.sqlite.lexical import LexicalSearch
 
 if TYPE_CHECKING:  # the vector indexes (and numpy) load on the first vector search
     from strata_recall.ports import Vector
@@ -109,6 +110,7 @@ SAVED_INDEX_MIN_ROWS = 10_000
 SAVED_INDEX_STALE = 0.02
 
 VectorSearch = Literal["auto", "ann", "exact"]
+LexicalMode = Literal["index", "fts"]
 
 
 class SQLiteStore(SQLStore):
@@ -137,9 +139,12 @@ class SQLiteStore(SQLStore):
         synchronous: str = "NORMAL",
         busy_timeout_ms: int = 10_000,
         vector_search: VectorSearch = "auto",
+        lexical_search: LexicalMode = "index",
     ) -> None:
         """``vector_search``: "exact" scans every visible vector (the reference), "ann" uses
-        the approximate index at any size, "auto" from ``ANN_MIN_ROWS`` vectors on."""
+        the approximate index at any size, "auto" from ``ANN_MIN_ROWS`` vectors on.
+        ``lexical_search``: "index" scores recall's lexical searches in process
+        (``stores.lexical_index``), "fts" always in FTS5 (the reference)."""
         self.path = Path(path)
         self.dim = dim
         self.embedder_name = embedder_name
@@ -175,6 +180,8 @@ class SQLiteStore(SQLStore):
         self._memory_cache: dict[tuple[Any, ...], tuple[tuple[Any, ...], Memory]] = {}
         self._candidate_cache: dict[tuple[str, int], Candidate] = {}
         self.lexical_scored_rows = LEXICAL_SCORED_ROWS
+        self._lexical = LexicalSearch(self._conn, self._closing,
+                                      enabled=lexical_search == "index")
         self._doc_counts: dict[tuple[str, str], tuple[int, float]] = {}
 
     # -- connections ------------------------------------------------------------------------
@@ -257,6 +264,7 @@ class SQLiteStore(SQLStore):
         self._closing.set()
         if self._ann_thread is not None:
             self._ann_thread.join()
+        self._lexical.close()
         with self._index_lock:
             self._catch_up_before_save()
             self._save_ann()
@@ -385,6 +393,7 @@ class SQLiteStore(SQLStore):
         and the saved index files are written again on close)."""
         import numpy as np
 
+        self._lexical.drop(memory_ids)
         with self._index_lock:
             if self._vectors is None:  # no index yet: the next catch-up reads only live rows
                 return
@@ -671,6 +680,7 @@ class SQLiteStore(SQLStore):
         """Build the vector indexes now rather than on the first search, and wait for the
         approximate one unless ``background`` (searches scan exactly until it is in)."""
         self._catch_up_index()
+        self._lexical.warm_up(background=background)
         thread = self._ann_thread
         if thread is not None and not background:
             thread.join()
@@ -690,6 +700,10 @@ class SQLiteStore(SQLStore):
         terms = query_terms(query)
         if not terms:
             return []
+        index = (self._lexical.caught_up()
+                 if filters.within_recall_search() and index_covers(filters) else None)
+        if index is not None:
+            return index.search(terms, k, viewer, filters.effective_lifecycles(), filters.types)
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
         fts = "recall_fts" if filters.within_recall_search() else "memories_fts"
