@@ -25,7 +25,7 @@ from strata_recall.domain.ids import new_id
 from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
 from strata_recall.domain.lifecycle import Actor
 from strata_recall.domain.models import Event, Lifecycle, Memory, MemoryType, Scope
-from strata_recall.domain.secrets import masked
+from strata_recall.domain.secrets import load_detectors, masked
 from strata_recall.domain.slots import lemminflect_module
 from strata_recall.domain.text import content_hash, search_text
 from strata_recall.errors import InvalidInput
@@ -134,9 +134,11 @@ class Writer:
         self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING, gate=self.gate)
 
     def warm_up(self) -> None:
-        """Load the English reader's word tables (lemmas and inflections, ~0.3 s), which the
-        first remember's reading would otherwise load while later remembers wait on it."""
+        """Load the English reader's word tables (lemmas and inflections, ~0.3 s) and the
+        secret detectors (~0.4 s), which the first remember would otherwise load while later
+        remembers wait on it."""
         lemminflect_module()
+        load_detectors()
 
     def close(self) -> None:
         """Run the ``behind`` remembers' jobs still waiting, then wait for the inline
