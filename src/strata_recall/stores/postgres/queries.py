@@ -121,20 +121,22 @@ ORDER BY m.rowid
 # Nearest neighbours by cosine distance through the HNSW index; iterative scans keep going
 # until LIMIT rows pass the filters. When they still return fewer than k rows (a very selective
 # filter), the second branch (a one-time filter: skipped otherwise) ranks every visible row
-# exactly; the ``+ 0`` keeps it off the index. The first column says which branch a row is from.
+# exactly; the ``+ 0`` keeps it off the index. The first column says which branch a row is from,
+# the second is its score, the rest its ranking fields (``CANDIDATE_COLUMNS``: the filter reads
+# the row anyway, so recall's read of its hits' candidates needs no statement of its own).
 # Rows whose embedding was deferred (NULL until their ``embed`` job runs) are left out.
 # Parameters: vector, visibility + filters, vector, k; vector, k, visibility + filters, k.
-VECTOR_SEARCH = """
+VECTOR_SEARCH = f"""
 WITH approx AS (
-    SELECT m.id, 1 - (m.embedding <=> %s::vector) AS score FROM memories m
-    WHERE m.embedding IS NOT NULL AND {where}{extra} ORDER BY m.embedding <=> %s::vector
+    SELECT 1 - (m.embedding <=> %s::vector) AS score, {CANDIDATE_COLUMNS} FROM memories m
+    WHERE m.embedding IS NOT NULL AND {{where}}{{extra}} ORDER BY m.embedding <=> %s::vector
     LIMIT %s
 )
-SELECT false, id, score FROM approx
+SELECT false, approx.* FROM approx
 UNION ALL
-SELECT true, exact.id, exact.score FROM (
-    SELECT m.id, 1 - ((m.embedding <=> %s::vector) + 0) AS score FROM memories m
-    WHERE (SELECT count(*) FROM approx) < %s AND m.embedding IS NOT NULL AND {where}{extra}
+SELECT true, exact.* FROM (
+    SELECT 1 - ((m.embedding <=> %s::vector) + 0) AS score, {CANDIDATE_COLUMNS} FROM memories m
+    WHERE (SELECT count(*) FROM approx) < %s AND m.embedding IS NOT NULL AND {{where}}{{extra}}
     ORDER BY score DESC, m.id LIMIT %s
 ) AS exact
 """
@@ -144,38 +146,39 @@ SELECT true, exact.id, exact.score FROM (
 # at 1e-6), per row sum(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))). As in
 # the SQLite adapter, the best ``pool`` rows are ranked first and only they are joined and
 # scope-filtered; when fewer than k of them are visible, the second branch (a one-time filter,
-# skipped otherwise) filters every match. Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
+# skipped otherwise) filters every match. Rows as ``VECTOR_SEARCH``'s (branch, score, ranking
+# fields: the join reads them anyway). Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
 # pool, visibility + filters, k, k, visibility + filters, k. ``{docs}``, ``{tokens}`` and
 # ``{postings}``: the totals and postings of every row, or of the rows a default recall
 # searches (``SEARCHED_TEXT``: its words weigh by those rows alone, decision 0047).
-TEXT_SEARCH = """
+TEXT_SEARCH = f"""
 WITH totals AS (
-    SELECT GREATEST(SUM({docs}), 1)::float8 AS docs,
-           GREATEST(SUM({tokens})::float8 / GREATEST(SUM({docs}), 1), 1e-9) AS avglen
+    SELECT GREATEST(SUM({{docs}}), 1)::float8 AS docs,
+           GREATEST(SUM({{tokens}})::float8 / GREATEST(SUM({{docs}}), 1), 1e-9) AS avglen
     FROM text_stats
 ), terms AS (
     SELECT u.term, GREATEST(ln(GREATEST((totals.docs - d.df + 0.5) / (d.df + 0.5), 1e-12)),
                             1e-6) AS idf
     FROM unnest(%s::text[]) AS u(term) CROSS JOIN totals
     CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM memory_terms p WHERE p.term = u.term{postings}
+        SELECT count(*)::float8 AS df FROM memory_terms p WHERE p.term = u.term{{postings}}
     ) AS d
 ), scored AS (
     SELECT p.memory_rowid,
            SUM(t.idf * p.tf * %s / (p.tf + %s + %s * p.doc_len / totals.avglen)) AS score
-    FROM terms t JOIN memory_terms p ON p.term = t.term{postings} CROSS JOIN totals
+    FROM terms t JOIN memory_terms p ON p.term = t.term{{postings}} CROSS JOIN totals
     GROUP BY p.memory_rowid
 ), pooled AS (
-    SELECT m.id, s.score
+    SELECT s.score, {CANDIDATE_COLUMNS}
     FROM (SELECT * FROM scored ORDER BY score DESC LIMIT %s) AS s
     JOIN memories m ON m.rowid = s.memory_rowid
-    WHERE {where}{extra} ORDER BY s.score DESC, m.id LIMIT %s
+    WHERE {{where}}{{extra}} ORDER BY s.score DESC, m.id LIMIT %s
 )
-SELECT false, id, score FROM pooled
+SELECT false, pooled.* FROM pooled
 UNION ALL
-SELECT true, every.id, every.score FROM (
-    SELECT m.id, s.score FROM scored s JOIN memories m ON m.rowid = s.memory_rowid
-    WHERE (SELECT count(*) FROM pooled) < %s AND {where}{extra}
+SELECT true, every.* FROM (
+    SELECT s.score, {CANDIDATE_COLUMNS} FROM scored s JOIN memories m ON m.rowid = s.memory_rowid
+    WHERE (SELECT count(*) FROM pooled) < %s AND {{where}}{{extra}}
     ORDER BY s.score DESC, m.id LIMIT %s
 ) AS every
 """

@@ -12,6 +12,9 @@
   searches returning k rows, with an exact scan as the fallback when they still return fewer.
 - Lexical: BM25 computed as SQLite FTS5 computes it (k1 = 1.2, b = 0.75, FTS5's idf), over
   terms split in Python by ``index_tokens``; a GIN index on a tsvector finds the matching rows.
+- Both searches return their hits' ranking fields too (they read the rows anyway), and the
+  ``candidates`` call that follows a search on the same thread takes them from there: a recall
+  reads its candidates without a statement of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import builtins
 import json
 import re
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +46,7 @@ from strata_recall.errors import (
     StrataError,
 )
 from strata_recall.ports import (
+    Candidate,
     ExportRecord,
     MemoryChange,
     StoredMemory,
@@ -94,6 +100,11 @@ DEADLOCK_RETRIES = 5
 HNSW_BUILD_MEMORY = "512MB"
 #: Rows fetched per round trip when exporting.
 EXPORT_CHUNK = 2_000
+#: How long after a search its hits' ranking fields may answer the ``candidates`` call that
+#: follows it on the same thread (recall makes that call right after each search): rows read
+#: earlier are read again. A bound for odd callers, far above a recall's gap, which is the gap
+#: there already was between its search and its read of the candidates.
+SEARCHED_ROWS_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +124,17 @@ class _SearchFields:
 
     def params(self) -> tuple[Any, ...]:
         return (self.text, self.length)
+
+
+@dataclass(frozen=True, slots=True)
+class _Searched:
+    """The ranking fields (``CANDIDATE_COLUMNS`` rows, by id) of the hits of a search, the
+    viewer and filters it ran under (each row is visible under them), and when it ran."""
+
+    viewer: Scope
+    filters: Filters
+    at: float  # time.monotonic()
+    rows: dict[str, Sequence[Any]]
 
 
 class PostgresStore(SQLStore):
@@ -156,6 +178,7 @@ class PostgresStore(SQLStore):
                 name="strata",
             )
         self._closed = False
+        self._searched = threading.local()  # .last: the _Searched of this thread's last search
 
     # -- connections ------------------------------------------------------------------------
 
@@ -169,6 +192,7 @@ class PostgresStore(SQLStore):
     def _in_transaction(self, work: Callable[[Conn], T]) -> T:
         """Run ``work`` in one transaction; retried when the database picked it as a
         deadlock victim (nothing of it was committed)."""
+        self._searched.last = None  # this thread's next candidates see what it wrote
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
                 with self._conn() as conn, conn.transaction():
@@ -389,16 +413,17 @@ class PostgresStore(SQLStore):
         with self._conn() as conn:
             rows = conn.execute(sql, (query, *params, *extra_params, query, k,
                                       query, k, *params, *extra_params, k)).fetchall()
-        exact = [row for row in rows if row[0]]
-        ranked = sorted(((row[1], float(row[2])) for row in (exact or rows)),
-                        key=lambda hit: (-hit[1], hit[0]))
-        return ranked
+        hits = [row for row in rows if row[0]] or rows  # the exact branch's, if it ran
+        self._keep_searched(viewer, filters, hits)
+        return sorted(((row[2], float(row[1])) for row in hits),
+                      key=lambda hit: (-hit[1], hit[0]))
 
     def text_search(
         self, viewer: Scope, query: str, k: int, filters: Filters
     ) -> builtins.list[tuple[str, float]]:
         terms = [t for t in query_terms(query) if len(t.encode()) <= MAX_TERM_BYTES]
         if not terms:
+            self._searched.last = None
             return []
         where, params = self._visible(viewer)
         extra, extra_params = self._filtered(filters)
@@ -411,8 +436,41 @@ class PostgresStore(SQLStore):
                 k, *params, *extra_params, k,
             )).fetchall()
         every = [row for row in rows if row[0]]
-        hits = [(row[1], float(row[2])) for row in (every or rows) if row[2] > 0]
-        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+        matched = [row for row in (every or rows) if row[1] > 0]
+        self._keep_searched(viewer, filters, matched)
+        return sorted(((row[2], float(row[1])) for row in matched),
+                      key=lambda hit: (-hit[1], hit[0]))
+
+    def candidates(
+        self, memory_ids: Sequence[str], viewer: Scope, filters: Filters
+    ) -> builtins.list[Candidate]:
+        """The ranking fields of the hits of this thread's last search (under the same viewer
+        and filters) come with the search; only the other ids are read."""
+        searched = self._take_searched(viewer, filters)
+        if not searched:
+            return super().candidates(memory_ids, viewer, filters)
+        found = {i: self._candidate(searched[i]) for i in memory_ids if i in searched}
+        unread = [i for i in memory_ids if i not in found]
+        found.update((c.id, c) for c in super().candidates(unread, viewer, filters))
+        return [found[i] for i in memory_ids if i in found]
+
+    def _keep_searched(
+        self, viewer: Scope, filters: Filters, hits: Sequence[Sequence[Any]]
+    ) -> None:
+        """Keep a search's hits' ranking fields (its rows: branch, score, then
+        ``CANDIDATE_COLUMNS``) for this thread's next ``candidates`` call."""
+        self._searched.last = _Searched(viewer, filters, time.monotonic(),
+                                        {row[2]: row[2:] for row in hits})
+
+    def _take_searched(self, viewer: Scope, filters: Filters) -> dict[str, Sequence[Any]]:
+        """The rows this thread's last search kept, once, if it ran under ``viewer`` and
+        ``filters`` at most ``SEARCHED_ROWS_S`` ago; else none."""
+        last: _Searched | None = getattr(self._searched, "last", None)
+        self._searched.last = None
+        if (last is None or last.viewer != viewer or last.filters != filters
+                or time.monotonic() - last.at > SEARCHED_ROWS_S):
+            return {}
+        return last.rows
 
     def stats(self, team: str | None = None) -> StoreStats:
         with self._conn() as conn:
