@@ -2000,3 +2000,26 @@ def test_a_thing_moved_by_someone_else_stays_theirs() -> None:
 def test_a_name_typed_in_lower_case_after_a_relation_or_a_pet_is_a_name(
         text: str, spelled: str) -> None:
     assert spelled_out(text) == spelled
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("i take 50mg sertraline every morning", "user.sertraline", "50mg"),
+    ("im on 500mg of metformin", "user.metformin", "500mg"),
+    ("doc upped my sertraline to 100mg as of yesterday", "user.sertraline", "100mg"),
+    ("my psychiatrist lowered my lexapro to 5mg", "user.lexapro", "5mg"),
+    ("finally got a new laptop — thinkpad x1 carbon gen 12", "user.laptop",
+     "thinkpad x1 carbon gen 12"),
+    ("i got a new phone: pixel 9", "user.phone", "pixel 9"),
+    ("for the pharmacy form my number is 617-555-0142", "user.phone", "617-555-0142"),
+    ("new phone number btw: 857-555-0199 — the old one's getting disconnected friday",
+     "user.phone", "857-555-0199"),
+])
+def test_doses_new_things_named_in_lower_case_and_labels_typed_loosely(
+        text: str, subject: str, value: str) -> None:
+    """A drug's dose is the drug's value, whoever set it; "got a new X — Y" names Y typed in
+    lower case too; a purpose ("for the pharmacy form") or a "btw" leaves the claim as it is."""
+    assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_a_remark_after_a_new_thing_is_no_value() -> None:
+    assert "user.boss" not in {r[0] for r in facts("I have a new boss, she's great")}

@@ -84,7 +84,13 @@ _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|an
                      r"sadly|unfortunately|luckily|fortunately|thankfully|happily|finally|"
                      r"remind me|reminder|note to self|"
                      r"(?:good|great|big|some|bad|sad) news|fun fact|fwiw|"
-                     r"for what it's worth)\s*[,!.:—–]?\s+)+", _I)
+                     r"for what it's worth|"
+                     # "for the pharmacy form my number is …": what it is for, then the claim
+                     r"for (?:the|my|this|that|our|a|an) (?:[a-z'-]+ ){0,3}?(?:forms?|app|"
+                     r"profile|account|application|registration|paperwork|sign-?up|intake|"
+                     r"records?|file|booking|reservation|order|appointment|visit|trip|"
+                     r"calculator|quote|claim)(?=,?\s+(?:my|i|i'm|our|we)\b))\s*[,!.:—–]?\s+)+",
+                     _I)
 #: The speaker saying that what they said was wrong ("i typed it wrong", "i keep getting it
 #: wrong", "i told u wrong"): a correction follows (here and in ``domain/turn_succession.py``).
 SAID_IT_WRONG = (r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told (?:you|u)|"
@@ -1402,17 +1408,26 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
                         "update", "set", "bump", "give", "postpone", "delay", "increase"})
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
-                       r"(?P<noun>[a-z][\w -]{1,30}?)\s*(?::|\s-)\s*(?P<v>\S.*)$", _I)
+                       r"(?P<noun>[a-z][\w -]{1,30}?)(?:\s+(?:btw|fyi|tho|though|too))?"
+                       r"\s*(?::|\s-)\s*(?P<v>\S(?:(?!\s[—–]\s).)*)(?:\s[—–]\s.*)?$", _I)
 #: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
 _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
-                      rf"(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just )?(?:have|"
+                      rf"(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just |finally )?(?:have|"
                       r"has|got|have got|'ve got|found|have found|picked|chose|see|sees|"
                       r"am seeing|is seeing|go to|goes to|am going to|is going to|"
                       r"(?:have |has )?switched to|bought|purchased|adopted|started seeing|"
                       r"started going to|hired|have started going to|has started going to|"
                       r"have started seeing|has started seeing)) (?:a )?(?:new|different|another) "
-                      r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:]|\s+-|\s+called|"
+                      r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:—–]|\s+-|\s+called|"
                       r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
+def _names_a_thing(value: str) -> bool:
+    """A value that names something ("Ruth", "Pixel 9", typed "pixel 9" or "greystar"), not a
+    remark ("she's great"): a capital or a digit, or a word the lexicon does not know."""
+    first = value.split()[0] if value.split() else ""
+    return value[:1].isupper() or any(c.isdigit() for c in value.split(",")[0]) \
+        or unknown_word(first.strip(".,!"))
+
+
 _CALL_ME = re.compile(r"^(?:call me|i go by|i'm called|people call me) (?P<v>.+)$", _I)
 #: Pronouns one goes by: "they/them", "she/her", "he/they".
 _PRONOUN_SET = re.compile(r"(?:he|she|they|ze|xe|it)/(?:him|her|them|they|she|he|hir|zir|"
@@ -1582,7 +1597,7 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         return [_attribute_statement(_Holder(USER, "User"),
                                      noun_attribute(labelled["noun"]), labelled["v"], said)]
     has_new = _HAS_NEW.match(clause)
-    if has_new is not None and (has_new["v"][:1].isupper() or has_new["v"][:1].isdigit()) \
+    if has_new is not None and _names_a_thing(has_new["v"]) \
             and noun_attribute(has_new["noun"]) != "has_pet":  # a new pet joins the others
         return _new_value(has_new, manner, role)
     held = _held_by(clause, manner, role)
@@ -2282,7 +2297,9 @@ _SWITCHED_IN_MY = re.compile(r"^(?:i |we )?(?:have |had |just )?(?:switched|chan
 
 
 #: "I've switched my preferred language to Rust": my preferred language is now Rust.
-_SET_MY = re.compile(r"^(?:(?:i|we|(?P<name>(?-i:[A-Z][a-z]+)))(?: have| had| has)? )?"
+_SET_MY = re.compile(r"^(?:(?:i|we|(?P<name>(?-i:[A-Z][a-z]+))|(?:my |the |our )?(?:doc|doctor|"
+                     r"gp|pcp|psychiatrist|therapist|vet|dentist|nurse|pharmacist|boss|manager|"
+                     r"landlord|hr|they|he|she))(?: have| had| has)? )?"
                      r"(?:switched|changed|set|updated|moved|upped|raised|increased|bumped|"
                      r"cut|reduced|lowered|dropped|extended|shortened|decreased|pushed|reset) "
                      r"(?P<det>my|our|his|her|their|the) "
@@ -2547,8 +2564,21 @@ _GOT_MOVED = re.compile(
     r"(?:got|was|has been|have been|is|are) "
     r"(?:moved|pushed|changed|bumped|rescheduled|shifted)(?: up| back| out| forward)? to "
     r".+?)(?:,?\s+(?:going forward|from now on))?$", _I)
+#: "I take 50mg sertraline every morning", "I'm on 500mg of metformin": the drug's dose (so
+#: "doc upped my sertraline to 100mg" changes the same thing).
+_DOSE_TAKEN = re.compile(r"^(?:i|we)(?P<now> now| currently| still)? (?:take|am taking|am on) "
+                         r"(?P<dose>\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|iu|units?))(?: of)? "
+                         r"(?P<drug>[a-z][\w-]{2,})\b", _I)
+
+
+def _dose_taken(match: re.Match[str]) -> str:
+    now = " now" if (match["now"] or "").strip().casefold() == "now" else ""
+    return f"my {match['drug']} is{now} {match['dose']}"
+
+
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_PUT_ME_ON, "I now take "),
+    (_DOSE_TAKEN, _dose_taken),
     (_FAN_OF, "like"),
     (_RID_OF, "gave away"),
     (_BORN_AND_RAISED, r"\g<be> born in \g<x> and grew up in \g<x>"),
