@@ -2023,3 +2023,9 @@ def test_doses_new_things_named_in_lower_case_and_labels_typed_loosely(
 
 def test_a_remark_after_a_new_thing_is_no_value() -> None:
     assert "user.boss" not in {r[0] for r in facts("I have a new boss, she's great")}
+
+
+@pytest.mark.parametrize("text", ["bday's march 14", "birthday's the 14th of march",
+                                  "my birthday's the 14th of march"])
+def test_a_slot_contracted_with_is_before_its_value_is_read(text: str) -> None:
+    assert [r[0] for r in facts(text)] == ["user.birthday"]

@@ -167,6 +167,7 @@ def test_the_claim_of_a_turn_is_what_it_says_beside_what_it_asks(text: str,
 def test_a_correction_that_opens_the_next_turn_takes_back_the_one_just_said() -> None:
     assert takes_back("no sorry, UA 842. I flipped the digits")
     assert takes_back("hmm actually make it 10.5, my last pair was tight")
+    assert takes_back("lol no its darkpenguin_89, i always mix it up")  # a laugh first
     assert not takes_back("sorry, I also have a dentist appointment at 3")  # adds to a list
     said = earlier("my flight tomorrow is UA 482", 0.2)
     just = Turn(said.id, said.text, said.said_at, 0.2, just_before=True)

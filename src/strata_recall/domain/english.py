@@ -1990,8 +1990,8 @@ _HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still
                     r"from |on |with |married|single|engaged|divorced|retired))", _I)
 #: "my car's a model 3", "Mike's a nurse": "is" before an article.
 _NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:(?:an?|not|"
-                        r"no longer|still|at|in) |(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|"
-                        r"nov|dec)[a-z]*\.? \d))", _I)
+                        r"no longer|still|at|in) |the \d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+                        r"sept|oct|nov|dec)[a-z]*\.? \d))", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
@@ -2666,10 +2666,10 @@ _BARE_SLOT = re.compile(
 
 
 def _expand(text: str) -> str:
-    text = _BARE_SLOT.sub("my ", text)
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _HE_HAS.sub(r"\1 has", _HE_IS.sub(r"\1 is", text))
     text = _NOUN_IS_A.sub(r"\1 is", text)
+    text = _BARE_SLOT.sub("my ", text)  # after "birthday's" became "birthday is"
     for pattern, said_plainly in _REWRITES:
         text = pattern.sub(said_plainly, text)
     as_my = _AS_MY.match(text) or _SET_MY.match(text) or _SET_BARE.match(text)
