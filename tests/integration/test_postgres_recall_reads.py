@@ -122,3 +122,19 @@ def test_recall_ranks_as_it_did_when_it_read_the_candidates_apart(
              for q in questions]
     assert together == apart
     assert all(together)
+
+
+def test_a_match_the_text_pool_left_out_is_still_found(
+    strata: Strata, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from strata_recall.stores.postgres import store as postgres
+
+    monkeypatch.setattr(postgres, "TEXT_POOL", 4)  # the best 4 matches are another team's
+    for number in range(6):
+        strata.remember(f"tea tea tea, cup {number}", scope=Scope("elsewhere"))
+    mine = list(strata.remember("tea with a long tail of other words after it",
+                                scope=A).memory_ids)
+    filters = Filters()
+    hits = strata.store.text_search(A, search_text("tea"), 1, filters)
+    assert [i for i, _ in hits] == mine
+    assert strata.store.candidates(mine, A, filters) == _fresh(strata, mine, A, filters)

@@ -145,12 +145,15 @@ SELECT true, exact.* FROM (
 # term's document frequency and postings from memory_terms (index-only), FTS5's idf (floored
 # at 1e-6), per row sum(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))). As in
 # the SQLite adapter, the best ``pool`` rows are ranked first and only they are joined and
-# scope-filtered; when fewer than k of them are visible, the second branch (a one-time filter,
-# skipped otherwise) filters every match. Rows as ``VECTOR_SEARCH``'s (branch, score, ranking
-# fields: the join reads them anyway). Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b,
-# pool, visibility + filters, k, k, visibility + filters, k. ``{docs}``, ``{tokens}`` and
-# ``{postings}``: the totals and postings of every row, or of the rows a default recall
-# searches (``SEARCHED_TEXT``: its words weigh by those rows alone, decision 0047).
+# scope-filtered; when fewer than k of them are visible and the pool left matches out, the
+# second branch (a one-time filter, skipped otherwise) filters every match. A pool that holds
+# every match holds every visible one (at 100k memories, the second branch joining all of them
+# for a rare word, fewer than k matches, took 55-65 ms of a 5 ms search). Rows as
+# ``VECTOR_SEARCH``'s (branch, score, ranking fields: the join reads them anyway).
+# Parameters: terms, k1 + 1, k1 * (1 - b), k1 * b, pool, visibility + filters, k, k, pool,
+# visibility + filters, k. ``{docs}``, ``{tokens}`` and ``{postings}``: the totals and
+# postings of every row, or of the rows a default recall searches (``SEARCHED_TEXT``: its
+# words weigh by those rows alone, decision 0047).
 TEXT_SEARCH = f"""
 WITH totals AS (
     SELECT GREATEST(SUM({{docs}}), 1)::float8 AS docs,
@@ -178,7 +181,8 @@ SELECT false, pooled.* FROM pooled
 UNION ALL
 SELECT true, every.* FROM (
     SELECT s.score, {CANDIDATE_COLUMNS} FROM scored s JOIN memories m ON m.rowid = s.memory_rowid
-    WHERE (SELECT count(*) FROM pooled) < %s AND {{where}}{{extra}}
+    WHERE (SELECT count(*) FROM pooled) < %s AND (SELECT count(*) FROM scored) > %s
+          AND {{where}}{{extra}}
     ORDER BY s.score DESC, m.id LIMIT %s
 ) AS every
 """

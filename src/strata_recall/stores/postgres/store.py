@@ -429,11 +429,12 @@ class PostgresStore(SQLStore):
         extra, extra_params = self._filtered(filters)
         counted = q.SEARCHED_TEXT if filters.within_recall_search() else q.ALL_TEXT
         sql = q.TEXT_SEARCH.format(where=where, extra=extra, **counted)
+        pool = max(TEXT_POOL, 4 * k)
         with self._conn() as conn:
             rows = conn.execute(sql, (
                 terms, BM25_K1 + 1, BM25_K1 * (1 - BM25_B), BM25_K1 * BM25_B,
-                max(TEXT_POOL, 4 * k), *params, *extra_params, k,
-                k, *params, *extra_params, k,
+                pool, *params, *extra_params, k,
+                k, pool, *params, *extra_params, k,
             )).fetchall()
         every = [row for row in rows if row[0]]
         matched = [row for row in (every or rows) if row[1] > 0]
