@@ -337,6 +337,11 @@ def test_a_plainly_said_new_value_disputes_both_claims_instead_of_updating() -> 
                      value="New York City")
     moved = decide(again, [same], NOW)
     assert disputed_when_unmarked(again, moved, [same], plainly=True) == moved  # initials
+    fong = Candidate("m3", "User's dentist is dr. fong", 0.8, subject="user.dentist",
+                     value="dr. fong")
+    patel = FactView("User's dentist is dr. patel", subject="user.dentist", value="dr. patel")
+    other = disputed_when_unmarked(patel, decide(patel, [fong], NOW), [fong], plainly=True)
+    assert other.action is Action.ADD and other.contradicts == ("m3",)  # "dr." is no one
 
 
 def test_one_value_said_within_another_is_the_same_unless_a_change_is_said() -> None:

@@ -2029,3 +2029,14 @@ def test_a_remark_after_a_new_thing_is_no_value() -> None:
                                   "my birthday's the 14th of march"])
 def test_a_slot_contracted_with_is_before_its_value_is_read(text: str) -> None:
     assert [r[0] for r in facts(text)] == ["user.birthday"]
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("i'm AB+ btw, for the donation drive", "user.blood_type", "AB+"),
+    ("my lease is up in october", "user.lease_expiry", "october"),
+    ("lease is up in october, should i renew or move?", "user.lease_expiry", "october"),
+    ("my plate is 7KDM392, for the parking permit", "user.plate", "7KDM392"),
+])
+def test_blood_types_with_a_sign_leases_that_are_up_and_what_a_claim_is_for(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]

@@ -768,7 +768,7 @@ def _other_values(first: str | None, second: str | None) -> bool:
     first, second = _head_of(first), _head_of(second)  # "KPMG in the audit practice": KPMG
     if max(len(first.split()), len(second.split())) > VALUE_WORDS:
         return False
-    said, other = _value_words(first), _value_words(second)
+    said, other = _value_words(first) - _TITLES, _value_words(second) - _TITLES
     numbers = [sorted({*re.findall(r"\d+", v), *(w for w in words if w.isdigit())})
                for v, words in ((first, said), (second, other))]
     if any(numbers):  # "three kids" / "two kids"; "around 11" / "11pm" may be one
@@ -777,6 +777,8 @@ def _other_values(first: str | None, second: str | None) -> bool:
         and not _initials_of(second, first)
 
 
+#: Words before a name that say nothing of who: "dr. fong" and "dr. patel" share no one.
+_TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "prof", "professor", "sir"})
 _DETAIL = re.compile(r"\s*,.*$|\s+(?:in|at|on|for|with|near|from)\s.*$", re.IGNORECASE)
 
 

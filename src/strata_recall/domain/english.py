@@ -327,6 +327,8 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?<=[\d'\"])\s+with (?:a|an) \d[^,]*$|"
                          # what it is needed for ("my plate is 7KDM392, need it for the form")
                          r",\s*(?:(?:i|we)\s+)?need (?:it|this|that|them) for\b[^,]*$|"
+                         # what it is said for ("i'm AB+, for the donation drive")
+                         r",\s*for (?:the|my|our|this|that|a|an) [\w' -]{1,30}[\s.!]*$|"
                          # an instruction beside it ("standup at 9:15, dont schedule anything
                          # then")
                          r",\s*(?:(?:so|and)\s+)?(?:(?:pls|please)\s+)?(?:don't|do not|never|"
@@ -2430,8 +2432,13 @@ def _moved_me(match: re.Match[str]) -> str:
 _KICKED = re.compile(r"\bkick(?:ed|ing)? (?:the |my )?(?P<x>[a-z]+ing|caffeine|sugar|alcohol|"
                      r"booze|cigarettes|nicotine|soda|coffee|weed|vaping)(?: habit)?\b", _I)
 #: "I'm O negative": a blood type.
-_I_AM_BLOOD_TYPE = re.compile(r"\bi am (?P<adv>actually |really )?(?P<t>(?:a|b|ab|o)[ -]?"
-                              r"(?:positive|negative|pos|neg))\b", _I)
+_I_AM_BLOOD_TYPE = re.compile(r"\bi am (?P<adv>actually |really )?(?P<t>(?:a|b|ab|o)(?:[ -]?"
+                              r"(?:positive|negative|pos|neg)\b|[+-](?=\s|[,.;!?]|$)))"
+                              r"(?:\s+(?:btw|fyi|lol|tho|though))*", _I)
+#: "my lease is up in october": it ends then.
+_IS_UP = re.compile(r"\b(?P<x>lease|contract|membership|subscription|warranty|visa|passport|"
+                    r"license|licence|registration|policy|plan|term|trial) is up (?=in |on |at |"
+                    r"by |next |this |end )", _I)
 #: "I've moved off Apollo": no longer working on it.
 _MOVED_OFF = re.compile(r"^(?P<who>i|we)(?: have|'ve)? (?:moved|rotated|come|came) off "
                         r"(?P<x>(?:the )?[\w' -]+?)(?= and |,|$)", _I)
@@ -2579,6 +2586,7 @@ def _dose_taken(match: re.Match[str]) -> str:
 _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_PUT_ME_ON, "I now take "),
     (_DOSE_TAKEN, _dose_taken),
+    (_IS_UP, r"\g<x> ends "),
     (_FAN_OF, "like"),
     (_RID_OF, "gave away"),
     (_BORN_AND_RAISED, r"\g<be> born in \g<x> and grew up in \g<x>"),
@@ -2662,7 +2670,9 @@ _BARE_SLOT = re.compile(
     r"(?:[a-z]+ ){0,2}(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone|(?:license )?plate(?: number)?|pin|username|handle|zip(?: code)?|"
-    r"(?:account|member|policy|id|locker|seat) number|gate code))\s+(?:is|=)\s)", _I)
+    r"(?:account|member|policy|id|locker|seat) number|gate code))\s+(?:is|=)\s|"
+    r"(?:lease|contract|membership|warranty|visa|passport) (?:ends|expires|runs out|is up)\b)",
+    _I)
 
 
 def _expand(text: str) -> str:
