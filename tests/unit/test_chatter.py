@@ -226,3 +226,11 @@ def test_a_lone_text_that_says_something_is_kept_as_sent() -> None:
         [memory_id] = result.memory_ids
         assert strata.get(memory_id, scope="t").content == said
         assert CHATTER_ONLY not in result.warnings
+
+
+def test_nothing_much_and_what_the_user_does_with_an_answer_are_chatter() -> None:
+    assert is_chatter("nm just bored lol")
+    assert is_chatter("not much, just chilling")
+    assert is_chatter("perfect, ordering it now ty")
+    assert not is_chatter("nm, i moved to denver")
+    assert not is_chatter("im ordering a new bike now")

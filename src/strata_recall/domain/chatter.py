@@ -70,7 +70,14 @@ _LEAVE_TAKING = re.compile(
 _STOCK_PHRASES = re.compile(
     r"\b(?:(?:sounds|that's|that\s+is|it's)\s+(?:like\s+)?a\s+(?:plan|deal)|count\s+me\s+in|"
     r"^(?:that\s+|it\s+)?works\s+for\s+me|(?:(?:lmk|let\s+me\s+know|holler|shout)\s+)?if\s+"
-    r"you\s+need\s+(?:anything|something|me)(?:\s+else)?(?:\s+from\s+me)?)\b", re.IGNORECASE)
+    r"you\s+need\s+(?:anything|something|me)(?:\s+else)?(?:\s+from\s+me)?|"
+    # "nm just bored lol": nothing much going on
+    r"^(?:nm|nmu|not\s+much|nothing\s+much)(?:,?\s+(?:just\s+)?(?:bored|chilling|chillin|"
+    r"relaxing|vibing|hanging\s+out|sitting\s+here|here))?|"
+    # "perfect, ordering it now ty": what the user is about to do with the answer
+    r"(?:ordering|buying|booking|grabbing|getting|trying|doing|using|making|reading|"
+    r"watching|cooking|sending|printing)\s+(?:it|that|this|them|one)\s+(?:now|rn|today|"
+    r"tonight|later|asap|tomorrow))\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
