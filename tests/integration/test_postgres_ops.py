@@ -19,6 +19,7 @@ from strata_recall.facade import Strata
 from strata_recall.settings import load_settings
 from strata_recall.stores.operations import checksums, copy_store, doctor
 from strata_recall.stores.postgres import PostgresStore, migrations
+from strata_recall.stores.postgres.health import vector_index_memory
 from tests.conftest import EMBEDDER, STORE_ADAPTERS, postgres_url
 
 pytestmark = pytest.mark.skipif("postgres" not in STORE_ADAPTERS, reason="no Postgres")
@@ -99,6 +100,17 @@ def test_doctor_passes_a_healthy_store_and_flags_drifted_text_totals() -> None:
     result = CliRunner().invoke(app, ["doctor", "--url", url, "--json"])
     assert result.exit_code == 1
     assert {c["name"]: c["ok"] for c in json.loads(result.stdout)}["text totals"] is False
+
+
+def test_doctor_flags_a_vector_index_larger_than_the_shared_buffers() -> None:
+    url = postgres_url()
+    with _facade(url) as strata:
+        strata.remember("Ana drinks green tea every morning", scope=A)
+    [found] = [check for check in doctor(url) if check.name == "vector index memory"]
+    assert found.ok and "shared_buffers" in found.detail
+    _, ok, detail = vector_index_memory(196 * 1024 * 1024, 128 * 1024 * 1024)
+    assert not ok and detail.startswith("HNSW index 196 MiB, shared_buffers 128 MiB: ")
+    assert vector_index_memory(196 * 1024 * 1024, 1024 * 1024 * 1024)[1]
 
 
 def test_the_totals_of_the_rows_a_recall_searches_follow_every_change() -> None:

