@@ -1814,8 +1814,8 @@ def test_not_anymore_said_without_a_subject_is_the_users_own() -> None:
     ("tulsa is where im from originally", "user.from", "tulsa"),
     ("my car's a model 3 btw", "user.car", "model 3"),
     ("reminder im a vegetarian when u suggest recipes pls", "user.diet", "vegetarian"),
-    ("i drink like 4 cups of coffee a day is that too much", "user.drinks.like_4_cup",
-     "like 4 cups of coffee a day"),
+    ("i drink like 4 cups of coffee a day is that too much", "user.drinks.4_cup_coffee",
+     "about 4 cups of coffee a day"),
     ("btw im o negative if that ever matters for anything medical", "user.blood_type",
      "o negative"),
     ("ugh actually i had that wrong earlier, my manager is priyanka desai. format is 3 wins",
@@ -2040,3 +2040,13 @@ def test_a_slot_contracted_with_is_before_its_value_is_read(text: str) -> None:
 def test_blood_types_with_a_sign_leases_that_are_up_and_what_a_claim_is_for(
         text: str, subject: str, value: str) -> None:
     assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_like_before_a_number_is_about_a_reason_and_what_else_are_no_value() -> None:
+    assert [r[1] for r in facts("i drink like 4 cups of coffee a day")] == [
+        "about 4 cups of coffee a day"]
+    assert [r[1] for r in facts("i like 2 sugars in my coffee")] == ["2 sugars in my coffee"]
+    assert [r[:2] for r in facts("stopped the melatonin, it was giving me weird dreams")] == [
+        ("user.has.melatonin", "melatonin")]
+    assert [r[:2] for r in facts("ok i already quit hellofresh, what else")] == [
+        ("user.has.hellofresh", "hellofresh")]

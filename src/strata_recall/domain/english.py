@@ -318,6 +318,10 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
                          r"[a-z]+(?:\s+(?:out|up|down|off))?[\s.!]*$|"
                          r",\s*(?:not|wasn't|isn't) worth it[\s.!]*$|"
+                         # what it did to them ("stopped the melatonin, it was giving me
+                         # weird dreams")
+                         r",\s*(?:it|that|they)\s+(?:was|were|is|are|kept|keeps)\s+(?:giving|"
+                         r"making|causing|messing|killing|wrecking|upsetting|hurting)\b[^,]*$|"
                          # what the assistant should do about it ("i'm a type 1 diabetic so
                          # watch the carbs", "… so no pb in the lunchbox ideas pls")
                          r"\s+so\s+(?:(?:pls|please)\s+)?(?:no(?!\s+(?:more|longer)\b)|don't|"
@@ -537,7 +541,7 @@ _UNMARKED_END = re.compile(
     r"my|it|that|this|there|they|their|your|his|her|our|a|an|the|he|she|him|them|me)\b|(?:how|what|whats|which|where|when|why|who|can|could|would|"
     r"should|will|do|does|did|is|are|any)\b[^.!]*\?|(?:what|how|where|who|when)'?s\b|"
     r"(?:is|are) there\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
-    r"help me\b|remind me\b|"
+    r"help me\b|remind me\b|(?:what|anything) else\b|any (?:ideas|tips|recs|suggestions)\b|"
     rf"{_TASK_VERBS}\s+(?:me|us|it|this|that|these|those|the|a|an|my|our|some|up|them|"
     r"somewhere|something)\b))", _I)
 
@@ -2725,6 +2729,9 @@ _SHORTHAND = (
     (re.compile(r"\bb-?day\b", _I), "birthday"),
     (re.compile(r"\bappt\b", _I), "appointment"),
     (re.compile(r"\bthru\b", _I), "through"),
+    # "like 4 cups a day", "like $70/wk": about, not a liking
+    (re.compile(r"(?<=\s)(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bu )(?<!\bthey )(?<!\bhe )"
+                r"(?<!\bshe )(?<!\bwould )(?<!\bd )like (?=[$£€]?\d)", _I), "about "),
     # "rn", "atm": currently, not a change (spelled "right now" they would read as one)
     (re.compile(r"\s+(?-i:rn|atm)\b"), ""),
     (re.compile(r"^(?:was )?born (?=on |in )", _I), "I was born "),
