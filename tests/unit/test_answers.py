@@ -28,6 +28,9 @@ from strata_recall.domain.answers import answered
     ("Which gym do you go to?", "Equinox on 5th.", "My gym is Equinox on 5th."),
     ("Where do you work these days?", "Still at Deloitte.", "I work at Deloitte."),
     ("What do you drive now?", "Still the Civic.", "I drive the Civic."),
+    ("Sure, what timezone are you in?", "pacific", "My timezone is pacific."),
+    ("Sure — what's your landlord's name so I can address it?", "mr okafor",
+     "My landlord's name is mr okafor."),
 ])
 def test_a_short_answer_says_what_the_question_asked_about(
     asked: str, answer: str, statement: str
@@ -37,6 +40,7 @@ def test_a_short_answer_says_what_the_question_asked_about(
 
 @pytest.mark.parametrize(("asked", "answer"), [
     ("Are you still in Lisbon?", "No, I moved to Porto last month."),  # says it itself
+    ("What time are you free?", "after 5"),  # no thing of theirs
     ("What do you do for a living?", "I'm a nurse."),
     ("How was your weekend?", "pretty chill, nothing special"),  # no question it reads
     ("Do you want me to remind you?", "yes please"),  # an offer, not a fact

@@ -27,10 +27,10 @@ _YOUR_THING = re.compile(r"^(?:and\s+)?(?P<wh>what|who|when|where|which)(?:'s|\s
 #: "How old is your son?"
 _HOW_OLD = re.compile(r"^how old is your (?P<x>[\w' -]{1,30}?)\??$", _I)
 #: "What's your dog's name?", "What is your sister called?"
-_NAME_OF = re.compile(r"^what(?:'s|\s+is)\s+your\s+(?P<x>[\w -]{1,30}?)(?:'s name|\s+called)\??$",
-                      _I)
+_NAME_OF = re.compile(r"^what(?:'s|\s+is)\s+your\s+(?P<x>[\w -]{1,30}?)(?:'s name|\s+called)"
+                      r"(?:,?\s+(?:so|to|for)\b[^?]*)?\??$", _I)  # "… so I can address it?"
 #: "Where do you work?", "Which city are you flying to?", "What do you drive?"
-_YOU_DO = re.compile(r"^(?P<wh>what|where|which(?: \w+)?|who)\s+(?P<aux>do|are)\s+you\s+"
+_YOU_DO = re.compile(r"^(?P<wh>what(?: \w+)?|where|which(?: \w+)?|who)\s+(?P<aux>do|are)\s+you\s+"
                      r"(?:currently\s+|still\s+|usually\s+)?(?P<vp>[a-z][\w -]{0,40}?)"
                      r"(?:,?\s+(?:now|these days|nowadays|currently|at the moment|today))?\??$",
                      _I)
@@ -116,9 +116,12 @@ def _i_do(question: re.Match[str], value: str) -> str | None:
     to?" / "Denver." → "I am flying to Denver."; "Which gym do you go to?" / "Equinox." →
     "My gym is Equinox." (the noun names what is asked)."""
     vp = question["vp"].strip()
-    which = re.fullmatch(r"which (?P<noun>\w+)", question["wh"], _I)
-    if which is not None and question["aux"].casefold() == "do":
-        return f"My {which['noun']} is {value}."
+    which = re.fullmatch(r"(?:which|what) (?P<noun>\w+)", question["wh"], _I)
+    if which is not None and (question["aux"].casefold() == "do"
+                              or vp.casefold() in ("in", "on", "with", "at", "under")):
+        return f"My {which['noun']} is {value}."  # "What timezone are you in?" / "pacific"
+    if which is not None and which[0].split()[0].casefold() == "what":
+        return None  # "what time are you free": not a thing of theirs
     if question["aux"].casefold() == "are":
         vp = f"am {vp}"
     if question["wh"].casefold() == "where" and not _PREPOSITION.match(value) \
