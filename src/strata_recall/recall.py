@@ -6,7 +6,7 @@ Named presets describe retrieval as typed config; ``RecallConfig`` is what the p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from operator import itemgetter
@@ -39,6 +39,7 @@ from strata_recall.domain.succession import (
     MAX_HOPS,
     asks_for_value,
     heirs_first,
+    later_changes_first,
     live_successors,
     routed,
 )
@@ -188,7 +189,7 @@ class Retriever:
         ranking = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             ranking = ranking.relevant(min_score)
-        ranked = self._with_pinned(ranking, k, viewer, filters)
+        ranked = self._with_pinned(ranking, k, viewer, filters, query)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -387,8 +388,8 @@ class Retriever:
             return []
         return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
 
-    def _with_pinned(self, ranking: Ranking, k: int, viewer: Scope, filters: Filters
-                     ) -> list[Hit]:
+    def _with_pinned(self, ranking: Ranking, k: int, viewer: Scope, filters: Filters,
+                     query: str = "") -> list[Hit]:
         """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
         memories are always in ([002]), wherever their score ranks them. Only these hits'
         memories are read whole."""
@@ -401,6 +402,7 @@ class Retriever:
                  for m in pinned]
         memories = {m.id: m for m in pinned}
         memories.update((m.id, m) for m in self._store.get_many([h.id for h in top], viewer))
+        top = _changes_first(top, memories, query)
         return [Hit(memories[h.id], h.score, h.breakdown, memories[h.id].provenance.event_ids,
                     relevance=h.relevance) for h in [*top, *extra] if h.id in memories]
 
@@ -409,6 +411,22 @@ class Retriever:
         caller's filters let them through."""
         found = self._store.list(viewer, wanted, limit=ALWAYS_LIMIT).items
         return [m for m in found if recallable(m, viewer, filters)]
+
+
+def _changes_first(top: list[Scored], memories: Mapping[str, Memory], query: str) -> list[Scored]:
+    """The best hits with a later change to what an earlier one says put before it
+    (``succession.later_changes_first``), each place keeping its score. Only the user's own
+    turns move or are moved: a derived retraction is ranked by ``heirs_first``, and a pinned
+    rule stands whatever was said after it."""
+    said = {h.id: (m.valid_from or m.created_at, m.content)
+            for h in top if (m := memories.get(h.id)) is not None
+            and m.type is MemoryType.EPISODIC and not m.pinned
+            and m.meta.get("kind") != EPISODE_TAG and m.meta.get(ROLE_KEY) != ASSISTANT}
+    order = later_changes_first([h.id for h in top], said, query)
+    if order == [h.id for h in top]:
+        return top
+    by_id = {h.id: h for h in top}
+    return [by_id[i]._replace(score=place.score) for i, place in zip(order, top, strict=True)]
 
 
 class Scored(NamedTuple):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from strata_recall.domain.succession import (
     HEIR_FACTOR,
     MAX_HOPS,
     ROUTED_SHARE,
     asks_for_value,
     heirs_first,
+    later_changes_first,
     live_successors,
     routed,
 )
@@ -61,3 +64,18 @@ def test_a_retractions_new_values_score_at_least_what_it_does() -> None:
     assert out == {"retraction": 0.9, "rivian": 0.9, "other": 0.7}  # "gone": not a candidate
     assert heirs_first({"r": 0.2, "h": 0.5}, {"r": ["h"]}) == {"r": 0.2, "h": 0.5}
     assert heirs_first({"r": -0.3, "h": -0.8}, {"r": ["h"]})["h"] == -0.3
+
+
+def test_a_later_change_on_the_topic_asked_about_comes_before_the_earlier_claim() -> None:
+    day = datetime(2026, 1, 1, tzinfo=UTC)
+    said = {"old": (day, "My go-to running shoes are Nike Pegasus."),
+            "new": (day + timedelta(days=9), "I switched to Hoka Cliftons for running."),
+            "far": (day + timedelta(days=5), "I switched banks last year.")}
+    order = ["old", "far", "new", "x"]
+    assert later_changes_first(order, said, "What running shoes do I use?") == [
+        "new", "old", "far", "x"]
+    assert later_changes_first(order, said, "Do I run?") == order  # asks no value
+    assert later_changes_first(order, said, "What shoes does Ana use?") == order  # not mine
+    earlier = {**said, "new": (day - timedelta(days=1), said["new"][1])}
+    assert later_changes_first(order, earlier, "What running shoes do I use?") == order
+    assert later_changes_first(order, said, "What running shoes do I use?", top=2) == order

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
+
+from strata_recall.domain.turn_succession import claim_of, says_change, topic_words
 
 #: Longest ``superseded_by`` chain followed (a fact corrected this many times in a row).
 MAX_HOPS = 4
@@ -91,3 +94,36 @@ def routed(scores: Mapping[str, float], superseded: Collection[str],
             if score * share * factor > out.get(heir, float("-inf")):
                 out[heir] = score * share * factor
     return out
+
+
+#: How many of the best hits a later change may be moved up among.
+CHANGE_TOP = 5
+_FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|our|ours|we|us)\b", re.IGNORECASE)
+
+
+def later_changes_first(order: Sequence[str], said: Mapping[str, tuple[datetime, str]],
+                        query: str, top: int = CHANGE_TOP) -> list[str]:
+    """``order`` (ids, best first) where, among the best ``top``, a turn that says a change
+    ("I switched to Hoka Cliftons for running") comes before an earlier one on the same topic
+    ("My go-to running shoes are Nike Pegasus."): a question that asks for a value is answered
+    by the newer claim when the write path could not tell the two were one slot. ``said``:
+    when each id was said and its text (the ids of the user's own turns only). The topic is a
+    word both share with each other and with the query, which asks about the user ("what
+    running shoes do I use?"); of others' talk ("What did Caroline research?") an earlier
+    turn is as likely the one asked about."""
+    if not asks_for_value(query) or _FIRST_PERSON.search(query) is None:
+        return list(order)
+    asked = topic_words(query)
+    head, rest = list(order[:top]), list(order[top:])
+    for position in range(1, len(head)):
+        later = head[position]
+        if later not in said or not says_change(claim_of(said[later][1]) or said[later][1]):
+            continue
+        when, text = said[later]
+        shared = topic_words(text) & asked
+        earlier = next((i for i, other in enumerate(head[:position]) if other in said
+                        and said[other][0] < when and topic_words(said[other][1]) & shared),
+                       None)
+        if earlier is not None:
+            head.insert(earlier, head.pop(position))
+    return head + rest
