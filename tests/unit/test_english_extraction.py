@@ -2050,3 +2050,9 @@ def test_like_before_a_number_is_about_a_reason_and_what_else_are_no_value() -> 
         ("user.has.melatonin", "melatonin")]
     assert [r[:2] for r in facts("ok i already quit hellofresh, what else")] == [
         ("user.has.hellofresh", "hellofresh")]
+
+
+def test_a_list_about_me_reads_what_i_am_and_do() -> None:
+    said = [r[:2] for r in facts("some stuff about me for the cover letter: 6 yrs in supply "
+                                 "chain, fluent in portuguese, have my PMP, based in newark")]
+    assert ("user.lives_in", "newark") in said and ("user.has.pmp", "my PMP") in said

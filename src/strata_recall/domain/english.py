@@ -2830,11 +2830,19 @@ def _owned_item(item: str) -> str | None:
         return item
     if _LIST_ITEM.match(item):
         return f"my {_LIST_ITEM_DET.sub('', item)}"
-    if re.match(r"^(?:allergic|intolerant) to\s", item, _I):
+    if _STATE_ITEM.match(item):  # "based in newark", "fluent in portuguese"
         return f"I am {item}"
+    if _DOING_ITEM.match(item):  # "have my PMP", "speak french"
+        return f"I {item}"
     pair = _NOUN_VALUE_ITEM.match(item)
     return f"my {pair['noun']} is {pair['value']}" if pair is not None else None
 _SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|my|we|we're|our)\b", _I)
+#: An item of the speaker's own list that says what they are ("based in newark", "fluent in
+#: portuguese", "allergic to latex", "vegetarian") or do ("have my PMP", "speak french").
+_STATE_ITEM = re.compile(r"^(?:(?:allergic|intolerant) to|(?:based|located|living|born) in|"
+                         r"fluent in|certified in|married|single|divorced|engaged|vegan|"
+                         r"vegetarian|pregnant|retired|left-handed|right-handed)\b", _I)
+_DOING_ITEM = re.compile(r"^(?:have|speak|work|live|drive|own|use|play|take)\s", _I)
 #: "I'm a sophomore at ohio state": the year, and where one studies.
 _STUDENT_AT = re.compile(r"^(?P<who>i am|i'm|im) (?:a |an )?(?P<year>freshman|sophomore|junior|"
                          r"senior|first-year|second-year|third-year|final-year|grad student|"
