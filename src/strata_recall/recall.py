@@ -6,7 +6,7 @@ Named presets describe retrieval as typed config; ``RecallConfig`` is what the p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from operator import itemgetter
@@ -189,7 +189,7 @@ class Retriever:
         ranking = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             ranking = ranking.relevant(min_score)
-        ranked = self._with_pinned(ranking, k, viewer, filters, query)
+        ranked = _changes_first(self._with_pinned(ranking, k, viewer, filters), query)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -388,8 +388,8 @@ class Retriever:
             return []
         return self._always(viewer, replace(filters, types=(MemoryType.IDENTITY,)), filters)
 
-    def _with_pinned(self, ranking: Ranking, k: int, viewer: Scope, filters: Filters,
-                     query: str = "") -> list[Hit]:
+    def _with_pinned(self, ranking: Ranking, k: int, viewer: Scope, filters: Filters
+                     ) -> list[Hit]:
         """The best ``k`` hits, then every pinned memory of the scope they miss: pinned
         memories are always in ([002]), wherever their score ranks them. Only these hits'
         memories are read whole."""
@@ -402,7 +402,6 @@ class Retriever:
                  for m in pinned]
         memories = {m.id: m for m in pinned}
         memories.update((m.id, m) for m in self._store.get_many([h.id for h in top], viewer))
-        top = _changes_first(top, memories, query)
         return [Hit(memories[h.id], h.score, h.breakdown, memories[h.id].provenance.event_ids,
                     relevance=h.relevance) for h in [*top, *extra] if h.id in memories]
 
@@ -413,20 +412,21 @@ class Retriever:
         return [m for m in found if recallable(m, viewer, filters)]
 
 
-def _changes_first(top: list[Scored], memories: Mapping[str, Memory], query: str) -> list[Scored]:
-    """The best hits with a later change to what an earlier one says put before it
+def _changes_first(hits: list[Hit], query: str) -> list[Hit]:
+    """The hits with a later change to what an earlier one says put before it
     (``succession.later_changes_first``), each place keeping its score. Only the user's own
     turns move or are moved: a derived retraction is ranked by ``heirs_first``, and a pinned
     rule stands whatever was said after it."""
-    said = {h.id: (m.valid_from or m.created_at, m.content)
-            for h in top if (m := memories.get(h.id)) is not None
-            and m.type is MemoryType.EPISODIC and not m.pinned
-            and m.meta.get("kind") != EPISODE_TAG and m.meta.get(ROLE_KEY) != ASSISTANT}
-    order = later_changes_first([h.id for h in top], said, query)
-    if order == [h.id for h in top]:
-        return top
-    by_id = {h.id: h for h in top}
-    return [by_id[i]._replace(score=place.score) for i, place in zip(order, top, strict=True)]
+    said = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
+            for h in hits if h.memory.type is MemoryType.EPISODIC and not h.memory.pinned
+            and h.memory.meta.get("kind") != EPISODE_TAG
+            and h.memory.meta.get(ROLE_KEY) != ASSISTANT}
+    ids = [h.memory.id for h in hits]
+    order = later_changes_first(ids, said, query)
+    if order == ids:
+        return hits
+    by_id = {h.memory.id: h for h in hits}
+    return [replace(by_id[i], score=place.score) for i, place in zip(order, hits, strict=True)]
 
 
 class Scored(NamedTuple):

@@ -99,20 +99,18 @@ class LexicalIndex:
         if not rows:
             return
         with self._lock:
-            fresh: list[LexicalRow] = []
-            moved: list[tuple[int, LexicalRow]] = []
+            fresh: list[LexicalRow] = []  # new memories and new texts: rows of their own
+            in_place: list[tuple[int, LexicalRow]] = []
             for row in rows:
                 held = self._row_of.get(row[0])
                 if held is not None and self._hashes[held] == hash(row[8] or ""):
-                    moved.append((held, row))
+                    in_place.append((held, row))
                 else:
-                    if held is not None:
-                        self._current[held] = False
-                    fresh.append(row)
-            if moved:
-                positions = np.array([p for p, _ in moved], dtype=np.int64)
+                    fresh.append(row)  # ``_append`` retires the row it held
+            if in_place:
+                positions = np.array([p for p, _ in in_place], dtype=np.int64)
                 set_columns(self._cols, self._interned, positions,
-                            [_column_values(r) for _, r in moved])
+                            [_column_values(r) for _, r in in_place])
             if fresh:
                 self._append(fresh)
             self.rev = max(self.rev, rows[-1][7])
