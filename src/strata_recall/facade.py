@@ -221,18 +221,23 @@ class Strata:
         together they take about as long as the slowest). Returns once a recall can be
         answered: an approximate vector index goes on loading in the background (until it is
         in, vector search scans exactly: the same answers, a few milliseconds slower at
-        100k), and so do the English reader's tables, which only the write path reads (a
-        remember that comes first waits for them)."""
+        100k), and so do a large store's lexical index (FTS5 answers meanwhile) and the
+        English reader's tables, which only the write path reads (a remember that comes
+        first waits for them). The last two are Python work that a call beside them would
+        wait on at every switch of the GIL: they begin once no call has been made for a
+        moment (this warm-up counts as one) and step aside for the calls that come."""
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-warm-up") as pool:
-            indexes = pool.submit(self.store.warm_up, background=True)
+        gate = self.reads_first
+        with (gate.serving(),
+              ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-warm-up") as pool):
+            indexes = pool.submit(self.store.warm_up, background=True, gate=gate)
             analyser = pool.submit(self._retriever.warm_up)
             self.embedder.embed(["warm up"])
             analyser.result()
             indexes.result()
-        threading.Thread(target=self.writer.warm_up, name="strata-warm-up-english",
-                         daemon=True).start()
+        threading.Thread(target=self.writer.warm_up, kwargs={"gate": gate},
+                         name="strata-warm-up-english", daemon=True).start()
 
     def __enter__(self) -> Strata:
         return self

@@ -30,8 +30,8 @@ from typing import Protocol
 from strata_recall.domain.text import search_text
 
 __all__ = [
-    "CHUNK_CHARS", "STEP_WAIT_S", "Gate", "ReadsFirst", "Ungated", "chunks", "paced_chunks",
-    "paced_search_text",
+    "CHUNK_CHARS", "START_GAP_S", "START_WAIT_S", "STEP_WAIT_S", "Gate", "ReadsFirst",
+    "Ungated", "chunks", "paced_chunks", "paced_search_text",
 ]
 
 #: The longest a background step waits for the calls in flight before it starts anyway (a
@@ -40,6 +40,12 @@ STEP_WAIT_S = 0.1
 #: How long no call must have begun before a background step starts: calls made back to back
 #: are one burst, the gaps between them no room for a step.
 QUIET_S = 0.002
+#: Before background loading begins (an index's build, the English tables: ~1 s of Python
+#: that a call running beside it would wait on at every switch of the GIL), how long no call
+#: must have been in flight, and the longest it waits for that: the first requests after a
+#: start answer at full speed and the loading follows them.
+START_GAP_S = 0.05
+START_WAIT_S = 1.0
 #: Pieces of a long text processed between two pauses (~1-5 ms of extraction each).
 CHUNK_CHARS = 2_000
 #: Where a piece may end: after a sentence's end or a line break (rule-based extraction
@@ -60,6 +66,10 @@ class Gate(Protocol):
     def wake(self) -> None:
         """Make the steps waiting check ``unless`` again (someone now waits for them)."""
 
+    def quiet(self, gap_s: float = START_GAP_S, max_wait_s: float = START_WAIT_S) -> None:
+        """Wait until no call has been in flight or begun for ``gap_s`` (at most
+        ``max_wait_s``): before background work starts that a call would contend with."""
+
 
 class Ungated:
     """No gate: background work never waits (tests, a process with no calls)."""
@@ -71,6 +81,9 @@ class Ungated:
         return None
 
     def wake(self) -> None:
+        return None
+
+    def quiet(self, gap_s: float = 0.0, max_wait_s: float = 0.0) -> None:
         return None
 
 
@@ -151,6 +164,19 @@ class ReadsFirst:
     def wake(self) -> None:
         with self._idle:
             self._idle.notify_all()
+
+    def quiet(self, gap_s: float = START_GAP_S, max_wait_s: float = START_WAIT_S) -> None:
+        deadline = time.monotonic() + max_wait_s
+        with self._idle:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._idle.wait_for(lambda: not self._calls, timeout=left):
+                    return
+                begun = self._started
+                self._idle.wait(min(gap_s, max(0.0, deadline - time.monotonic())))
+                if (self._started == begun and not self._calls) \
+                        or time.monotonic() >= deadline:
+                    return
 
 
 def chunks(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # numpy loads where vectors are computed, not with the ports;
     from strata_recall.domain.compression.representations import MemoryVersion
     from strata_recall.domain.graph_rules import Edge, Entity, GraphFacts
     from strata_recall.domain.jobs import Job, JobFailure, JobKind, JobStatus, LeaseRef, NewJob
+    from strata_recall.pacing import Gate
 
     Vector = npt.NDArray[np.float32]
 
@@ -351,10 +352,11 @@ class Store(TokenStore, JobQueue, GraphStore, Protocol):
 
     def close(self) -> None: ...
 
-    def warm_up(self, *, background: bool = False) -> None:
+    def warm_up(self, *, background: bool = False, gate: Gate | None = None) -> None:
         """Load what the first query would otherwise load (e.g. a vector index).
         ``background``: return once queries can be answered, and leave what only makes
-        them faster (an approximate index) loading on a thread."""
+        them faster (an approximate index) loading on a thread, which gives way to the calls
+        ``gate`` counts (``pacing.ReadsFirst``)."""
         ...
 
     def write(self, batch: WriteBatch) -> WriteOutcome:

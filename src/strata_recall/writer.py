@@ -44,7 +44,7 @@ from strata_recall.ingest import (
     parse_request,
     with_neighbours,
 )
-from strata_recall.pacing import ReadsFirst, paced_search_text
+from strata_recall.pacing import Gate, ReadsFirst, Ungated, paced_search_text
 from strata_recall.ports import (
     Clock,
     Embedder,
@@ -133,11 +133,14 @@ class Writer:
         self.gate = gate or ReadsFirst()
         self._behind = WriteBehind(max_pending=WRITE_BEHIND_PENDING, gate=self.gate)
 
-    def warm_up(self) -> None:
+    def warm_up(self, gate: Gate | None = None) -> None:
         """Load the English reader's word tables (lemmas and inflections, ~0.3 s) and the
         secret detectors (~0.4 s), which the first remember would otherwise load while later
-        remembers wait on it."""
+        remembers wait on it; each once ``gate`` has seen no call for a moment."""
+        gate = gate or Ungated()
+        gate.quiet()
         lemminflect_module()
+        gate.quiet()
         load_detectors()
 
     def close(self) -> None:

@@ -407,6 +407,7 @@ def test_warm_up_answers_before_the_approximate_index_is_in(
         return loaded_or_built(store, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(SQLiteStore, "_loaded_or_built_ann", held_back)
+    monkeypatch.setattr(SQLiteStore, "_saved_ann", lambda store, rev: None)  # as if missing
     again = _open(path, "auto")
     again.warm_up()  # returns with the approximate index still loading
     assert _store(again)._ann is None
@@ -415,6 +416,32 @@ def test_warm_up_answers_before_the_approximate_index_is_in(
     opened.set()
     again.store.warm_up()  # waits for it
     assert _store(again)._ann is not None
+    again.close()
+
+
+def test_a_saved_index_that_is_nearly_current_opens_in_the_warm_up_and_one_behind_on_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, strata = _with_ann(tmp_path, monkeypatch)
+    strata.close()
+    again = _open(path, "auto")
+    again.warm_up()
+    store = _store(again)
+    assert store._ann is not None and store._ann_thread is None  # in before the first search
+    assert _search(again, USERS[8 % 3], _sentence(8), k=1)[0][0]
+    again.close()
+
+    monkeypatch.setattr(sqlite_store, "ANN_INLINE_CHANGES", 0)
+    monkeypatch.setattr(SQLiteStore, "_save_ann", lambda store: None)  # the file stays behind
+    behind = _open(path, "auto")
+    _fill(behind, 1, start=950)  # one change the saved file misses: more than allowed now
+    behind.close()
+    again = _open(path, "auto")
+    again.warm_up()
+    store = _store(again)
+    assert store._ann_thread is not None
+    again.store.warm_up()  # waits for the thread
+    assert store._ann is not None and len(store._ann) == 61
     again.close()
 
 

@@ -5,6 +5,7 @@ forgotten, purged and written by another connection."""
 from __future__ import annotations
 
 import random
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from strata_recall.domain.models import Filters, Lifecycle, MemoryType, Scope
 from strata_recall.domain.text import search_text
 from strata_recall.facade import Strata
+from strata_recall.pacing import ReadsFirst
 from strata_recall.stores.sqlite import SQLiteStore
 from strata_recall.stores.sqlite import lexical as lexical_module
 from tests.conftest import EMBEDDER
@@ -121,6 +123,33 @@ def test_a_large_store_builds_the_index_on_a_thread_while_fts5_answers(
     again = store.text_search(ACME, search_text("harbour lantern"), 10, Filters())
     assert [i for i, _ in again] == [i for i, _ in first]
     assert dict(again) == pytest.approx(dict(first))
+    store.close()
+
+
+def test_a_background_build_waits_for_the_calls_in_flight_and_builds_page_by_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "s.db"
+    strata = Strata(open_store(path, "index"), EMBEDDER)
+    strata.remember_many(texts(30, 8), scope=ACME)
+    strata.close()
+    monkeypatch.setattr(lexical_module, "BACKGROUND_ROWS", 10)
+    monkeypatch.setattr(lexical_module, "BACKGROUND_CHUNK", 7)  # several pages, stepped
+    gate = ReadsFirst()
+    store = open_store(path, "index")
+    with gate.reading():  # a recall in flight when the warm-up starts the build
+        store.warm_up(background=True, gate=gate)
+        time.sleep(0.3)
+        assert store._lexical.caught_up() is None  # not begun: FTS5 answers meanwhile
+    store.warm_up()  # the call is over: the build runs, and this waits for it
+    assert store._lexical.caught_up() is not None
+    reference = open_store(path, "fts")
+    for query in QUERIES:  # the index built in pages ranks as FTS5 does
+        wanted = reference.text_search(ACME, search_text(query), 20, Filters())
+        got = store.text_search(ACME, search_text(query), 20, Filters())
+        assert [i for i, _ in got] == [i for i, _ in wanted], query
+        assert [s for _, s in got] == pytest.approx([s for _, s in wanted], rel=1e-9)
+    reference.close()
     store.close()
 
 

@@ -102,3 +102,32 @@ def test_a_background_step_never_waits_longer_than_its_bound() -> None:
         started = time.monotonic()
         gate.step_aside()
         assert 0.04 <= time.monotonic() - started < 1
+
+
+def test_quiet_waits_for_the_calls_in_flight_and_a_gap_after_them() -> None:
+    gate = ReadsFirst()
+    started = time.monotonic()
+    gate.quiet(gap_s=0.05, max_wait_s=5)  # no call at all: it waits only for the gap
+    assert 0.04 <= time.monotonic() - started < 1
+    quiet = threading.Event()
+
+    def loader() -> None:
+        gate.quiet(gap_s=0.1, max_wait_s=5)
+        quiet.set()
+
+    with gate.reading():
+        thread = threading.Thread(target=loader)
+        thread.start()
+        assert not quiet.wait(0.3)  # a call in flight: the loading has not begun
+    with gate.serving():  # a second call right after the first: still not quiet
+        assert not quiet.wait(0.05)
+    assert quiet.wait(2)
+    thread.join()
+
+
+def test_quiet_gives_up_at_its_bound_under_a_steady_stream_of_calls() -> None:
+    gate = ReadsFirst()
+    with gate.reading():
+        started = time.monotonic()
+        gate.quiet(gap_s=0.05, max_wait_s=0.1)
+        assert 0.09 <= time.monotonic() - started < 1

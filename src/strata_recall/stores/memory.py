@@ -77,6 +77,7 @@ from strata_recall.stores.memory_jobs import InMemoryJobQueue
 from strata_recall.stores.vector_index import IndexEntry, VectorIndex
 
 if TYPE_CHECKING:
+    from strata_recall.pacing import Gate
     from strata_recall.ports import Vector
 
 _BM25_K1 = 1.2
@@ -110,7 +111,7 @@ class InMemoryStore(InMemoryJobQueue):
     def close(self) -> None:
         """Nothing to release."""
 
-    def warm_up(self, *, background: bool = False) -> None:
+    def warm_up(self, *, background: bool = False, gate: Gate | None = None) -> None:
         """Everything is in memory already."""
 
     # -- writes -----------------------------------------------------------------------------

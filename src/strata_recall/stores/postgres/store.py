@@ -78,6 +78,7 @@ from strata_recall.stores.sql_rows import (
 from strata_recall.stores.sql_store import MEMORY_COLUMNS, SQLStore, StoreSQL
 
 if TYPE_CHECKING:
+    from strata_recall.pacing import Gate
     from strata_recall.ports import Vector
 
 Conn = psycopg.Connection[Any]
@@ -207,7 +208,7 @@ class PostgresStore(SQLStore):
             self._closed = True
             self._pool.close()
 
-    def warm_up(self, *, background: bool = False) -> None:
+    def warm_up(self, *, background: bool = False, gate: Gate | None = None) -> None:
         """Open the pool's connections and touch the indexes, so the first query is fast."""
         with self._conn() as conn:
             conn.execute("SELECT count(*) FROM memories").fetchone()

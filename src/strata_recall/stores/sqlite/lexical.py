@@ -2,8 +2,11 @@
 from the ``memories`` table on first use and caught up by the ``rev`` change counter before
 every search, so other processes' writes are seen as the vector index sees them.
 
-A store of ``BACKGROUND_ROWS`` memories or more builds it on a thread (~1 s at 100k) while
-FTS5 answers; a smaller one builds it in the first search (~20 ms at 10k).
+A store of ``BACKGROUND_ROWS`` memories or more builds it on a thread (~1.5 s of Python at
+100k) while FTS5 answers: once the process has been quiet for a moment, and a chunk of rows at
+a time, stepping aside between chunks while calls are in flight (``pacing.Gate``), so the
+recalls right after a start do not wait on the GIL behind it. A smaller store builds it in the
+first search (~20 ms at 10k).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager, suppress
 from typing import TYPE_CHECKING
 
+from strata_recall.pacing import Gate, Ungated
 from strata_recall.stores.sqlite import queries as q
 
 if TYPE_CHECKING:  # numpy loads with the index, on the first search (CLI start-up)
@@ -23,6 +27,8 @@ if TYPE_CHECKING:  # numpy loads with the index, on the first search (CLI start-
 BACKGROUND_ROWS = 20_000
 #: Rows read per step (a closing store stops the build between steps).
 CHUNK = 5_000
+#: Rows per step of a background build (~15 ms of Python at most between two step-asides).
+BACKGROUND_CHUNK = 1_000
 
 Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
@@ -39,6 +45,7 @@ class LexicalSearch:
         self._lock = threading.Lock()
         self._index: LexicalIndex | None = None
         self._builder: threading.Thread | None = None
+        self._gate: Gate = Ungated()
 
     def caught_up(self) -> LexicalIndex | None:
         """The index with every row changed since it last looked; None while it is being
@@ -55,11 +62,14 @@ class LexicalSearch:
                 _apply_changes(index, conn, self._closing)
             return index
 
-    def warm_up(self, *, background: bool = False) -> None:
-        """Build the index now (and wait for it unless ``background``)."""
+    def warm_up(self, *, background: bool = False, gate: Gate | None = None) -> None:
+        """Build the index now (and wait for it unless ``background``); a build on a thread
+        gives way to the calls ``gate`` counts."""
         if not self._enabled:
             return
         with self._lock:
+            if gate is not None:
+                self._gate = gate
             if self._index is None and self._builder is None:
                 self._start_build()
             builder = self._builder
@@ -92,8 +102,10 @@ class LexicalSearch:
         self._builder.start()
 
     def _build_in_background(self) -> None:
-        with suppress(Exception):  # FTS5 keeps answering if the build fails (or the store closes)
-            index = self._built()
+        gate = self._gate
+        with suppress(Exception), gate.background():  # FTS5 answers if the build fails
+            gate.quiet()
+            index = self._built_in_pages(gate.step_aside)
             with self._lock:
                 self._index = index
 
@@ -103,6 +115,24 @@ class LexicalSearch:
         index = LexicalIndex()
         with self._reading() as conn:
             _apply_changes(index, conn, self._closing)
+        return index
+
+    def _built_in_pages(self, between: Callable[[], None]) -> LexicalIndex:
+        """Built a page of rows per statement (no read transaction stays open while it steps
+        aside), calling ``between`` before each page but the first; the searches' catch-up
+        applies what changed meanwhile."""
+        from strata_recall.stores.lexical_index import LexicalIndex
+
+        index = LexicalIndex()
+        while not self._closing.is_set():
+            if index.rev:
+                between()
+            with self._reading() as conn:
+                rows: list[LexicalRow] = conn.execute(
+                    q.LEXICAL_PAGE, (index.rev, BACKGROUND_CHUNK)).fetchall()
+            if not rows:
+                break
+            index.apply(rows)
         return index
 
 

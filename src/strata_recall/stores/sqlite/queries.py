@@ -93,6 +93,9 @@ SELECT m.id, m.team, m.user_id, m.agent_id, m.run_id, m.type, m.lifecycle, m.rev
 FROM memories m WHERE m.rev > ? ORDER BY m.rev
 """
 
+# A background build's page (every change has a rev of its own: pages never split a rev).
+LEXICAL_PAGE = LEXICAL_DELTA.rstrip() + " LIMIT ?\n"
+
 # Ids come as one JSON array; CROSS JOIN pins the join order so SQLite looks each id up by
 # its unique index instead of scanning the team (which it may pick without ANALYZE data).
 GET_MANY = f"""
