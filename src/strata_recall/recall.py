@@ -41,6 +41,7 @@ from strata_recall.domain.succession import (
     heirs_first,
     later_changes_first,
     live_successors,
+    pinned_first,
     routed,
 )
 from strata_recall.domain.text import search_text
@@ -189,7 +190,8 @@ class Retriever:
         ranking = self._rank(vector_hits, lexical_hits, query, viewer, config, filters, fetched)
         if min_score > 0:
             ranking = ranking.relevant(min_score)
-        ranked = _changes_first(self._with_pinned(ranking, k, viewer, filters), query)
+        ranked = _pinned_first(_changes_first(self._with_pinned(ranking, k, viewer, filters),
+                                              query), query)
         identity = self._identity(viewer, config, filters)
         timings["fuse"] = _ms_since(mark)
         mark = time.perf_counter()
@@ -410,6 +412,24 @@ class Retriever:
         caller's filters let them through."""
         found = self._store.list(viewer, wanted, limit=ALWAYS_LIMIT).items
         return [m for m in found if recallable(m, viewer, filters)]
+
+
+def _pinned_first(hits: list[Hit], query: str) -> list[Hit]:
+    """The hits with a pinned memory put before the user's later claims on its topic
+    (``succession.pinned_first``), each place keeping its score."""
+    pinned = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
+              for h in hits if h.memory.pinned}
+    if not pinned:
+        return hits
+    said = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
+            for h in hits if not h.memory.pinned and h.memory.meta.get(ROLE_KEY) != ASSISTANT
+            and h.memory.meta.get("kind") != EPISODE_TAG}
+    ids = [h.memory.id for h in hits]
+    order = pinned_first(ids, pinned, said, query)
+    if order == ids:
+        return hits
+    by_id = {h.memory.id: h for h in hits}
+    return [replace(by_id[i], score=place.score) for i, place in zip(order, hits, strict=True)]
 
 
 def _changes_first(hits: list[Hit], query: str) -> list[Hit]:

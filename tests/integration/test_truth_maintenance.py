@@ -4,6 +4,7 @@ decision is undone with one call (library, HTTP, CLI), in one transaction, audit
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,13 @@ def facade(store: Store, clock: FakeClock) -> Strata:
 
 
 def by_content(strata: Strata) -> dict[str, Lifecycle]:
-    return {m.content: m.lifecycle for m in strata.list(scope=A, filters=EVERY).items}
+    """Lifecycles by content, a retraction's by its own words (without the quote of the
+    user's sentence it carries: ``applying._in_their_words``)."""
+    return {_QUOTED.sub("", m.content): m.lifecycle
+            for m in strata.list(scope=A, filters=EVERY).items}
+
+
+_QUOTED = re.compile(r' \("[^"]*"\)$')
 
 
 def said_in_turn(strata: Strata, clock: FakeClock, *texts: str) -> None:
@@ -350,7 +357,8 @@ def test_a_question_for_the_value_finds_the_new_one_a_yes_or_no_the_retraction(
     how = strata.recall("How do I get to work?", scope=A, k=3).hits
     assert how[0].memory.content == "User cycles", [h.memory.content for h in how]
     yes_no = strata.recall("Do I take the bus to work?", scope=A, k=3).hits
-    assert yes_no[0].memory.content == "User no longer takes the bus"
+    assert yes_no[0].memory.content == \
+        'User no longer takes the bus ("I don\'t take the bus anymore, I cycle.")'  # with a quote
 
 
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:

@@ -234,3 +234,10 @@ def test_nothing_much_and_what_the_user_does_with_an_answer_are_chatter() -> Non
     assert is_chatter("perfect, ordering it now ty")
     assert not is_chatter("nm, i moved to denver")
     assert not is_chatter("im ordering a new bike now")
+
+
+def test_greetings_drawn_out_openers_and_thanks_for_what_worked_are_chatter() -> None:
+    assert is_chatter("hii") and is_chatter("heyy") and is_chatter("quick one")
+    assert is_chatter("thank you so much, that worked!!") and is_chatter("thanks, that fixed it")
+    assert is_chatter("real quick")
+    assert not is_chatter("i work at google") and not is_chatter("yoga on tuesdays")

@@ -418,3 +418,31 @@ def test_one_slot_names_said_several_ways() -> None:
     assert one_slot("user.steam_username") == "user.steam"
     assert one_slot("user.name") == "user.name"  # no slot of its own to fall back to
     assert one_slot("user.likes.tea") == "user.likes.tea"  # a many-valued slot keeps its value
+
+
+def test_a_slot_named_by_its_head_noun_is_the_slot_it_ends() -> None:
+    """"lessons got moved to thursdays" changes "piano lessons are tuesdays"; "my personal
+    email" is not "my work email" (a qualifier that tells one of several apart)."""
+    piano = Candidate("p1", "User's piano lessons is tuesdays", 0.6,
+                      subject="user.piano_lessons", value="tuesdays")
+    moved = fact("User's lessons is thursdays at 4", subject="user.lessons",
+                 value="thursdays at 4", explicit_change=True)
+    assert (decide(moved, [piano], NOW).action, decide(moved, [piano], NOW).target_id) == (
+        Action.UPDATE, "p1")
+    work = Candidate("w1", "User's work email is ana@corp.com", 0.8,
+                     subject="user.work_email", value="ana@corp.com")
+    personal = fact("User's email is ana@gmail.com", subject="user.email", value="ana@gmail.com")
+    assert decide(personal, [work], NOW).action is Action.ADD
+    tea = Candidate("t1", "User's green tea is sencha", 0.6, subject="user.green_tea",
+                    value="sencha")
+    short = fact("User's tea is oolong", subject="user.tea", value="oolong",
+                 explicit_change=True)  # a head of three letters is too little to go by
+    assert decide(short, [tea], NOW).action is Action.ADD
+
+
+def test_a_thing_named_with_or_without_what_it_is_given_as_is_one_slot() -> None:
+    old = Candidate("a1", "User's apple id email is jbarrow88@yahoo.com", 0.7,
+                    subject="user.apple_id_email", value="jbarrow88@yahoo.com")
+    new = fact("User's apple id is j.barrow@icloud.com", subject="user.apple_id",
+               value="j.barrow@icloud.com", explicit_change=True)
+    assert decide(new, [old], NOW).action is Action.UPDATE

@@ -2056,3 +2056,66 @@ def test_a_list_about_me_reads_what_i_am_and_do() -> None:
     said = [r[:2] for r in facts("some stuff about me for the cover letter: 6 yrs in supply "
                                  "chain, fluent in portuguese, have my PMP, based in newark")]
     assert ("user.lives_in", "newark") in said and ("user.has.pmp", "my PMP") in said
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("need to reschedule with my dentist dr. chu, can you draft a text", "user.dentist",
+     "dr. chu"),
+    ("help me write a thank-you message to my manager dana for the promotion", "user.manager",
+     "Dana"),
+    ("kevin (my manager) wants the Q3 deck by friday, can you outline it", "user.manager",
+     "kevin"),
+    ("my son's teacher mr. donovan sent a letter home", "person:user_son.teacher",
+     "mr. donovan"),
+])
+def test_a_person_named_beside_their_role_in_passing_holds_it(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_a_role_beside_a_word_that_names_no_one_holds_nothing() -> None:
+    assert not [r for r in facts("thanks to my coach for everything") if r[0] == "user.coach"]
+    assert not [r for r in facts("my manager wants the deck") if r[0] == "user.manager"]
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("wifi password at home: mango2291", "user.home_wifi_password", "mango2291"),
+    ("my number is 07700 900123 if the form needs it", "user.phone", "07700 900123"),
+    ("pls update my contact on the dentist form draft — got a new mobile, 07700 900781",
+     "user.phone", "07700 900781"),
+    ("started at monzo this week as a senior analyst so that headline needs redoing haha",
+     "user.job_title", "senior analyst"),
+    ("i drive a 2012 mazda 3 and the check engine light keeps coming on", "user.drives",
+     "2012 mazda 3"),
+    ("oops typo, policy no. is HX-448-2019", "user.policy", "HX-448-2019"),
+    ("piano lessons are tuesdays at 5:30", "user.piano_lessons", "tuesdays at 5:30"),
+    ("priya's my partner btw, shouldve said that first lol", "user.partner", "Priya"),
+])
+def test_values_end_where_their_claim_does(text: str, subject: str, value: str) -> None:
+    """A condition, a consequence, a laugh, a remark on the telling or a clause of its own
+    after "and" is no part of the value; "no." before a number is no sentence's end; a
+    labelled place's thing is the place's."""
+    assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+def test_a_thousands_separator_is_no_list() -> None:
+    assert [r[1] for r in facts("rent is $1,975 a month")] == ["$1,975 a month"]
+
+
+def test_a_correction_after_a_lead_is_a_change() -> None:
+    said = [f for f in extract_facts("emergency contact etc. wait no scratch that, i'm A "
+                                     "negative") if f.subject == "user.blood_type"]
+    assert len(said) == 1 and said[0].explicit_change
+
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("hey so we changed vets, the new one is dr imani brooks at cedar hill vet", "user.vet",
+     "dr imani brooks at cedar hill vet"),
+    ("hoa raised dues to $160/mo starting july ugh", "user.dues", "$160/mo"),
+    ("weighed in this morning at 166 lbs!!", "user.weight", "166 lbs"),
+    ("for the gym app profile: 5'9, 172 lbs, goal is 160", "user.weight", "172 lbs"),
+])
+def test_a_new_one_someone_else_raising_a_thing_and_weights_in_a_list_are_read(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)]

@@ -12,6 +12,7 @@ from strata_recall.domain.succession import (
     heirs_first,
     later_changes_first,
     live_successors,
+    pinned_first,
     routed,
 )
 
@@ -79,3 +80,19 @@ def test_a_later_change_on_the_topic_asked_about_comes_before_the_earlier_claim(
     earlier = {**said, "new": (day - timedelta(days=1), said["new"][1])}
     assert later_changes_first(order, earlier, "What running shoes do I use?") == order
     assert later_changes_first(order, said, "What running shoes do I use?", top=2) == order
+
+
+def test_a_pinned_memory_comes_before_a_later_claim_on_its_topic() -> None:
+    day = datetime(2026, 1, 1, tzinfo=UTC)
+    pinned = {"rule": (day, "I'm allergic to penicillin — always flag this.")}
+    said = {"later": (day + timedelta(days=3), "the allergist says i'm not actually allergic "
+                                               "to penicillin"),
+            "other": (day + timedelta(days=4), "my cat has allergies too"),
+            "before": (day - timedelta(days=3), "allergic to penicillin since I was a kid")}
+    order = ["later", "x", "rule"]
+    asked = "Does the user have any drug allergies?"
+    assert pinned_first(order, pinned, said, asked) == ["rule", "later", "x"]
+    assert pinned_first(["before", "rule"], pinned, said, asked) == ["before", "rule"]
+    assert pinned_first(order, pinned, said, "What is my cat's name?") == order  # off topic
+    assert pinned_first(["later", "x", "y", "rule"], pinned, said, asked, top=3) == [
+        "later", "x", "y", "rule"]

@@ -169,3 +169,24 @@ def test_an_update_does_not_apply_what_else_its_turn_says() -> None:
     assert {d.memory.content: d.memory.lifecycle for d in planned.added} == {
         "Sam's dentist is Dr. Patel": Lifecycle.ACTIVE,
         "Sam switched dentists": Lifecycle.CANDIDATE}
+
+
+def test_a_retraction_quotes_the_sentence_of_its_turn_that_said_it() -> None:
+    old = turn("t1", "i smoke like half a pack a day").evolve(
+        subject="user.does.smoke", meta={applying.FACT_KEY: {"value": "smoke"}})
+    new = turn("t2", "quick q, how long til your lungs recover? i stopped smoking 3 months ago")
+    retraction = applying.FactInput(
+        content="User no longer smokes", type="semantic", subject="user.does.smoke",
+        value="smoke", negated=True, importance=6, confidence=0.9, pinned=False, entities=(),
+        event_id="e2")
+    planned = applying.plan([retraction], [Decision(Action.DELETE, "t1", "retracted")],
+                            {old.id: old, new.id: new}, ORIGIN, NOW, {"e2": new.id})
+    [added] = planned.added
+    assert added.memory.content == 'User no longer smokes ("i stopped smoking 3 months ago")'
+    assert added.memory.content_hash == content_hash(added.memory.content)
+    stated = applying.FactInput(
+        content="User lives in Porto", type="semantic", subject="user.lives_in", value="Porto",
+        negated=False, importance=6, confidence=0.9, pinned=False, entities=(), event_id="e2")
+    planned = applying.plan([stated], [Decision(Action.ADD, None, "new information")],
+                            {new.id: new}, ORIGIN, NOW, {"e2": new.id})
+    assert planned.added[0].memory.content == "User lives in Porto"  # only a retraction

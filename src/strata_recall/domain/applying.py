@@ -45,7 +45,7 @@ from strata_recall.domain.models import (
     Scope,
 )
 from strata_recall.domain.review_mode import ReviewMode as ReviewMode  # re-exported: its old home
-from strata_recall.domain.text import content_hash, keywords
+from strata_recall.domain.text import analyze, content_hash, keywords
 
 #: ``meta`` key of a memory edited by hand: until then, inference may not change it.
 OVERRIDE_KEY = "manual_override_until"
@@ -216,6 +216,7 @@ def plan(
             replacements.setdefault((fact.event_id, holder), []).append(derived.memory.id)
         carrier = _carrier(touched, current, own_turn, derived, now)
         if carrier is None:
+            derived = _in_their_words(derived, fact, decision, turn_text)
             result.added.append(derived)
         else:  # the fact is its turn word for word: the turn carries it (one memory)
             if carrier is not _latest(touched, current, carrier.id):
@@ -547,6 +548,39 @@ def mentioned(memory: Memory, event_id: str, now: datetime) -> Memory:
 def _locked(memory: Memory, now: datetime) -> bool:
     until = override_until(memory)
     return until is not None and until > now
+
+
+#: The longest sentence of a turn a retraction quotes.
+QUOTED_CHARS = 120
+
+
+def _in_their_words(derived: Derived, fact: FactInput, decision: Decision,
+                    turn_text: str | None) -> Derived:
+    """A retraction ("User no longer smokes") with the sentence of its turn that said it (' ("i
+    stopped smoking 3 months ago")'): the change in the speaker's own words, which a reader
+    looking for them finds, and the receipt of why the old claim went."""
+    if not (fact.negated or decision.action is Action.DELETE) or not turn_text:
+        return derived
+    said = _sentence_saying(fact, turn_text)
+    if said is None or said.casefold() in fact.content.casefold():
+        return derived
+    content = f'{fact.content} ("{said}")'
+    return replace(derived, memory=replace(derived.memory, content=content,
+                                           content_hash=content_hash(content)))
+
+
+def _sentence_saying(fact: FactInput, turn_text: str) -> str | None:
+    """The turn's sentence that shares the most words with the fact (None: none does, or it
+    is too long to quote)."""
+    from strata_recall.domain.english import sentences
+
+    wanted = set(analyze(f"{fact.value or ''} {fact.content}")) - {"user", "longer"}
+    best, shared = None, 0
+    for sentence in sentences(turn_text):
+        overlap = len(wanted & set(analyze(sentence)))
+        if overlap > shared:
+            best, shared = sentence.strip(), overlap
+    return best if best is not None and len(best) <= QUOTED_CHARS else None
 
 
 def _derived(fact: FactInput, decision: Decision, index: int, origin: Origin,

@@ -41,13 +41,15 @@ DIALOGUE_ACT_WORDS = frozenset(
     yet chill special figured never mind nevermind nothing
     danke bitte oui genau rock rocks lifesaver legend best helps helped reply late response
     delay gm gn judge week course laugh smile okie dokie dokey bet huge massive yesterday
-    today tonight pls plz plis u ur thanx thnx thnks tnx thanku ahead works""".split()
+    today tonight pls plz plis u ur thanx thnx thnks tnx thanku ahead works worked working
+    fixed solved sorted trick quick real q""".split()
 )
 #: Verbs an assistant uses to say it took something in ("I'll remember that").
 MEMORY_VERBS = frozenset("remember remembered note noted keep kept mind save saved store stored "
                          "record recorded write jot logged log track".split())
 #: Laughter and elongated interjections: "hahaha", "lolol", "sooo", "hmmmm".
-_LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|h+m+|m+|u+h+|"
+_LAUGHTER = re.compile(r"^(?:(?:ha|he|hi|ho)+h?|h+i+|h+e+y+|y+o+|l+o+l+(?:o+l+)*|x+d+|a+h+|o+h+|"
+                       r"h+m+|m+|u+h+|"
                        r"z+)$")
 _REPEATS = re.compile(r"(\w)\1{2,}")
 #: A capitalised word inside a sentence (a name: "Carla", "Porto") or a digit is content.

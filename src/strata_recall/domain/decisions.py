@@ -238,13 +238,46 @@ def one_slot(subject: str | None) -> str | None:
     return f"{holder}.{_ONE_SLOT.get(attribute, attribute)}"
 
 
+#: Qualifiers that tell one of several things of a kind apart ("work email", "home phone"):
+#: the kind's bare name is not that one.
+_ONE_OF_SEVERAL = frozenset("""work personal home office school business private backup
+secondary second primary main other alt alternate old new cell mobile landline spare""".split())
+
+
+#: What a thing is given as, said after its name or not ("apple id email", "apple id").
+_SAID_AS = frozenset({"email", "address", "number", "username", "handle", "login", "account",
+                      "name", "id"})
+
+
+def _one_thing(first: str | None, second: str | None) -> bool:
+    """The same slot, or one named by its head noun after the other ("lessons got moved to
+    thursdays" after "piano lessons are tuesdays"; "code is QZ7N4P" after "flight
+    confirmation code is QZ7M4P"): a holder's single-valued slots, one attribute a word that
+    ends the other."""
+    if first is None or second is None:
+        return False
+    if first == second:
+        return True
+    if first.count(".") != 1 or second.count(".") != 1:
+        return False
+    (holder, _, mine), (other, _, theirs) = first.partition("."), second.partition(".")
+    short, long = sorted((mine, theirs), key=len)
+    if holder == other and long.startswith(f"{short}_") \
+            and set(long.removeprefix(f"{short}_").split("_")) <= _SAID_AS:
+        return True  # "my apple id is j.barrow@icloud.com" after "my apple id email is …"
+    return holder == other and "_" not in short and len(short) > 3 \
+        and long.endswith(f"_{short}") \
+        and not set(long.removesuffix(f"_{short}").split("_")) & _ONE_OF_SEVERAL
+
+
 _ACCOUNT_TAIL = re.compile(r"(?<=[a-z])_(?:username|user_name|handle|account|login|id|name)$")
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:
     """``same``, ``conflict`` (new value), ``negation`` (polarity flip), ``ends`` (a new state
     of the holder ends another slot) or None (unrelated)."""
-    if fact.subject is not None and one_slot(fact.subject) == one_slot(candidate.subject):
+    if fact.subject is not None and _one_thing(one_slot(fact.subject),
+                                               one_slot(candidate.subject)):
         # said with a cue of change, "a travel nurse" after "a nurse" is the news
         same_value = _same_value(fact.value, candidate.value, loosely=not fact.explicit_change)
         if same_value and _other_years(fact.content, candidate.content):

@@ -97,7 +97,10 @@ SAID_IT_WRONG = (r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told
                  r"gave (?:you|u)|put|entered|spelled)(?: (?:that|it|this|them|the \w+(?: \w+)?))?"
                  r" wrong(?:ly)?")
 _CORRECTION = re.compile(
-    r"^(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
+    # a lead before it: "wait no scratch that", "oh for that reminder — sorry i meant"
+    r"^(?:(?:oh|wait|no|hmm+|hold on|hang on)[,!.\s]+|(?:oh\s+)?(?:for|about|re:?) (?:that|the|"
+    r"this|my) [\w' -]{1,30}?\s*[—–:,-]\s*){0,3}"
+    r"(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
     r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
@@ -312,7 +315,8 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
                          r"my mistake|sorry|"
                          r"like i said|you know|just so you know|for what it's worth|"
-                         r"if you remember|in case you forgot|after all)\b[\s.!,]*)+$|"
+                         r"if you remember|in case you forgot|after all|lol|lmao|rofl|"
+                         r"ha(?:ha)+|he(?:he)+|ugh+|tbh|ngl)\b[\s.!,]*)+$|"
                          # a bare verdict: why, not another object ("I sold the car, too old")
                          r",\s*(?:(?:it|i|he|she|they)\s+)?(?:was\s+|were\s+|got\s+)?"
                          r"(?:(?:way|far|much|just|a bit|a little)\s+)?(?:too|so)\s+"
@@ -329,6 +333,15 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"make sure|remember|skip|go easy|nothing with)\b.*$|"
                          # a measure beside it ("i'm 5'8 with a 31 inch inseam")
                          r"(?<=[\d'\"])\s+with (?:a|an) \d[^,]*$|"
+                         # a remark on the telling ("…, shouldve said that first lol")
+                         r",\s*(?:i\s+)?(?:should(?:'ve|ve| have)|forgot to|meant to) (?:said|say|"
+                         r"mentioned|mention|told|tell)\b[^,]*$|"
+                         # when it is needed ("my number is 07700 900123 if the form needs it")
+                         r",?\s+(?:if|in case|whenever) (?:the|you|u|they|it|that|anyone|"
+                         r"someone|needed|necessary|required)\b[^,]*$|"
+                         # what it leads to ("started at monzo, so that headline needs redoing")
+                         r",?\s+so (?:that|this|the|my|it|you|u) [\w' -]+ (?:needs?|has to|"
+                         r"have to|should|must)\b.*$|"
                          # what it is needed for ("my plate is 7KDM392, need it for the form")
                          r",\s*(?:(?:i|we)\s+)?need (?:it|this|that|them) for\b[^,]*$|"
                          # what it is said for ("i'm AB+, for the donation drive")
@@ -367,6 +380,17 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"(?:(?:a|an|some|the|your)\s+)?(?:[\w-]+\s+){0,4}?(?:help|ideas?|tips?|"
                          r"advice|suggestions?|recommendations?|recs?)\b[^,]*[\s.!]*$", _I)
 #: "I'd rather have tea than coffee" says what "I prefer tea over coffee" says.
+def _without_asides(text: str) -> str:
+    """``text`` without the asides at its end, one after another ("priya's my partner btw,
+    shouldve said that first lol")."""
+    for _ in range(3):
+        trimmed = _ASIDE_TAIL.sub("", text)
+        if trimmed == text:
+            break
+        text = trimmed
+    return text
+
+
 _RATHER = re.compile(r"\bwould rather (?:have|drink|eat|use|take|go with|get) (?P<new>.+?) "
                      r"(?:than|over|instead of) (?P<old>.+)$", _I)
 _ARTICLE = re.compile(r"^(?:the|a|an|some)\s+(?!(?:positive|negative)\b)", _I)  # "A positive"
@@ -580,7 +604,9 @@ def _starts_possessed_clause(piece: str) -> bool:
     for at in range(2, min(5, len(words))):
         word = words[at].casefold()
         if _AUX_RE.match(" ".join(words[at:])) or (
-                verb_lemma(word) is not None and not _is_noun(word)):
+                verb_lemma(word) is not None and (not _is_noun(word) or (  # "keeps coming"
+                    at + 1 < len(words) and words[at + 1].casefold().endswith("ing")
+                    and verb_lemma(words[at + 1].casefold()) is not None))):
             return True
     return False
 
@@ -1415,7 +1441,8 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)(?:\s+(?:btw|fyi|tho|though|too))?"
-                       r"\s*(?::|\s-)\s*(?P<v>\S(?:(?!\s[—–]\s).)*)(?:\s[—–]\s.*)?$", _I)
+                       r"\s*(?:(?<!\d):|:(?!\d)|\s-)\s*(?P<v>\S(?:(?!\s[—–]\s).)*)"
+                       r"(?:\s[—–]\s.*)?$", _I)  # not the colon of "5:30"
 #: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
 _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
                       rf"(?-i:(?P<owner>{_NAME}(?: {_NAME})?))) (?:(?:just |finally )?(?:have|"
@@ -1598,7 +1625,9 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         return [] if holder is None else [_attribute_statement(holder, what, said, manner)]
     labelled = _LABELLED.match(_GOT_NEW.sub("", clause)) or _LABELLED.match(
         clause.rpartition(", ")[2])  # "New phone, new number: 415-555-0199"
-    if labelled is not None and labelled["noun"].casefold() in _ATTRIBUTE_NOUNS and role == "user":
+    if labelled is not None and role == "user" and (
+            labelled["noun"].casefold() in _ATTRIBUTE_NOUNS
+            or _BARE_SLOT.match(f"{labelled['noun']} is _") is not None):  # "home wifi pw: x"
         said = replace(manner, change=manner.change or bool(labelled["new"]))
         return [_attribute_statement(_Holder(USER, "User"),
                                      noun_attribute(labelled["noun"]), labelled["v"], said)]
@@ -1930,8 +1959,9 @@ def _items(phrase: str) -> list[str]:
     closed = _CLOSED_BY_TIME.match(phrase)
     if closed:  # "the car anymore, sold it": the adverb ends the object, a remark follows
         return [closed.group("object")]
-    parts = [p.strip() for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
-             if p.strip()]
+    parts = [p.strip() for p in re.split(r"(?<!\d),\s*(?:and\s+|or\s+)?|,(?!\d{3}\b)\s*"
+                                         r"(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
+             if p.strip()]  # "$1,975" is one number
     if len(parts) > 1 and all(len(p.split()) <= 3 for p in parts):
         # "Paris, it's beautiful": what follows a pointing word is a remark, not an item
         return [p for p in parts if p.split()[0].casefold().split("'")[0] not in _DEICTIC] \
@@ -2325,15 +2355,18 @@ _NEW_JOB_AS = re.compile(r"\b(?:just )?(?:started|got|landed|took|accepted|found
 _SET_BY_ANOTHER = re.compile(
     r"^(?!(?:i|we)\s)(?P<who>(?:[\w'.-]+\s){0,3}?[\w'.-]+) (?P<verb>raised|increased|lowered|"
     r"cut|reduced|bumped|moved|pushed|changed|postponed|delayed|updated|set|extended) "
-    r"(?P<det>my|our|the) (?P<noun>[a-z][\w' -]{1,40}?)(?: back| forward| out| up)? "
-    r"(?P<prep>to|on) (?P<v>.+)$", _I)
+    r"(?:(?P<det>my|our|the) )?(?!(?:me|him|her|his|them|their|us|it|its|from|back|up|out|"
+    r"over|you|your)\b)(?P<noun>[a-z][\w' -]{1,40}?)"
+    r"(?: back| forward| out| up)? (?P<prep>to|on) (?P<v>.+)$", _I)
 #: "I switched gyms, I go to Crunch now": the gym is Crunch now (the plural names the slot).
 _SWITCHED_KIND = re.compile(
     r"^(?:i|we)(?: have| had)?(?: finally| just| recently)? (?:switched|changed) "
     r"(?P<kind>[a-z]{3,}s)(?: again)?"
-    r"\s*(?:,|;|:|-|—|–|and|so|and now)\s+(?:now\s+)?(?:i|we)(?: am| are| have)?(?: now)? "
+    r"\s*(?:,|;|:|-|—|–|and|so|and now)\s+(?:(?:now\s+)?(?:i|we)(?: am| are| have)?(?: now)? "
     r"(?:go to|going to|use|using|with|bank with|see|seeing|go with|belong to|got|shop at|"
-    r"shopping at|fly with|flying with|go see|at|work at|working at|work for|working for) "
+    r"shopping at|fly with|flying with|go see|at|work at|working at|work for|working for)|"
+    # "we changed vets, the new one is dr brooks"
+    r"(?:the |our |my )?new one(?:'s| is)(?: now)?) "
     r"(?P<v>.+)$", _I)
 
 
@@ -2341,6 +2374,11 @@ _SWITCHED_KIND = re.compile(
 _SWITCHED_KIND_TO = re.compile(r"^(?P<who>i|we)(?: have| had)?(?: finally| just| recently)? "
                                r"(?:switched|changed) (?P<kind>[a-z]+(?: [a-z]+)?s) to "
                                r"(?P<v>.*[A-Z0-9].*)$", _I)
+
+
+def _our(det: str | None) -> str:
+    """The determiner said, "my" when none was ("hoa raised dues to $160": my dues)."""
+    return det or "my"
 
 
 def _switched_kind(match: re.Match[str]) -> str:
@@ -2599,7 +2637,8 @@ _REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
     (_LAID_OFF, "no longer works at "),
     (_UNSUBSCRIBED, "cancelled"),
     (_NEW_JOB_AS, "now work as"),
-    (_SET_BY_ANOTHER, r"\g<det> \g<noun> was \g<verb> \g<prep> \g<v>"),
+    (_SET_BY_ANOTHER, lambda m: f"{_our(m['det'])} {m['noun']} was {m['verb']} {m['prep']} "
+                                f"{m['v']}"),
     (_SWITCHED_KIND, _switched_kind),
     (_SWITCHED_KIND_TO, _switched_kind),
     (_NAMED_FAN, r"like \g<x>"),
@@ -2675,7 +2714,12 @@ _BARE_SLOT = re.compile(
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone|(?:license )?plate(?: number)?|pin|username|handle|zip(?: code)?|"
     r"(?:account|member|policy|id|locker|seat) number|gate code))\s+(?:is|=)\s|"
-    r"(?:lease|contract|membership|warranty|visa|passport) (?:ends|expires|runs out|is up)\b)",
+    r"(?:lease|contract|membership|warranty|visa|passport) (?:ends|expires|runs out|is up)\b|"
+    # one's standing appointments: "piano lessons are tuesdays at 5:30"
+    r"(?:[a-z]+ ){0,2}(?:lessons?|class(?:es)?|practices?|appointments?|appts?|sessions?|"
+    r"therapy|rehearsals?|tutoring|pickup|pick-up|drop-?off)\s+(?:is|are|was|were|got|"
+    r"have been|has been)\s+(?:(?:moved|changed|switched|pushed) (?:to )?)?(?:on )?"
+    r"(?:every )?(?:mon|tue|wed|thu|fri|sat|sun|weekday|weekend|\d))",
     _I)
 
 
@@ -2726,6 +2770,11 @@ _SHORTHAND = (
     (re.compile(r"\bw/\s*|(?<=[a-z] )(?-i:w)(?= [a-z])"), "with "),
     (re.compile(r"\b(?:bc|b/c|cuz)\b", _I), "because"),
     (re.compile(r"\bpw\b", _I), "password"),
+    # "policy no. is HX-448-2019": a number, not the end of a sentence
+    (re.compile(r"\b(?P<of>policy|account|acct|member|membership|order|reference|ref|"
+                r"confirmation|case|ticket|room|seat|unit|apt|invoice|claim|tracking|serial|"
+                r"badge|employee|patient|student|customer|locker|flight) (?:no\.?|#)(?=\s)",
+                _I), r"\g<of> number"),
     (re.compile(r"\bb-?day\b", _I), "birthday"),
     (re.compile(r"\bappt\b", _I), "appointment"),
     (re.compile(r"\bthru\b", _I), "through"),
@@ -2744,7 +2793,21 @@ def spelled_out(text: str) -> str:
     typed in lower case after "my son", "my dog" … capitalised (``_named_in_lowercase``)."""
     for shorthand, spelled in _SHORTHAND:
         text = shorthand.sub(spelled, text)
-    return _LOWERCASE_NAMED.sub(_named_in_lowercase, text.replace("with  ", "with "))
+    text = _LOWERCASE_NAMED.sub(_named_in_lowercase, text.replace("with  ", "with "))
+    return _LOWERCASE_IS_MY.sub(_capitalised_name, text)
+
+
+#: "priya's my partner", "dana is our landlord": a name typed in lower case that opens a
+#: sentence saying whom it is to the speaker.
+_LOWERCASE_IS_MY = re.compile(r"(?:^|(?<=[.!?]\s))(?P<name>[a-z][a-z-]{2,})(?:'s|\s+is)"
+                              r"\s+(?P<det>my|our)\s")
+
+
+def _capitalised_name(match: re.Match[str]) -> str:
+    name = match["name"]
+    if name in STOPWORDS or name in _FUNCTION_WORDS or not unknown_word(name):
+        return match.group(0)
+    return f"{name[:1].upper()}{name[1:]} is {match['det']} "  # "'s" before "my" is "is"
 
 
 #: "my son leo is allergic to peanuts", "our dog biscuit is a beagle": a relation or a pet,
@@ -2782,7 +2845,8 @@ _ITEM_BREAK = re.compile(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+")
 #: im a barista at blue bottle"): the claim is read on its own.
 _REQUEST_THEN_CLAIM = re.compile(
     r"^(?:(?:hey|hi|ok|okay|so)\W+)?(?:(?:can|could|would|will) (?:you|u)|pls|please|help me)"
-    r"\b[^,?]{3,80}?,\s+(?P<claim>(?:i'm|i am|i've|i have|i|my|we're|we are|we|our)\s.+)$", _I)
+    r"\b[^,?—–]{3,80}?(?:,|\s[—–-])\s+(?P<claim>(?:i'm|i am|i've|i have|i|my|we're|we are|we|"
+    r"our|got|just got|new|moved|switched|changed|started)\s.+)$", _I)
 
 
 def _after_request(sentence: str) -> list[str]:
@@ -2834,8 +2898,18 @@ def _owned_item(item: str) -> str | None:
         return f"I am {item}"
     if _DOING_ITEM.match(item):  # "have my PMP", "speak french"
         return f"I {item}"
+    if _WEIGHT_ITEM.match(item):  # "172 lbs", "5'9"
+        return f"my weight is {item}"
+    if _HEIGHT_ITEM.match(item):
+        return f"my height is {item}"
     pair = _NOUN_VALUE_ITEM.match(item)
     return f"my {pair['noun']} is {pair['value']}" if pair is not None else None
+
+
+#: A bare weight or height in the speaker's own list ("5'9, 172 lbs, goal is 160").
+_WEIGHT_ITEM = re.compile(r"^\d{2,3}(?:\.\d)?\s?(?:lbs?|pounds|kg|kilos|kilograms)$", _I)
+_HEIGHT_ITEM = re.compile(r"^(?:[4-7]'\s?\d{1,2}(?:\.\d)?\"?|[4-7] ?ft(?: ?\d{1,2} ?in)?|"
+                          r"1\.\d{2} ?m|1\d{2} ?cm)$", _I)
 _SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|my|we|we're|our)\b", _I)
 #: An item of the speaker's own list that says what they are ("based in newark", "fluent in
 #: portuguese", "allergic to latex", "vegetarian") or do ("have my PMP", "speak french").
@@ -2862,6 +2936,45 @@ def _student_at(sentence: str) -> list[str]:
     return [year, f"I study at {school.strip()}{',' + rest if rest else ''}"]
 
 
+#: People who hold a role for the speaker, named beside it in passing ("reschedule with my
+#: dentist dr. chu", "kevin (my manager) wants the deck"): a claim of who holds it.
+_SERVICE_ROLES = ("manager|boss|supervisor|dentist|doctor|gp|therapist|psychiatrist|"
+                  "counselor|counsellor|vet|landlord|landlady|teacher|tutor|coach|trainer|"
+                  "accountant|lawyer|mechanic|hairdresser|barber|stylist|pediatrician|"
+                  "physio|physiotherapist|dermatologist|optometrist|orthodontist|realtor|"
+                  "nanny|babysitter|advisor|adviser|mentor|cardiologist|obgyn|midwife")
+_PERSON = r"(?:(?:dr|mr|mrs|ms|prof)\.? [a-z][a-z'-]+|(?-i:[A-Z][a-z'-]+)|[a-z][a-z'-]{2,})"
+_ROLE_BEFORE_NAME = re.compile(
+    rf"\b(?P<det>my|our) (?:(?P<kin>{'|'.join(_RELATIVES)})'s )?(?P<role>{_SERVICE_ROLES}) "
+    rf"(?P<v>{_PERSON})(?=$|[\s,.!?;:)])", _I)
+_NAME_BEFORE_ROLE = re.compile(
+    rf"(?:^|\s)(?P<v>{_PERSON}) \((?P<det>my|our) (?:(?P<kin>{'|'.join(_RELATIVES)})'s )?"
+    rf"(?P<role>{_SERVICE_ROLES})\)", _I)
+
+
+#: Words the lexicon has no lemma for that are no name either.
+_FUNCTION_WORDS = frozenset("""for about and but with from into onto over after before since
+because who whom whose which that when while was were has had will can could would should did
+does than then also too yet nor not never just again here there""".split())
+
+
+def _named_beside_role(clause: str) -> list[str]:
+    """"my dentist dr. chu" and "kevin (my manager)" said in passing, as "my dentist is dr.
+    chu" (a lower-case name only when the lexicon does not know the word)."""
+    said = []
+    for pattern in (_ROLE_BEFORE_NAME, _NAME_BEFORE_ROLE):
+        for match in pattern.finditer(clause):
+            name = match["v"]
+            titled = " " in name
+            if not titled and not name[:1].isupper() and not unknown_word(name):
+                continue
+            if not titled and (_not_a_name(name) or name.casefold() in _FUNCTION_WORDS):
+                continue
+            whose = f"{match['det']} {match['kin']}'s" if match["kin"] else match["det"]
+            said.append(f"{whose} {match['role']} is {name}")
+    return said
+
+
 def read_text(text: str, role: str = "user") -> list[Statement]:
     """Every claim in ``text`` as said by ``role`` ("user" or "assistant"), in order."""
     text = spelled_out(text)
@@ -2873,12 +2986,14 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
         sentence = _NONE_FOR_ME.sub(r"I avoid \g<x>", sentence)  # before "no" is a filler
         if is_chatter(sentence):
             found.extend(_said_before_asking(sentence, role, found))
+            found.extend(s for named in _named_beside_role(sentence)
+                         for s in read_clause(named, read_manner(sentence)[1], role, found))
             continue
         body, manner = read_manner(sentence)
         if not body or is_chatter(body):
             continue
         body = _ALLERGIC_ASIDE.sub(r", I am \g<how>allergic", body)
-        for clause in clauses(_expand(_ASIDE_TAIL.sub("", body))):  # "…, just so you know"
+        for clause in clauses(_expand(_without_asides(body))):  # "…, just so you know"
             clause = _bought_instead(_it_parted_with(_it_named(clause, said), said),
                                      found[opened:])
             for pattern, said_plainly in _CLAUSE_REWRITES:
@@ -2887,7 +3002,11 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
             if _BARE_ALLERGIC.match(clause) and found and found[-1].value:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
-            found.extend(_resolved(s, found) for s in read_clause(clause, manner, role, found))
+            read = read_clause(clause, manner, role, found)
+            if not any(s.attribute for s in read):
+                read += [s for named in _named_beside_role(clause)
+                         for s in read_clause(named, manner, role, found)]
+            found.extend(_resolved(s, found) for s in read)
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
 
 
@@ -2950,7 +3069,21 @@ _NOT_ANYMORE = re.compile(r"^(?:not\s+(?P<x>(?:a |an |on |in |at |with )?[a-z][\
                           _I)
 #: What one clause says, said the plain way the clause readers know, in this order: these
 #: read a clause on its own (``_REWRITES`` read the whole text before it is split).
+#: "wifi password at home: mango2291", "door code for the office - 4471": a labelled value of
+#: a place's thing, as "home wifi password: mango2291".
+_PLACE_LABEL = re.compile(r"^(?P<noun>(?:(?!\b(?:at|for)\b)[a-z][\w-]*\s?){1,3}?) (?:at|for) "
+                          r"(?:the |my |our )?(?P<place>home|work|the office|office|cabin|"
+                          r"house|apartment|flat|school|gym|studio|garage)"
+                          r"(?P<sep>\s*(?::|\s-)\s*)(?=\S)", _I)
+#: "weighed in this morning at 166 lbs": one's weight now.
+_WEIGHED_IN = re.compile(r"^(?:i\s+)?(?:just\s+)?weighed(?:\s+myself)?(?:\s+in)?"
+                         r"(?:\s+(?:this morning|today|yesterday|tonight|last night))?"
+                         r"\s+(?:at|in at)\s+(?P<v>\d[\d.,]*\s?(?:lbs?|pounds|kg|kilos))\b.*$", _I)
+_GAVE_UP_ON = re.compile(r"\b(?P<v>give|gave|giving|given|gives) up on\b", _I)
 _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (_GAVE_UP_ON, r"\g<v> up"),
+    (_WEIGHED_IN, r"my weight is now \g<v>"),
+    (_PLACE_LABEL, r"\g<place> \g<noun>\g<sep>"),
     (_CANT_TAKE, r"\g<who> avoid \g<x>"),
     (_SWITCHED_IN_MY, r"\g<det> \g<noun> is now \g<v>"),
     (_REPLACED_WITH, r"my \g<noun> is now \g<v>"),
@@ -3110,7 +3243,7 @@ def read_clause(clause: str, manner: _Manner, role: str,
         return [_no_longer_had(_phrase(gone["x"]), manner)]
     clause = _TRAIL.sub("", _FILLER.sub("", _TAG_QUESTION.sub("", clause.strip())))
     clause = _RATHER.sub(r"prefer \g<new> over \g<old>",
-                         _REASON_TAIL.sub("", _ASIDE_TAIL.sub("", clause)))
+                         _REASON_TAIL.sub("", _without_asides(clause)))
     clause = _PROMOTED.sub("got promoted to", clause)  # a promotion holds now, said in the past
     clause = _PUT_ON_SHIFT.sub("got moved to", clause)  # and so does a move to another shift
     clause = _NEW_JOB.sub("started working at ", clause)

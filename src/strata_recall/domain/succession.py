@@ -127,3 +127,38 @@ def later_changes_first(order: Sequence[str], said: Mapping[str, tuple[datetime,
         if earlier is not None:
             head.insert(earlier, head.pop(position))
     return head + rest
+
+
+def pinned_first(order: Sequence[str], pinned: Mapping[str, tuple[datetime, str]],
+                 said: Mapping[str, tuple[datetime, str]], query: str,
+                 top: int = CHANGE_TOP) -> list[str]:
+    """``order`` (ids, best first) where, among the best ``top``, a pinned memory comes before
+    a claim said after it on the same topic ("emergency contact: my husband tom" after the
+    pinned "my emergency contact is my sister rosa"): inference never changes what the user
+    pinned, and a later claim that contradicts it is not the answer ([002]). The topic is
+    words the two share with each other and with the query. ``pinned`` and ``said``: when
+    each pinned memory and each other claim of the user's own was said, and its text."""
+    asked = _roots(query)
+    head, rest = list(order[:top]), list(order[top:])
+    for position in range(1, len(head)):
+        rule = head[position]
+        if rule not in pinned:
+            continue
+        when, text = pinned[rule]
+        shared = _roots(text) & asked
+        later = next((i for i, other in enumerate(head[:position]) if other in said
+                      and said[other][0] > when and _roots(said[other][1]) & shared),
+                     None)
+        if later is not None:
+            head.insert(later, head.pop(position))
+    return head + rest
+
+
+#: Letters of a stem that name its root ("allergic" and "allergies" stem to "allerg" and
+#: "allergi").
+ROOT_LETTERS = 5
+
+
+def _roots(text: str) -> frozenset[str]:
+    return frozenset(w[:ROOT_LETTERS] for w in topic_words(text))
+
