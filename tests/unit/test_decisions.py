@@ -446,3 +446,36 @@ def test_a_thing_named_with_or_without_what_it_is_given_as_is_one_slot() -> None
     new = fact("User's apple id is j.barrow@icloud.com", subject="user.apple_id",
                value="j.barrow@icloud.com", explicit_change=True)
     assert decide(new, [old], NOW).action is Action.UPDATE
+
+
+def test_off_a_thing_retracts_the_slot_the_thing_names() -> None:
+    dose = Candidate("d1", "User's lexapro is 20mg", 0.6, subject="user.lexapro", value="20mg")
+    off = fact("User is no longer on lexapro", subject="user.is.lexapro", value="on lexapro",
+               negated=True, explicit_change=True)
+    assert decide(off, [dose], NOW).action is Action.DELETE
+    other = Candidate("d2", "User's zoloft is 50mg", 0.6, subject="user.zoloft", value="50mg")
+    assert decide(off, [other], NOW).action is not Action.DELETE
+
+
+def test_labels_and_addresses_tell_values_apart_and_abbreviations_do_not() -> None:
+    a_pos = Candidate("b1", "User's blood type is A positive", 0.8, subject="user.blood_type",
+                      value="A positive")
+    b_pos = fact("User's blood type is B positive", subject="user.blood_type",
+                 value="B positive")
+    plain = disputed_when_unmarked(b_pos, decide(b_pos, [a_pos], NOW), [a_pos], plainly=True)
+    assert plain.contradicts == ("b1",)  # another label: a conflict, not a repetition
+    mail = Candidate("e1", "User's apple id is renee.k@icloud.com", 0.8,
+                     subject="user.apple_id", value="renee.k@icloud.com")
+    other = fact("User's apple id is reneekhan@gmail.com", subject="user.apple_id",
+                 value="reneekhan@gmail.com")
+    assert disputed_when_unmarked(other, decide(other, [mail], NOW), [mail],
+                                  plainly=True).contradicts == ("e1",)
+    home = Candidate("h1", "User's address is 14 willow lane, apt 3b", 0.7,
+                     subject="user.address", value="14 willow lane, apt 3b")
+    again = fact("User's address is 14 Willow Ln #3B", subject="user.address",
+                 value="14 Willow Ln #3B")
+    assert decide(again, [home], NOW).action is Action.NONE
+    neg = Candidate("o1", "User's blood type is O negative", 0.8, subject="user.blood_type",
+                    value="O negative")
+    assert decide(fact("i'm O neg", subject="user.blood_type", value="O neg"), [neg],
+                  NOW).action is Action.NONE

@@ -2119,3 +2119,39 @@ def test_a_correction_after_a_lead_is_a_change() -> None:
 def test_a_new_one_someone_else_raising_a_thing_and_weights_in_a_list_are_read(
         text: str, subject: str, value: str) -> None:
     assert (subject, value) in [r[:2] for r in facts(text)]
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "change"), [
+    ("looked at the email again, code is QZ7N4P (N not M) sry", "user.code", "QZ7N4P", True),
+    ("my coworker dana's bday is april 9, remind me a week before", "person:dana.birthday",
+     "april 9", False),
+    ("i've been completely off the lexapro since last week", "user.is.lexapro", "on lexapro",
+     False),
+    ("started drinking coffee again lol, grad school broke me.", "user.drinks.coffee", "coffee",
+     False),
+    ("i don't drink coffee at all, just tea", "user.drinks.coffee", "coffee", False),
+])
+def test_brackets_that_say_what_it_is_not_named_kin_and_contrasts_are_read(
+        text: str, subject: str, value: str, change: bool) -> None:
+    said = [r for r in facts(text) if r[0] == subject]
+    assert said and said[0][1] == value, facts(text)
+    assert not change or said[0][3]
+
+
+def test_said_it_wrong_about_someones_thing_opens_a_bare_correction() -> None:
+    assert opens_with_bare_correction("oh i had dana's birthday wrong, it's april 19")
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("i grew up in el paso so spicy food is nothing to me lol", "user.grew_up_in", "el paso"),
+    ("car insurance: progressive, policy renews in march", "user.car_insurance", "progressive"),
+    ("apple id is reneekhan@gmail.com — how do i turn on advanced data protection",
+     "user.apple_id", "reneekhan@gmail.com"),
+    ("fyi for the donor form stuff, i'm O neg", "user.blood_type", "O neg"),
+    ("home address for shipping: 14 Willow Ln #3B", "user.address", "14 Willow Ln #3B"),
+    ("switched gyms!! i'm at crunch on 5th ave now, way better squat racks and it's open 24h",
+     "user.gym", "crunch on 5th ave"),
+])
+def test_claims_said_beside_a_consequence_a_label_or_a_purpose_are_read(
+        text: str, subject: str, value: str) -> None:
+    assert [r[:2] for r in facts(text) if r[0] == subject] == [(subject, value)], facts(text)

@@ -559,7 +559,9 @@ def _in_their_words(derived: Derived, fact: FactInput, decision: Decision,
     """A retraction ("User no longer smokes") with the sentence of its turn that said it (' ("i
     stopped smoking 3 months ago")'): the change in the speaker's own words, which a reader
     looking for them finds, and the receipt of why the old claim went."""
-    if not (fact.negated or decision.action is Action.DELETE) or not turn_text:
+    ends = decision.action is Action.DELETE or (
+        fact.negated and decision.action is Action.UPDATE)
+    if not ends or not turn_text:
         return derived
     said = _sentence_saying(fact, turn_text)
     if said is None or said.casefold() in fact.content.casefold():

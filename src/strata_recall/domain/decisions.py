@@ -292,6 +292,7 @@ def _relation(fact: FactView, candidate: Candidate) -> str | None:
     if _opposite_preferences(fact.subject, candidate.subject):
         return "conflict" if fact.negated == candidate.negated else None
     if _parts_with(fact, candidate) or _negates_narrower(fact, candidate) \
+            or _off_the_thing_of(fact, candidate) \
             or _unfavours(fact, candidate):
         return "negation"
     if _ends_state(fact, candidate):
@@ -381,6 +382,21 @@ def _holders_differ(fact: FactView, candidate: Candidate) -> bool:
         return not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", candidate.content, re.I)
                        for n in names if n)
     return holder == "user" and about_another(candidate.content)
+
+
+def _off_the_thing_of(fact: FactView, candidate: Candidate) -> bool:
+    """"I'm no longer on lexapro" (``user.is.lexapro``, negated) retracts the slot named by
+    the thing itself: "i take 20mg lexapro every morning" (``user.lexapro`` = 20mg, a
+    drug's dose)."""
+    if not fact.negated or candidate.negated or fact.subject is None \
+            or candidate.subject is None or candidate.subject.count(".") != 1:
+        return False
+    holder, _, attribute = candidate.subject.partition(".")
+    thing = _THING_LEAD.sub("", (fact.value or "").casefold()).strip().replace(" ", "_")
+    return fact.subject.partition(".")[0] == holder and len(thing) > 2 and thing == attribute
+
+
+_THING_LEAD = re.compile(r"^(?:on|off|taking|using|the|my|of)\s+(?:the\s+|my\s+)?")
 
 
 def _parts_with(fact: FactView, candidate: Candidate) -> bool:
@@ -689,7 +705,18 @@ def _value_words(value: str) -> set[str]:
     """A value's content words, plural nouns made singular and ordinals and small numbers as
     digits ("July 4th" is "July 4", "two cats" is "2 cats"): what value comparisons use."""
     value = _PROP_ONE.sub("", value)  # "rav4, 2019, white one": no count of one
-    return {as_digit(w) for w in keywords(_ORDINAL.sub(r"\1", singular_nouns(value)))}
+    said = {as_digit(w) for w in keywords(_ORDINAL.sub(r"\1", singular_nouns(value)))}
+    return {_SPELLED_OUT.get(w, w) for w in said} - _UNIT_MARKS
+
+
+#: Abbreviations of an address's words and of a blood type's sign, said in full: "14 Willow
+#: Ln #3B" and "14 willow lane, apt 3b" are one address.
+_SPELLED_OUT = {"ln": "lane", "st": "street", "str": "street", "ave": "avenue", "av": "avenue",
+                "rd": "road", "blvd": "boulevard", "ct": "court", "pl": "place",
+                "hwy": "highway", "pkwy": "parkway", "sq": "square",
+                "neg": "negative", "pos": "positive"}
+#: Words that only mark the number after them ("apt 3b", "#3B").
+_UNIT_MARKS = frozenset({"apt", "apartment", "unit", "suite", "ste", "no"})
 
 
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
@@ -801,6 +828,11 @@ def _other_values(first: str | None, second: str | None) -> bool:
     first, second = _head_of(first), _head_of(second)  # "KPMG in the audit practice": KPMG
     if max(len(first.split()), len(second.split())) > VALUE_WORDS:
         return False
+    if "@" in first and "@" in second:  # two addresses share "com", not their owner
+        return first.strip().casefold() != second.strip().casefold()
+    labels = _labels(first), _labels(second)
+    if all(labels) and labels[0] != labels[1]:
+        return True  # "A positive" / "B positive", "plan A" / "plan B"
     said, other = _value_words(first) - _TITLES, _value_words(second) - _TITLES
     numbers = [sorted({*re.findall(r"\d+", v), *(w for w in words if w.isdigit())})
                for v, words in ((first, said), (second, other))]

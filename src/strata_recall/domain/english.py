@@ -89,12 +89,14 @@ _FILLER = re.compile(rf"^(?:(?:{_INTERJECTION}|so|also|and|but|btw|by the way|an
                      r"for (?:the|my|this|that|our|a|an) (?:[a-z'-]+ ){0,3}?(?:forms?|app|"
                      r"profile|account|application|registration|paperwork|sign-?up|intake|"
                      r"records?|file|booking|reservation|order|appointment|visit|trip|"
-                     r"calculator|quote|claim)(?=,?\s+(?:my|i|i'm|our|we)\b))\s*[,!.:—–]?\s+)+",
+                     r"calculator|quote|claim)(?: stuff| things?)?(?=,?\s+(?:my|i|i'm|our|we)\b))"
+                     r"\s*[,!.:—–]?\s+)+",
                      _I)
 #: The speaker saying that what they said was wrong ("i typed it wrong", "i keep getting it
 #: wrong", "i told u wrong"): a correction follows (here and in ``domain/turn_succession.py``).
 SAID_IT_WRONG = (r"i (?:(?:keep|kept) )?(?:got|had|getting|typed|wrote|said|told (?:you|u)|"
-                 r"gave (?:you|u)|put|entered|spelled)(?: (?:that|it|this|them|the \w+(?: \w+)?))?"
+                 r"gave (?:you|u)|put|entered|spelled)(?: (?:that|it|this|them|the \w+(?: \w+)?|"
+                 r"(?:my |our )?\w+'s \w+))?"
                  r" wrong(?:ly)?")
 _CORRECTION = re.compile(
     # a lead before it: "wait no scratch that", "oh for that reminder — sorry i meant"
@@ -162,6 +164,7 @@ _HEDGE_INSIDE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|might|may be|i
                            r"not sure|kind of|sort of|i guess)\b", _I)
 _NOT_TAIL = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,]+?)$|"
                        r"(?<=\d)\s+not\s+(?P<old_number>\d[^,\s]*)$", _I)  # "5'10 not 5'9"
+_NOT_PAREN = re.compile(r"\s*\((?:[\w'-]+\s+){0,2}not\s+[\w'-]+\)", _I)
 _TAG_QUESTION = re.compile(r",\s*(?:right|yes|correct|yeah|ok|okay|true|isn't it|don't you|"
                            r"didn't you|aren't you)\s*[?!.]*$", _I)
 _INSTEAD = re.compile(r"\s+(?:instead of|rather than|over)\s+(?P<old>.+)$", _I)
@@ -298,7 +301,7 @@ _TIME = (r"(?:last|this|next|every) (?:week|month|year|weekend|semester|term|qua
          r"days)|at (?:the )?weekends?|in the (?:mornings|evenings|afternoons)|at night|"
          r"(?:early|late) (?:this|last|next) \w+|earlier today|earlier|at the moment|"
          r"in (?:years|ages|months|forever|a long time)")
-_TIME_TAIL = re.compile(rf"(?:,?\s+(?:{_TIME}))+$", _I)
+_TIME_TAIL = re.compile(rf"(?:,?\s+(?:(?:since|as of|starting|from) )?(?:{_TIME}))+$", _I)
 _TIME_HEAD = re.compile(rf"^(?:(?:{_TIME})(?:,?\s+|$))+", _I)
 _PAST_TIME = re.compile(r"\b(?:last (?:week|month|year|weekend|summer|winter|spring|fall|"
                         r"night)|yesterday|ago|back in|in \d{4})\b", _I)
@@ -313,7 +316,7 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          r"nuts|great|awful|so \w+)\b[^,]*$|"
                          r",\s*(?:days|nights|weekends|weekdays|mornings|evenings) only[\s.!]*$|"
                          r"(?:,?\s+(?:by the way|btw|fyi|though|as i said|as i mentioned|my bad|"
-                         r"my mistake|sorry|"
+                         r"my mistake|sorry|sry|srry|soz|"
                          r"like i said|you know|just so you know|for what it's worth|"
                          r"if you remember|in case you forgot|after all|lol|lmao|rofl|"
                          r"ha(?:ha)+|he(?:he)+|ugh+|tbh|ngl)\b[\s.!,]*)+$|"
@@ -534,7 +537,8 @@ _MEASURE_PIECE = re.compile(r"^\d{2,3}(?:\.\d)?\s?(?:pounds|lbs?|kg|kilos|kilogr
 _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|these days)\b|"
                          r"(?:in|at|as|for|with|on)\s)", _I)
 #: "…, pickup is at 3:15": a clause of its own about another thing, after a comma.
-_NOUN_IS = re.compile(r"^[a-z][a-z0-9]*\s+(?:is|are|was|were)\s")
+_NOUN_IS = re.compile(r"^[a-z][a-z0-9]*(?:\s+(?!(?:and|or|but|to|of|in|on|at|for|with)\b)"
+                      r"[a-z][a-z0-9]*){0,2}\s+(?:is|are|was|were)\s")  # "spicy food is …"
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
@@ -1441,6 +1445,8 @@ _SET_VERBS = frozenset({"change", "move", "push", "raise", "hand over", "hand", 
 #: "New number: 555-0199", "email - jo@x.org": a labelled value of a known attribute.
 _LABELLED = re.compile(r"^(?:(?P<det>my) )?(?:(?P<new>new|updated|current|correct) )?"
                        r"(?P<noun>[a-z][\w -]{1,30}?)(?:\s+(?:btw|fyi|tho|though|too))?"
+                       r"(?:\s+for (?:shipping|deliver(?:y|ies)|billing|mail|packages|the forms?|"
+                       r"forms?|reference|the records?))?"
                        r"\s*(?:(?<!\d):|:(?!\d)|\s-)\s*(?P<v>\S(?:(?!\s[—–]\s).)*)"
                        r"(?:\s[—–]\s.*)?$", _I)  # not the colon of "5:30"
 #: "I have a new boss, Ruth", "Lena got a new dentist: Dr. Wu": the new value of a slot.
@@ -1453,6 +1459,13 @@ _HAS_NEW = re.compile(rf"^(?:(?P<i>i)|my (?P<rel>{'|'.join(_RELATIVES)})|"
                       r"have started seeing|has started seeing)) (?:a )?(?:new|different|another) "
                       r"(?P<noun>[a-z][\w -]{1,30}?)(?: now)?(?:\s*[,:—–]|\s+-|\s+called|"
                       r"\s+named)\s+(?:(?:a|an|the)\s+)?(?P<v>(?:[a-z-]+ ){0,2}[A-Z0-9+].*)$", _I)
+def _labelled_value(value: str) -> str:
+    """A labelled value without a remark after a comma ("progressive, policy renews in
+    march"); a place's second part stays ("Springfield, Illinois")."""
+    head, comma, rest = value.partition(", ")
+    return head if comma and len(head.split()) <= 6 and len(rest.split()) >= 3 else value
+
+
 def _names_a_thing(value: str) -> bool:
     """A value that names something ("Ruth", "Pixel 9", typed "pixel 9" or "greystar"), not a
     remark ("she's great"): a capital or a digit, or a word the lexicon does not know."""
@@ -1629,8 +1642,8 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
             labelled["noun"].casefold() in _ATTRIBUTE_NOUNS
             or _BARE_SLOT.match(f"{labelled['noun']} is _") is not None):  # "home wifi pw: x"
         said = replace(manner, change=manner.change or bool(labelled["new"]))
-        return [_attribute_statement(_Holder(USER, "User"),
-                                     noun_attribute(labelled["noun"]), labelled["v"], said)]
+        return [_attribute_statement(_Holder(USER, "User"), noun_attribute(labelled["noun"]),
+                                     _labelled_value(labelled["v"]), said)]
     has_new = _HAS_NEW.match(clause)
     if has_new is not None and _names_a_thing(has_new["v"]) \
             and noun_attribute(has_new["noun"]) != "has_pet":  # a new pet joins the others
@@ -1660,6 +1673,13 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
     if pet is not None and pet["pet"] in _PETS and match["det"] and \
             match["det"].casefold() == "my" and role == "user":  # "my dog's name is Rocky"
         return [_pet_statement(_Holder(USER, "User"), pet["pet"], match["v"], manner)]
+    named = _KIN_NAMED_OWNS.match(noun)
+    if named is not None and match["det"].casefold() in ("my", "our") and role == "user" \
+            and (named["name"][:1].isupper() or unknown_word(named["name"])) \
+            and not _not_a_name(named["name"]):  # "my coworker dana's bday is april 9"
+        name = named["name"][:1].upper() + named["name"][1:]
+        holder = _Holder(f"person:{name.casefold()}", name)
+        return _set_attribute(match, holder, named["noun"], match.string, manner)
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
     if kin is not None and match["det"].casefold() == "my" and role == "user" \
             and kin[2] in ("name", "first name"):
@@ -1701,6 +1721,12 @@ def _new_value(match: re.Match[str], manner: _Manner, role: str) -> list[Stateme
     noun = match["noun"].strip()
     return [_attribute_statement(holder, noun_attribute(noun), match["v"],
                                  replace(manner, change=True), noun)]
+
+
+#: "coworker dana's birthday", "friend Dana's phone": a thing of a person named after whom
+#: they are to the speaker.
+_KIN_NAMED_OWNS = re.compile(rf"^(?:{'|'.join(_RELATIVES)}) (?P<name>[a-zA-Z][a-z'-]+)'s "
+                             r"(?P<noun>[a-z][\w' -]*)$", _I)
 
 
 def _owned_attribute(match: re.Match[str], owner: str, noun: str, manner: _Manner,
@@ -1962,6 +1988,10 @@ def _items(phrase: str) -> list[str]:
     parts = [p.strip() for p in re.split(r"(?<!\d),\s*(?:and\s+|or\s+)?|,(?!\d{3}\b)\s*"
                                          r"(?:and\s+|or\s+)?|\s+(?:and|or)\s+", phrase)
              if p.strip()]  # "$1,975" is one number
+    # "coffee at all, just tea": what it is instead is said as a contrast, not another item
+    contrast = [p for p in parts if re.match(r"(?:just|only)\s", p, _I)]
+    if contrast and len(contrast) < len(parts):
+        return [p for p in parts if p not in contrast]
     if len(parts) > 1 and all(len(p.split()) <= 3 for p in parts):
         # "Paris, it's beautiful": what follows a pointing word is a remark, not an item
         return [p for p in parts if p.split()[0].casefold().split("'")[0] not in _DEICTIC] \
@@ -2188,8 +2218,9 @@ def _bare_slipped(match: re.Match[str]) -> str:
 _OUTGREW = re.compile(r"\b(?:has |have )?outgr(?:ew|own) (?:the |his |her |my |their |a )?"
                       r"(?P<x>[\w -]+?) allergy\b", _I)
 #: "I'm off my antidepressants now": no longer on them.
-_OFF_MY = re.compile(r"\b(?P<be>am|are|is) off (?:of )?(?:my|the|his|her|their) (?P<x>[\w -]+?)"
-                     r"(?= now\b| for good\b| completely\b| anymore\b|$)", _I)
+_OFF_MY = re.compile(r"\b(?P<be>am|are|is|have been|'ve been|has been)(?: completely| totally)? "
+                     r"off (?:of )?(?:my|the|his|her|their) (?P<x>[\w -]+?)"
+                     r"(?= now\b| for good\b| completely\b| anymore\b| since\b| for\b|$)", _I)
 
 
 #: "Forget the Vespa, I'm saving for a down payment now": the new claim instead of the old.
@@ -2386,7 +2417,8 @@ def _switched_kind(match: re.Match[str]) -> str:
     if kind in ("job", "company", "employer"):  # "switched jobs — I'm at Stripe now"
         return f"I now work at {match['v']}"
     whose = "our" if (match.groupdict().get("who") or "").casefold() == "we" else "my"
-    return f"{whose} {kind} is now {match['v']}" if kind != match["kind"].casefold() else \
+    value = _labelled_value(match["v"])  # "crunch on 5th ave now, way better squat racks"
+    return f"{whose} {kind} is now {value}" if kind != match["kind"].casefold() else \
         match.group(0)
 
 
@@ -2713,7 +2745,11 @@ _BARE_SLOT = re.compile(
     r"(?:[a-z]+ ){0,2}(?:anniversary|password|blood type|birthday|"
     r"email(?: address)?|phone number|home address|manager|boss|bedtime|deadline|rent|salary|"
     r"budget|time ?zone|(?:license )?plate(?: number)?|pin|username|handle|zip(?: code)?|"
-    r"(?:account|member|policy|id|locker|seat) number|gate code))\s+(?:is|=)\s|"
+    r"(?:account|member|policy|id|locker|seat) number|gate code|confirmation (?:code|number)|"
+    r"(?:booking|reservation) (?:code|number|reference|ref)|(?:door|wifi|alarm|lock|garage) "
+    r"code|code|(?:apple|google|microsoft|student|employee|member|patient|login) id|"
+    r"(?:car |auto |home |health |renters |pet |life |dental )?(?:insurance|insurer)))"
+    r"\s+(?:is|=)\s|"
     r"(?:lease|contract|membership|warranty|visa|passport) (?:ends|expires|runs out|is up)\b|"
     # one's standing appointments: "piano lessons are tuesdays at 5:30"
     r"(?:[a-z]+ ){0,2}(?:lessons?|class(?:es)?|practices?|appointments?|appts?|sessions?|"
@@ -2770,6 +2806,12 @@ _SHORTHAND = (
     (re.compile(r"\bw/\s*|(?<=[a-z] )(?-i:w)(?= [a-z])"), "with "),
     (re.compile(r"\b(?:bc|b/c|cuz)\b", _I), "because"),
     (re.compile(r"\bpw\b", _I), "password"),
+    # "switched gyms!! i'm at crunch now": the switch and what it is now, one sentence
+    (re.compile(r"^(?:(?P<who>i|we)(?:'ve| have)? )?(?P<how>(?:just |finally )?)(?P<verb>switched|"
+                r"changed) (?P<kind>[a-z]{3,}s)\s*[!.]+\s+(?=(?:i|we)\b)", _I),
+     lambda m: f"{m['who'] or 'I'} {m['how']}{m['verb']} {m['kind']}, "),
+    # "started drinking coffee again lol, grad school broke me": a laugh ends what it follows
+    (re.compile(r"(?<=\w)\s+(?:lol|lmao|rofl|ha(?:ha)+|he(?:he)+)\s*[,;]\s+", _I), ". "),
     # "policy no. is HX-448-2019": a number, not the end of a sentence
     (re.compile(r"\b(?P<of>policy|account|acct|member|membership|order|reference|ref|"
                 r"confirmation|case|ticket|room|seat|unit|apt|invoice|claim|tracking|serial|"
@@ -3083,6 +3125,7 @@ _GAVE_UP_ON = re.compile(r"\b(?P<v>give|gave|giving|given|gives) up on\b", _I)
 _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_GAVE_UP_ON, r"\g<v> up"),
     (_WEIGHED_IN, r"my weight is now \g<v>"),
+    (_BARE_SLOT, "my "),  # "looked at the email again, code is QZ7N4P": a clause of its own
     (_PLACE_LABEL, r"\g<place> \g<noun>\g<sep>"),
     (_CANT_TAKE, r"\g<who> avoid \g<x>"),
     (_SWITCHED_IN_MY, r"\g<det> \g<noun> is now \g<v>"),
@@ -3249,6 +3292,9 @@ def read_clause(clause: str, manner: _Manner, role: str,
     clause = _NEW_JOB.sub("started working at ", clause)
     if is_chatter(clause):
         return []
+    not_paren = _NOT_PAREN.search(clause)
+    if not_paren is not None:  # "code is QZ7N4P (N not M)": what it is not, in brackets
+        clause, manner = _NOT_PAREN.sub("", clause), replace(manner, change=True)
     not_tail = _NOT_TAIL.search(clause)
     if not_tail is not None and len(clause[:not_tail.start()].split()) >= 1:
         clause, manner = clause[:not_tail.start()], replace(manner, change=True)
