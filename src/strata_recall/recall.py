@@ -415,15 +415,14 @@ class Retriever:
 
 
 def _pinned_first(hits: list[Hit], query: str) -> list[Hit]:
-    """The hits with a pinned memory put before the user's later claims on its topic
-    (``succession.pinned_first``), each place keeping its score."""
+    """The hits with a pinned memory put before later turns on its topic, the user's or an
+    assistant's (``succession.pinned_first``), each place keeping its score."""
     pinned = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
               for h in hits if h.memory.pinned}
     if not pinned:
         return hits
     said = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
-            for h in hits if not h.memory.pinned and h.memory.meta.get(ROLE_KEY) != ASSISTANT
-            and h.memory.meta.get("kind") != EPISODE_TAG}
+            for h in hits if not h.memory.pinned and h.memory.meta.get("kind") != EPISODE_TAG}
     ids = [h.memory.id for h in hits]
     order = pinned_first(ids, pinned, said, query)
     if order == ids:

@@ -2155,3 +2155,25 @@ def test_said_it_wrong_about_someones_thing_opens_a_bare_correction() -> None:
 def test_claims_said_beside_a_consequence_a_label_or_a_purpose_are_read(
         text: str, subject: str, value: str) -> None:
     assert [r[:2] for r in facts(text) if r[0] == subject] == [(subject, value)], facts(text)
+
+
+@pytest.mark.parametrize(("text", "subject", "value", "change"), [
+    ("oops plate is 8KTR329, swapped the last 2 digits", "user.plate", "8KTR329", True),
+    ("my passport expires 03/2027, do i need to renew before a trip to japan?",
+     "user.passport_expiry", "03/2027", False),
+    ("hmm sorry i looked at it again, expiry is 03/2026 not 27", "user.expiry", "03/2026",
+     True),
+    ("can you draft an email signature? name: Priya Raman, Sr. Data Analyst at Quantix, email "
+     "priya.raman@quantix.io, phone ext 4412", "user.email", "priya.raman@quantix.io", False),
+    ("can you draft an email signature? name: Priya Raman, Sr. Data Analyst at Quantix, email "
+     "priya.raman@quantix.io", "user.name", "Priya Raman", False),
+])
+def test_slips_owned_up_to_expiry_dates_and_signature_lists_are_read(
+        text: str, subject: str, value: str, change: bool) -> None:
+    said = [r for r in facts(text) if r[0] == subject]
+    assert said and said[0][1] == value and said[0][3] == change, facts(text)
+
+
+def test_the_thing_i_gave_you_is_wrong_leads_a_correction() -> None:
+    assert opens_with_bare_correction("oh the email i gave u is wrong, it's p.raman@quantix.io")
+    assert opens_with_bare_correction("correction on the allergy thing — it's codeine")

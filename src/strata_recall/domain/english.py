@@ -103,7 +103,11 @@ _CORRECTION = re.compile(
     r"^(?:(?:oh|wait|no|hmm+|hold on|hang on)[,!.\s]+|(?:oh\s+)?(?:for|about|re:?) (?:that|the|"
     r"this|my) [\w' -]{1,30}?\s*[—–:,-]\s*){0,3}"
     r"(?:actually|(?:(?:a\s+)?(?:quick|small|little|short|big|minor|major|status|life|"
-    r"job|work|important|one)\s+)?(?:correction|update)|to correct myself|scratch that|"
+    r"job|work|important|one)\s+)?(?:correction|update)(?: (?:on|about|re|for|to) (?:the|that|"
+    r"my|this) [\w' -]{1,30}?(?=\s*[,:!.–—-]))?|to correct myself|scratch that|"
+    # "the email i gave u is wrong"
+    r"(?:the|that) [\w' -]{1,25}? i (?:gave|sent|told) (?:you|u)(?: earlier| before)? "
+    r"(?:is|was) (?:wrong|off|incorrect|old|outdated)|"
     r"(?:i was|that was|that's|that is) (?:wrong|not right|incorrect|a mistake)"
     r"(?: about (?:that|this|it))?(?: earlier| before| there)?|i made a mistake(?: earlier)?|"
     r"i (?:misspelled|misspelt|mistyped) (?:it|that|the name|his name|her name|their name)|"
@@ -130,7 +134,7 @@ _BARE_CORRECTION = re.compile(r"^(?:sorry|oops|whoops|oh wait|no wait|wait,? no|
 _WAIT_LEAD = re.compile(r"^(?:(?:oh|no),?\s+)?(?:wait|hold on)(?:,?\s*no)?\s*[,:!.–—-]", _I)
 #: "Sorry, his name is Zack.": an apology before a claim of an attribute corrects it (before
 #: another clause it is only an apology: "Sorry, I'm late.").
-_SORRY_LEAD = re.compile(r"^sorry\s*[,:!.–-]\s*", _I)
+_SORRY_LEAD = re.compile(r"^(?:sorry\s*[,:!.–-]|(?:oops|whoops|my bad|oh no)\s*[,:!.–-]?)\s*", _I)
 #: A correction said after the claim: "Her name is Ellie, actually."
 _ACTUALLY_TAIL = re.compile(r",?\s+(?:actually|in fact|to be exact)$", _I)
 #: An age said as a value: "4 years old", "4".
@@ -339,6 +343,9 @@ _ASIDE_TAIL = re.compile(r",\s*hopefully\b[^,]*$|"
                          # a remark on the telling ("…, shouldve said that first lol")
                          r",\s*(?:i\s+)?(?:should(?:'ve|ve| have)|forgot to|meant to) (?:said|say|"
                          r"mentioned|mention|told|tell)\b[^,]*$|"
+                         # how it went wrong ("plate is 8KTR329, swapped the last 2 digits")
+                         r",\s*(?:i\s+)?(?:swapped|mixed up|mixed|misread|mistyped|flipped|"
+                         r"transposed|typed it wrong|got it wrong)\b[^,]*$|"
                          # when it is needed ("my number is 07700 900123 if the form needs it")
                          r",?\s+(?:if|in case|whenever) (?:the|you|u|they|it|that|anyone|"
                          r"someone|needed|necessary|required)\b[^,]*$|"
@@ -483,7 +490,8 @@ def is_past_form(word: str, lemma: str) -> bool:
 
 
 # -- splitting ---------------------------------------------------------------------------------
-_SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)"
+_SENTENCES = re.compile(r"(?<!\bSt\.)(?<!\bSr\.)(?<!\bJr\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)"
+                        r"(?<!\bMrs\.)(?<!\bvs\.)"
                         r"(?<!\bst\.)(?<!\bdr\.)(?<!\bmr\.)(?<!\bms\.)(?<!\bmrs\.)"
                         r"(?<=[.!?;])\s+|\n+")
 _JOINERS = re.compile(r",?\s+(?:and|but|so|while|whereas|although|though|because(?! of))\s+|"
@@ -720,8 +728,9 @@ def read_manner(clause: str) -> tuple[str, _Manner]:
     clause = _NOT_FIRST.sub(r"Sorry, \g<new>, not \g<old>", clause.strip())  # "Not X, Y."
     waited = _WAIT_LEAD.match(clause.strip()) is not None  # "Oh wait, I start at 9."
     sorry = _SORRY_LEAD.match(clause.strip())
-    if sorry is not None and _MY_ATTRIBUTE.match(clause.strip()[sorry.end():]):
-        waited = True
+    if sorry is not None and (_MY_ATTRIBUTE.match(clause.strip()[sorry.end():])
+                              or _BARE_SLOT.match(clause.strip()[sorry.end():])):
+        waited = True  # "oops plate is 8KTR329"
     text = _FILLER.sub("", clause.strip())
     pinned = _REMEMBER.match(text) is not None
     text = _FILLER.sub("", _REMEMBER.sub("", text, count=1))
@@ -2237,7 +2246,7 @@ _EXPIRES = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(?P<det>my|our|his|
                       r"(?P<noun>(?:[a-z][\w-]* ){0,2}?"
                       r"(?:[a-z][\w-]* (?:expires|runs out)|(?:lease|visa|trial|warranty|"
                       r"contract|membership|subscription) ends)) "
-                      r"(?P<v>(?:in|on|at|by|next|this) .+?)$", _I)
+                      r"(?P<v>(?:in|on|at|by|next|this) .+?|\d.*?)$", _I)
 
 
 def _expires(match: re.Match[str]) -> str:
@@ -2751,6 +2760,7 @@ _BARE_SLOT = re.compile(
     r"(?:car |auto |home |health |renters |pet |life |dental )?(?:insurance|insurer)))"
     r"\s+(?:is|=)\s|"
     r"(?:lease|contract|membership|warranty|visa|passport) (?:ends|expires|runs out|is up)\b|"
+    r"(?:[a-z]+ )?(?:expiry|expiration)(?: date)?\s+(?:is|=)\s|"
     # one's standing appointments: "piano lessons are tuesdays at 5:30"
     r"(?:[a-z]+ ){0,2}(?:lessons?|class(?:es)?|practices?|appointments?|appts?|sessions?|"
     r"therapy|rehearsals?|tutoring|pickup|pick-up|drop-?off)\s+(?:is|are|was|were|got|"
@@ -2911,6 +2921,9 @@ def _listed(sentence: str) -> list[str]:
         return [said]
     owned = [_owned_item(i) for i in items] if not _OTHERS_LABEL.search(labelled["label"]) \
         else []
+    label = labelled["label"].strip().casefold()
+    if owned and owned[0] is None and label in _ATTRIBUTE_NOUNS:
+        owned[0] = f"my {label} is {items[0]}"  # "name: Priya Raman, …, email …": the first
     if sum(1 for i in owned if i is not None) < 2:
         return [sentence]
     # "for the intake form: dob 4/11/1988, height 5'7, allergic to latex, pcp is dr. ramos"
@@ -2923,7 +2936,8 @@ _LIST_ITEM_DET = re.compile(r"^the\s+", _I)
 _NOUN_VALUE_ITEM = re.compile(
     r"^(?!(?:i|we|he|she|they|it|my|our|his|her|their|this|that|there|the|a|an|and|or|"
     r"but|so|in|on|at|for|to|from|with)\b)(?P<noun>[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?) "
-    r"(?P<value>(?:\$?\d[\w'./:$-]*|(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
+    r"(?P<value>(?:\$?\d[\w'./:$-]*|[\w.+-]+@[\w-]+\.[\w.-]+|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
     r"[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?))$", _I)
 #: A label that names someone else's things ("Tom's details:", "her meds:").
 _OTHERS_LABEL = re.compile(r"\b(?:(?!(?:my|our)\b)[a-z]+'s|his|her|their)\b", _I)
