@@ -320,6 +320,12 @@ def episode_parts(meta: Mapping[str, Any]) -> list[str]:
     return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
 
 
+def episode_line(event: Event) -> str:
+    """An event's text as its episode holds it: masked, after its speaker's name."""
+    said = masked(event)
+    return f"{said.author}: {said.text}" if said.author else said.text
+
+
 def build_episode(
     request: RememberRequest, events: Sequence[Event], parts: Sequence[Memory], now: datetime,
     id_: str | None = None,
@@ -327,8 +333,7 @@ def build_episode(
     """One episodic memory for a multi-message remember: the whole exchange, so that recall
     can score a session as a unit and pass the score on to its turns (``meta.parts``). Derived:
     secrets in the events are masked."""
-    lines = [f"{e.author}: {e.text}" if e.author else e.text for e in map(masked, events)]
-    content = "\n".join(lines)
+    content = "\n".join(episode_line(e) for e in events)
     return Memory(
         id=id_ or new_id(), scope=request.scope, type=MemoryType.EPISODIC, content=content,
         content_hash=content_hash(content), created_at=now, updated_at=now,

@@ -40,7 +40,7 @@ from strata_recall.domain.models import Event, Filters, Lifecycle, Memory, Scope
 from strata_recall.domain.secrets import SECRETS_KEY, masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
-from strata_recall.ingest import EPISODE_KEY, episode_parts, memory_embedding_text
+from strata_recall.ingest import EPISODE_KEY, episode_line, episode_parts, memory_embedding_text
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
     Clock,
@@ -582,7 +582,8 @@ class WritePipeline:
             [b for b in by if b and b not in added], job.scope)}, **added}
         dropped = episodes.stale_lines(lines, {
             t.provenance.event_ids[0]: known.get(b, "") for t, b in zip(turns, by, strict=True)})
-        content = episodes.without(episode.content, event_ids, dropped)
+        content = episodes.without(episode.content, event_ids, dropped,
+                                   [episode_line(said[e]) for e in event_ids])
         if content is None or content == episode.content:
             return []
         now = self.clock.now()

@@ -2177,3 +2177,8 @@ def test_slips_owned_up_to_expiry_dates_and_signature_lists_are_read(
 def test_the_thing_i_gave_you_is_wrong_leads_a_correction() -> None:
     assert opens_with_bare_correction("oh the email i gave u is wrong, it's p.raman@quantix.io")
     assert opens_with_bare_correction("correction on the allergy thing — it's codeine")
+
+
+def test_a_clause_after_a_comma_with_a_subject_of_its_own_is_read_apart() -> None:
+    said = facts("i stopped volunteering at the food bank, the new coordinator made it miserable")
+    assert ("user.volunteers.food_bank", "at the food bank") in [r[:2] for r in said]

@@ -30,3 +30,14 @@ def test_the_text_without_dropped_lines_or_nothing_when_one_line_is_left() -> No
     assert without(content, ids, {"e1", "e2"}) == "\n".join([LINES[2].text, LINES[3].text])
     assert without(content, ids, {"e1", "e2", "e4"}) == ""  # one line: no episode
     assert without(content, ids[:3], {"e1"}) is None  # lines and events do not match
+
+
+def test_a_reply_of_several_lines_is_one_events_line() -> None:
+    said = ["i volunteer at the food bank, can you write a flyer",
+            "Of course! Here's a draft:\n\nWINTER COAT DRIVE\nDrop off coats",
+            "thanks!"]
+    content = "\n".join(said)
+    ids = ["e1", "e2", "e3"]
+    assert without(content, ids, {"e1"}) is None  # split on lines, the events do not match
+    assert without(content, ids, {"e1"}, said) == "\n".join(said[1:])
+    assert without(content, ids, {"e1"}, ["other", "text", "here"]) is None  # not its text

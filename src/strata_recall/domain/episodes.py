@@ -44,12 +44,15 @@ def stale_lines(lines: Sequence[Line], ended: Mapping[str, str]) -> set[str]:
     return dropped
 
 
-def without(content: str, event_ids: Sequence[str], dropped: set[str]) -> str | None:
+def without(content: str, event_ids: Sequence[str], dropped: set[str],
+            said: Sequence[str] | None = None) -> str | None:
     """The episode's text without the lines of ``dropped`` events (its lines follow its
     events, one each); ``""`` when at most one line would be left (an exchange of one line is
     no episode: it would only repeat that turn); ``None`` when the lines cannot be matched
-    to the events."""
-    lines = content.split("\n")
+    to the events. ``said``: each event's line as the episode was built with it, which may
+    span several lines of text (a reply with paragraphs); used when the text is theirs."""
+    lines = list(said) if said is not None and "\n".join(said) == content \
+        else content.split("\n")
     if len(lines) != len(event_ids):
         return None
     kept = [text for text, event in zip(lines, event_ids, strict=True) if event not in dropped]
