@@ -527,7 +527,8 @@ class WritePipeline:
         input's own turns (a repetition folds them into what they repeat)."""
         current = {m.id: m for m in found}
         asserted = {str(i) for m in found for key in (applying.ASSERTED_BY_KEY,
-                                                      applying.SIBLINGS_KEY)
+                                                      applying.SIBLINGS_KEY,
+                                                      applying.SAID_IN_KEY)
                     for i in m.meta.get(key, ())}
         wanted = [i for i in (*asserted, *own) if i not in current]
         current.update({m.id: m for m in self.store.get_many(wanted, scope) if m.scope == scope})

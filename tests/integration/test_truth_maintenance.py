@@ -361,6 +361,19 @@ def test_a_question_for_the_value_finds_the_new_one_a_yes_or_no_the_retraction(
         'User no longer takes the bus ("I don\'t take the bus anymore, I cycle.")'  # with a quote
 
 
+def test_a_conflict_marks_a_turn_that_said_more_than_its_claim(store: Store,
+                                                               clock: FakeClock) -> None:
+    """"my manager is dana whitfield, she's pretty chill" says more than its slot (the turn is
+    never superseded with it), but a later plain "my manager kevin osei" disputes it too."""
+    strata = facade(store, clock)
+    said_in_turn(strata, clock, "my manager is dana whitfield, she's pretty chill",
+                 "help me write a pto request to my manager Kevin Osei for dec 22")
+    states = by_content(strata)
+    assert states["my manager is dana whitfield, she's pretty chill"] is Lifecycle.DISPUTED
+    assert states["help me write a pto request to my manager Kevin Osei for dec 22"] \
+        is Lifecycle.DISPUTED
+
+
 def test_opposite_tastes_in_one_input_are_both_disputed(store: Store, clock: FakeClock) -> None:
     strata = facade(store, clock)
     strata.remember("I like olives. I hate olives.", scope=A)

@@ -58,6 +58,9 @@ EXTRACTED = "extract"
 ASSERTED_BY_KEY = "asserted_by"
 #: ``meta`` key of a fact from a turn that said several: the other facts that turn gave.
 SIBLINGS_KEY = "siblings"
+#: ``meta`` key of a fact whose turn says more than any fact holds (so the turn is never
+#: superseded with it): the turn, which a dispute of the fact marks too.
+SAID_IN_KEY = "said_in"
 #: ``meta`` keys of a fact made live because the turn that said it was superseded (the
 #: fact keeps that turn's claim), and of the correction that did it (``undo`` reverts both).
 PROMOTED_BY_KEY = "promoted_by"
@@ -262,8 +265,8 @@ def _with_siblings(added: list[Derived], per_turn: Counter[str], held_by_turn: s
     for d in added:
         meta = dict(d.memory.meta)
         if per_turn[d.event_id] > 1:
-            if d.event_id in held_by_turn:
-                meta.pop(ASSERTED_BY_KEY, None)
+            if d.event_id in held_by_turn:  # still the turn a dispute of it marks
+                meta[SAID_IN_KEY] = meta.pop(ASSERTED_BY_KEY, [])
             else:
                 meta[SIBLINGS_KEY] = [i for i in by_event[d.event_id] if i != d.memory.id]
         if promoted.get(d.memory.id):
@@ -412,7 +415,8 @@ def _retarget(touched: dict[str, _Touch], current: Mapping[str, Memory], target_
     if not replaces:
         touched[target_id] = _Touch(disputed(base, derived.memory.id, now), HistoryKind.UPDATE,
                                     f"disputed: contradicted ({decision.reason})", decision)
-        for turn_id in base.meta.get(ASSERTED_BY_KEY, ()):  # the claim a reader sees
+        for turn_id in (*base.meta.get(ASSERTED_BY_KEY, ()),  # the claim a reader sees
+                        *base.meta.get(SAID_IN_KEY, ())):
             _dispute_turn(touched, current, str(turn_id), derived, decision, now)
         return []
     kind = HistoryKind(decision.action.value)
