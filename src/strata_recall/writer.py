@@ -11,15 +11,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from strata_recall.bulk_embedding import BulkEmbedding, Embedded
 from strata_recall.domain.applying import ReviewMode, carrying
 from strata_recall.domain.ids import new_id
 from strata_recall.domain.jobs import Job, JobKind, JobStatus, NewJob
@@ -44,7 +44,7 @@ from strata_recall.ingest import (
     parse_request,
     with_neighbours,
 )
-from strata_recall.pacing import Gate, ReadsFirst, Ungated, paced_search_text
+from strata_recall.pacing import Gate, ReadsFirst, Ungated, paced_chunks, paced_search_text
 from strata_recall.ports import (
     Clock,
     Embedder,
@@ -66,6 +66,13 @@ if TYPE_CHECKING:
     from strata_recall.providers.base import ExtractedFact
 
 REMEMBER_MODES = ("behind", "sync", "async", "auto", "raw")
+#: Texts per model call of ``remember_many``: the model starts on a batch once its first
+#: piece is prepared (0.3-0.8 ms a text, mostly the secrets scan), not the whole batch.
+BULK_EMBED_PIECE = 32
+#: The GIL switch interval while ``remember_many`` runs (s): after each text's run (~3.5 ms)
+#: the model thread waits up to this long for the GIL that this thread's Python holds; at
+#: ``threads.QUICK_SWITCH_S`` (0.5 ms) that was up to a seventh of the model's time.
+BULK_SWITCH_S = 0.0001
 #: Where remember's inline pipeline runs, so that a caller can stop waiting for it.
 PIPELINE_THREADS = 4
 #: Jobs of ``behind`` remembers that may wait for the write-behind thread before the next
@@ -88,6 +95,17 @@ GraphIndexer = Callable[[Sequence[Memory]], None]
 
 #: The warning of a remember that said only chit-chat: recorded, but no memory.
 CHATTER_ONLY = "chit-chat only: recorded in the event log, no memory made"
+
+
+@dataclass(slots=True)
+class _BulkBatch:
+    """A ``remember_many`` batch made ready for its write: one event per text, its memory and
+    the memory's search text, and its vectors on their way."""
+
+    events: list[Event] = field(default_factory=list)
+    memories: list[Memory] = field(default_factory=list)
+    search_texts: list[str] = field(default_factory=list)
+    vectors: Embedded = field(default_factory=lambda: Embedded(()))
 
 
 class Preparation(Protocol):
@@ -305,9 +323,12 @@ class Writer:
         tags: Sequence[str] = (), conversation_id: str | None = None,
         author: str | None = None, actor: Actor | None = None, batch_size: int = 256,
     ) -> list[RememberResult]:
-        """Raw-mode ``remember`` of many lone texts, one result each: the texts are embedded
-        ``batch_size`` at a time and each batch is written in one transaction (the bulk
-        path: imports and benchmarks). Each text is its own event, as with ``remember(text)``."""
+        """Raw-mode ``remember`` of many lone texts, one result each, storing what
+        ``remember(text, mode="raw")`` of each in turn would: each batch of ``batch_size``
+        texts is written in one transaction (the bulk path: imports and benchmarks), in order;
+        the model embeds on a thread of its own, ``BULK_EMBED_PIECE`` texts a call, while this
+        thread prepares, writes and indexes. Each text is its own event. On an error, the
+        batches written before it stay written and none after it is."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidInput("batch_size must be a positive integer")
         if isinstance(texts, str):
@@ -322,51 +343,79 @@ class Writer:
         batches = [requests[start:start + batch_size]
                    for start in range(0, len(requests), batch_size)]
         results: list[RememberResult] = []
-        # Two stages: the next batch is embedded on a thread (the model releases the GIL and
-        # runs on one core) while this one is written and its graph indexed on the other.
-        # Batches are written in order, each in its own transaction, as one at a time would.
-        with (ThreadPoolExecutor(1, thread_name_prefix="strata-ingest") as pool,
-              quick_switching()):
-            upcoming = pool.submit(self._embedded_batch, batches[0]) if batches else None
+        # Two threads: the model embeds on its own (it releases the GIL and runs on one
+        # core), piece by piece; this one prepares the next batch, reads the graph of the
+        # batch being embedded and writes the batch before, on the other core. Batches are
+        # written in order, each in its own transaction, as one at a time would be.
+        if not batches:
+            return results
+        with (BulkEmbedding(self.embedder.embed) as embedding,
+              quick_switching(BULK_SWITCH_S)):
+            upcoming = self._bulk_batch(batches[0], embedding)
             for following in [*batches[1:], None]:
-                assert upcoming is not None
-                ready = upcoming.result()
-                upcoming = (pool.submit(self._embedded_batch, following)
-                            if following is not None else None)
-                try:
-                    results += self._write_embedded(ready, actor)
-                except BaseException:
-                    if upcoming is not None:
-                        upcoming.cancel()
-                    raise
+                batch = upcoming
+                if following is not None:
+                    upcoming = self._bulk_batch(following, embedding)
+                self._read_ahead(batch.memories)
+                results += self._write_bulk(batch, actor)
         return results
 
-    def _embedded_batch(self, requests: Sequence[RememberRequest]
-                        ) -> tuple[list[Event], list[NewMemory]]:
-        """A bulk batch's events (one per text) and memories, embedded, with search texts."""
+    def _bulk_batch(self, requests: Sequence[RememberRequest], embedding: BulkEmbedding
+                    ) -> _BulkBatch:
+        """A bulk batch's events (one per text) and memories, with search texts, each piece
+        of ``BULK_EMBED_PIECE`` texts handed to the model as soon as it is made."""
         now = self.clock.now()
-        events: list[Event] = []
-        memories: list[Memory] = []
-        for request in requests:
-            [event] = build_events(request, now)
-            memories += self._reviewed(build_memories(
-                request, [event], VerbatimExtractor().extract([event]), VerbatimExtractor.name,
-                now))
-            events.append(event)
-        shown = [(masked(m).content, masked(e)) for m, e in zip(memories, events, strict=True)]
-        vectors = self.embedder.embed([memory_embedding_text(c, e) for c, e in shown])
-        return events, [
-            NewMemory(m, vectors[i], i, memory_search_text(c, e, analyse=self._analyse))
-            for i, (m, (c, e)) in enumerate(zip(memories, shown, strict=True))]
+        batch = _BulkBatch()
+        pieces = []
+        for start in range(0, len(requests), BULK_EMBED_PIECE):
+            texts = []
+            for request in requests[start:start + BULK_EMBED_PIECE]:
+                [event] = build_events(request, now)
+                [memory] = self._reviewed(build_memories(
+                    request, [event], VerbatimExtractor().extract([event]),
+                    VerbatimExtractor.name, now))
+                content, said = masked(memory).content, masked(event)
+                texts.append(memory_embedding_text(content, said))
+                batch.events.append(event)
+                batch.memories.append(memory)
+                batch.search_texts.append(memory_search_text(content, said,
+                                                             analyse=self._analyse))
+            pieces.append(embedding.submit(texts))
+        batch.vectors = Embedded(pieces)
+        return batch
 
-    def _write_embedded(self, batch: tuple[list[Event], list[NewMemory]], actor: Actor
-                        ) -> list[RememberResult]:
-        events, new_memories = batch
+    def _read_ahead(self, memories: Sequence[Memory]) -> None:
+        """Read each memory as the graph indexer (``Graph.index_memories``, rule-based) will
+        after the write: each piece of its masked content by ``extract_facts``, which keeps
+        the readings of short texts. Done while the model embeds them, the write is then
+        followed only by storing their links. An error here would be the indexer's to
+        raise after the write (as before), so it only ends the read-ahead."""
+        if self.index_graph is None:
+            return
+        from strata_recall.providers.rules import (
+            CACHED_TEXT_MAX_CHARS,
+            READINGS_CACHED,
+            extract_facts,
+        )
+
+        try:
+            for memory in memories[:READINGS_CACHED // 2]:  # more would evict the first
+                for piece in paced_chunks(masked(memory).content, self.pause):
+                    if len(piece) <= CACHED_TEXT_MAX_CHARS:
+                        extract_facts(piece)
+        except Exception:  # noqa: BLE001 - a cache warm-up only; the indexer reads again
+            return
+
+    def _write_bulk(self, batch: _BulkBatch, actor: Actor) -> list[RememberResult]:
+        """Wait for the batch's vectors, write it in one transaction, index its graph."""
+        vectors = batch.vectors.result()
         outcome = self.store.write(WriteBatch(
-            events=events, actor=actor.id, reason="remember", request_id=actor.request_id,
-            memories=new_memories,
+            events=batch.events, actor=actor.id, reason="remember",
+            request_id=actor.request_id, memories=[
+                NewMemory(memory, vectors[i], i, batch.search_texts[i])
+                for i, memory in enumerate(batch.memories)],
         ))
-        self._index_new([n.memory for n in new_memories], outcome.memories, outcome.replayed)
+        self._index_new(batch.memories, outcome.memories, outcome.replayed)
         return [RememberResult(event_ids=(event.id,), memory_ids=(stored.memory_id,),
                                status="raw_saved", deduplicated=(stored.deduplicated,))
                 for event, stored in zip(outcome.events, outcome.memories, strict=True)]

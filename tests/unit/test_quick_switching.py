@@ -38,3 +38,12 @@ def test_overlapping_blocks_restore_the_first_interval_when_the_last_one_leaves(
     leave.set()
     thread.join(10)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def test_a_block_asking_a_shorter_interval_gets_it_and_the_first_one_is_restored() -> None:
+    before = sys.getswitchinterval()
+    with quick_switching():
+        with quick_switching(QUICK_SWITCH_S / 5):  # the bulk ingest's, inside another
+            assert sys.getswitchinterval() == pytest.approx(min(before, QUICK_SWITCH_S / 5))
+        assert sys.getswitchinterval() == pytest.approx(min(before, QUICK_SWITCH_S / 5))
+    assert sys.getswitchinterval() == pytest.approx(before)
