@@ -2182,3 +2182,16 @@ def test_the_thing_i_gave_you_is_wrong_leads_a_correction() -> None:
 def test_a_clause_after_a_comma_with_a_subject_of_its_own_is_read_apart() -> None:
     said = facts("i stopped volunteering at the food bank, the new coordinator made it miserable")
     assert ("user.volunteers.food_bank", "at the food bank") in [r[:2] for r in said]
+
+
+@pytest.mark.parametrize(("text", "subject", "value"), [
+    ("mom's birthday is may 24", "person:user_mom.birthday", "may 24"),
+    ("our neighbor (the one with the doodle) is named kevin, he's gonna water our plants",
+     "user.neighbor", "kevin"),
+    ("our landlord is mr okafor", "user.landlord", "mr okafor"),
+    ("Dad's car is a honda", "person:dad.car", "honda"),
+])
+def test_the_speakers_kin_and_household_said_without_my_are_theirs(
+        text: str, subject: str, value: str) -> None:
+    assert (subject, value) in [r[:2] for r in facts(text)], facts(text)
+    assert ("project.budget", "5k") in [r[:2] for r in facts("the budget is 5k")]

@@ -1559,10 +1559,25 @@ def _of_the_home(noun: str) -> bool:
     return noun in _HOME_NOUNS or noun.rsplit(" ", 1)[-1] in _HOME_HEADS
 
 
+#: People of one's household ("our neighbor", "the landlord"): the speaker's, as "my" says.
+_HOUSEHOLD_PEOPLE = frozenset("""neighbor neighbour neighbors neighbours landlord landlady
+nanny babysitter vet dentist pediatrician doctor plumber cleaner housekeeper gardener
+roommate housemate""".split())
+
+
+def _speakers(det: str, noun: str) -> bool:
+    """``det`` ``noun`` names the speaker's own: "my X", "our neighbor", "the landlord"
+    (the noun's first word: "neighbor's name")."""
+    det, words = det.casefold(), noun.casefold().split()
+    person = bool(words) and words[0].split("'")[0] in _HOUSEHOLD_PEOPLE \
+        and (len(words) == 1 or "'" in words[0])  # not "the dentist appointment"
+    return det == "my" or (det in ("our", "the") and person)
+
+
 def _det_holder(det: str, noun: str, role: str) -> _Holder | None:
     det = det.casefold()
-    if det == "my" or (det in ("our", "the") and _of_the_home(noun)
-                       and role == "user"):  # "our anniversary", "the wifi password"
+    if _speakers(det, noun) or (det in ("our", "the") and _of_the_home(noun)
+                                and role == "user"):  # "our anniversary", "the wifi password"
         return _Holder(USER, "User") if role == "user" else None
     if det in _PRONOUN_HOLDERS:
         return _Holder(_PRONOUN_HOLDERS[det], det.capitalize(), 0.8)
@@ -1691,7 +1706,7 @@ def _noun_sentence(clause: str, manner: _Manner, role: str) -> list[Statement] |
         holder = _Holder(f"person:{name.casefold()}", name)
         return _set_attribute(match, holder, named["noun"], match.string, manner)
     kin = re.match(rf"^({'|'.join(_RELATIVES)})'s (.+)$", noun)
-    if kin is not None and match["det"].casefold() == "my" and role == "user" \
+    if kin is not None and _speakers(match["det"], noun) and role == "user" \
             and kin[2] in ("name", "first name"):
         return [_attribute_statement(_Holder(USER, "User"), noun_attribute(kin[1]),
                                      match["v"], manner)]
@@ -2817,6 +2832,8 @@ _SHORTHAND = (
     (re.compile(r"\bw/\s*|(?<=[a-z] )(?-i:w)(?= [a-z])"), "with "),
     (re.compile(r"\b(?:bc|b/c|cuz)\b", _I), "because"),
     (re.compile(r"\bpw\b", _I), "password"),
+    # "our neighbor (the one with the doodle) is named kevin": which one, said aside
+    (re.compile(r"\s+\((?:the|a|an) [^()]{1,40}\)(?=\s)", _I), ""),
     # "switched gyms!! i'm at crunch now": the switch and what it is now, one sentence
     (re.compile(r"^(?:(?P<who>i|we)(?:'ve| have)? )?(?P<how>(?:just |finally )?)(?P<verb>switched|"
                 r"changed) (?P<kind>[a-z]{3,}s)\s*[!.]+\s+(?=(?:i|we)\b)", _I),
@@ -2847,7 +2864,13 @@ def spelled_out(text: str) -> str:
     for shorthand, spelled in _SHORTHAND:
         text = shorthand.sub(spelled, text)
     text = _LOWERCASE_NAMED.sub(_named_in_lowercase, text.replace("with  ", "with "))
+    text = _BARE_KIN_OWNS.sub(r"my \g<kin>'s ", text)  # "mom's birthday is may 24"
     return _LOWERCASE_IS_MY.sub(_capitalised_name, text)
+
+
+#: A relative's thing said without "my" at a sentence's start: the speaker's relative.
+_BARE_KIN_OWNS = re.compile(rf"(?:^|(?<=[.!?]\s))(?P<kin>{'|'.join(_RELATIVES)})'s\s"
+                            r"(?=[a-z]+(?: [a-z]+)? (?:is|are|was|were)\b)")
 
 
 #: "priya's my partner", "dana is our landlord": a name typed in lower case that opens a
