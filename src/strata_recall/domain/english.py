@@ -3147,8 +3147,6 @@ _NOT_ANYMORE = re.compile(r"^(?:not\s+(?P<x>(?:a |an |on |in |at |with )?[a-z][\
                           r"\s+any\s?more|no longer\s+(?P<y>(?:a |an |on |in |at |with )?"
                           r"[a-z][\w -]{1,40}?))\W*(?:(?:finally|tho|though|lol|yay)\W*)?$",
                           _I)
-#: What one clause says, said the plain way the clause readers know, in this order: these
-#: read a clause on its own (``_REWRITES`` read the whole text before it is split).
 #: "wifi password at home: mango2291", "door code for the office - 4471": a labelled value of
 #: a place's thing, as "home wifi password: mango2291".
 _PLACE_LABEL = re.compile(r"^(?P<noun>(?:(?!\b(?:at|for)\b)[a-z][\w-]*\s?){1,3}?) (?:at|for) "
@@ -3160,6 +3158,8 @@ _WEIGHED_IN = re.compile(r"^(?:i\s+)?(?:just\s+)?weighed(?:\s+myself)?(?:\s+in)?
                          r"(?:\s+(?:this morning|today|yesterday|tonight|last night))?"
                          r"\s+(?:at|in at)\s+(?P<v>\d[\d.,]*\s?(?:lbs?|pounds|kg|kilos))\b.*$", _I)
 _GAVE_UP_ON = re.compile(r"\b(?P<v>give|gave|giving|given|gives) up on\b", _I)
+#: What one clause says, said the plain way the clause readers know, in this order: these
+#: read a clause on its own (``_REWRITES`` read the whole text before it is split).
 _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (_GAVE_UP_ON, r"\g<v> up"),
     (_WEIGHED_IN, r"my weight is now \g<v>"),
