@@ -400,7 +400,8 @@ def test_forget_and_modify_are_rate_limited_per_token(api: TestClient, facade: S
 
 def test_write_budget_refuses_with_429_and_retry_after(api: TestClient, facade: Strata,
                                                        bearer: Bearer) -> None:
-    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60)
+    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60,
+                                      clock=lambda: 0.0)  # no refill between calls
     writer, other = bearer("writer", "a"), bearer("writer", "b")
     remember(api, writer, "x" * 900, mode="raw")
     limited = api.post("/v1/remember", headers=writer, json={"text": "y" * 200})

@@ -215,7 +215,8 @@ def test_mcp_sessions_are_bound_to_the_principal_that_opened_them(facade: Strata
 def test_mcp_memory_store_honours_the_tokens_write_budget(facade: Strata) -> None:
     from strata_recall.policy import WriteBudget
 
-    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60)
+    facade.write_budget = WriteBudget(requests=100, chars=1_000, window_s=60,
+                                      clock=lambda: 0.0)  # no refill between calls
     _, secret = facade.create_token("writer", team="a")
     seen: dict[str, Any] = {}
 
