@@ -149,32 +149,27 @@ class ReadsFirst:
         (someone waits for this very work, ``wake`` says when) ends the wait."""
         if not self._calls or not getattr(self._local, "background", False) or unless():
             return
-        deadline = time.monotonic() + self.step_wait_s
-        with self._idle:
-            while True:  # no call in flight, and none begun within a short gap after
-                if not self._idle.wait_for(lambda: not self._calls or unless(),
-                                           timeout=max(0.0, deadline - time.monotonic())):
-                    return
-                begun = self._started
-                self._idle.wait(QUIET_S)  # back-to-back calls leave gaps of microseconds
-                if (self._started == begun and not self._calls) or unless() \
-                        or time.monotonic() >= deadline:
-                    return
+        # back-to-back calls leave gaps of microseconds: a short gap is no room for a step
+        self._wait_for_gap(QUIET_S, time.monotonic() + self.step_wait_s, unless)
 
     def wake(self) -> None:
         with self._idle:
             self._idle.notify_all()
 
     def quiet(self, gap_s: float = START_GAP_S, max_wait_s: float = START_WAIT_S) -> None:
-        deadline = time.monotonic() + max_wait_s
+        self._wait_for_gap(gap_s, time.monotonic() + max_wait_s, lambda: False)
+
+    def _wait_for_gap(self, gap_s: float, deadline: float, unless: Callable[[], bool]) -> None:
+        """Wait until no call is in flight and none has begun for ``gap_s``, ``unless`` is
+        true, or ``deadline`` (monotonic) has passed."""
         with self._idle:
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0 or not self._idle.wait_for(lambda: not self._calls, timeout=left):
+                if not self._idle.wait_for(lambda: not self._calls or unless(),
+                                           timeout=max(0.0, deadline - time.monotonic())):
                     return
                 begun = self._started
                 self._idle.wait(min(gap_s, max(0.0, deadline - time.monotonic())))
-                if (self._started == begun and not self._calls) \
+                if (self._started == begun and not self._calls) or unless() \
                         or time.monotonic() >= deadline:
                     return
 

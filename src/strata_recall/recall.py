@@ -417,18 +417,12 @@ class Retriever:
 def _pinned_first(hits: list[Hit], query: str) -> list[Hit]:
     """The hits with a pinned memory put before later turns on its topic, the user's or an
     assistant's (``succession.pinned_first``), each place keeping its score."""
-    pinned = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
-              for h in hits if h.memory.pinned}
+    pinned = {h.memory.id: _said_at(h.memory) for h in hits if h.memory.pinned}
     if not pinned:
         return hits
-    said = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
+    said = {h.memory.id: _said_at(h.memory)
             for h in hits if not h.memory.pinned and h.memory.meta.get("kind") != EPISODE_TAG}
-    ids = [h.memory.id for h in hits]
-    order = pinned_first(ids, pinned, said, query)
-    if order == ids:
-        return hits
-    by_id = {h.memory.id: h for h in hits}
-    return [replace(by_id[i], score=place.score) for i, place in zip(order, hits, strict=True)]
+    return _reordered(hits, pinned_first([h.memory.id for h in hits], pinned, said, query))
 
 
 def _changes_first(hits: list[Hit], query: str) -> list[Hit]:
@@ -436,13 +430,21 @@ def _changes_first(hits: list[Hit], query: str) -> list[Hit]:
     (``succession.later_changes_first``), each place keeping its score. Only the user's own
     turns move or are moved: a derived retraction is ranked by ``heirs_first``, and a pinned
     rule stands whatever was said after it."""
-    said = {h.memory.id: (h.memory.valid_from or h.memory.created_at, h.memory.content)
+    said = {h.memory.id: _said_at(h.memory)
             for h in hits if h.memory.type is MemoryType.EPISODIC and not h.memory.pinned
             and h.memory.meta.get("kind") != EPISODE_TAG
             and h.memory.meta.get(ROLE_KEY) != ASSISTANT}
-    ids = [h.memory.id for h in hits]
-    order = later_changes_first(ids, said, query)
-    if order == ids:
+    return _reordered(hits, later_changes_first([h.memory.id for h in hits], said, query))
+
+
+def _said_at(memory: Memory) -> tuple[datetime, str]:
+    """When a memory was said and its text: what the reorderings of ``succession`` read."""
+    return memory.valid_from or memory.created_at, memory.content
+
+
+def _reordered(hits: list[Hit], order: list[str]) -> list[Hit]:
+    """``hits`` in ``order`` (their ids), each place keeping the score it had."""
+    if order == [h.memory.id for h in hits]:
         return hits
     by_id = {h.memory.id: h for h in hits}
     return [replace(by_id[i], score=place.score) for i, place in zip(order, hits, strict=True)]

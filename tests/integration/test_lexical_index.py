@@ -134,7 +134,7 @@ def test_a_background_build_waits_for_the_calls_in_flight_and_builds_page_by_pag
     strata.remember_many(texts(30, 8), scope=ACME)
     strata.close()
     monkeypatch.setattr(lexical_module, "BACKGROUND_ROWS", 10)
-    monkeypatch.setattr(lexical_module, "BACKGROUND_CHUNK", 7)  # several pages, stepped
+    monkeypatch.setattr(lexical_module, "BUILD_PAGE_ROWS", 7)  # several pages, stepped
     gate = ReadsFirst()
     store = open_store(path, "index")
     with gate.reading():  # a recall in flight when the warm-up starts the build

@@ -244,9 +244,10 @@ _ONE_OF_SEVERAL = frozenset("""work personal home office school business private
 secondary second primary main other alt alternate old new cell mobile landline spare""".split())
 
 
+#: What an account is named by, said after its name or not ("steam username" is "steam").
+_ACCOUNT_WORDS = ("username", "user_name", "handle", "account", "login", "id", "name")
 #: What a thing is given as, said after its name or not ("apple id email", "apple id").
-_SAID_AS = frozenset({"email", "address", "number", "username", "handle", "login", "account",
-                      "name", "id"})
+_SAID_AS = frozenset({*_ACCOUNT_WORDS, "email", "address", "number"})
 
 
 def _one_thing(first: str | None, second: str | None) -> bool:
@@ -270,7 +271,7 @@ def _one_thing(first: str | None, second: str | None) -> bool:
         and not set(long.removesuffix(f"_{short}").split("_")) & _ONE_OF_SEVERAL
 
 
-_ACCOUNT_TAIL = re.compile(r"(?<=[a-z])_(?:username|user_name|handle|account|login|id|name)$")
+_ACCOUNT_TAIL = re.compile(rf"(?<=[a-z])_(?:{'|'.join(_ACCOUNT_WORDS)})$")
 
 
 def _relation(fact: FactView, candidate: Candidate) -> str | None:

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # numpy loads with the index, on the first search (CLI start-
 BACKGROUND_ROWS = 20_000
 #: Rows read per step (a closing store stops the build between steps).
 CHUNK = 5_000
-#: Rows per step of a background build (~15 ms of Python at most between two step-asides).
-BACKGROUND_CHUNK = 1_000
+#: Rows per page of a build (~15 ms of Python at most between two step-asides).
+BUILD_PAGE_ROWS = 1_000
 
 Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
@@ -105,22 +105,14 @@ class LexicalSearch:
         gate = self._gate
         with suppress(Exception), gate.background():  # FTS5 answers if the build fails
             gate.quiet()
-            index = self._built_in_pages(gate.step_aside)
+            index = self._built(gate.step_aside)
             with self._lock:
                 self._index = index
 
-    def _built(self) -> LexicalIndex:
-        from strata_recall.stores.lexical_index import LexicalIndex
-
-        index = LexicalIndex()
-        with self._reading() as conn:
-            _apply_changes(index, conn, self._closing)
-        return index
-
-    def _built_in_pages(self, between: Callable[[], None]) -> LexicalIndex:
-        """Built a page of rows per statement (no read transaction stays open while it steps
-        aside), calling ``between`` before each page but the first; the searches' catch-up
-        applies what changed meanwhile."""
+    def _built(self, between: Callable[[], None] = lambda: None) -> LexicalIndex:
+        """Built a page of rows per statement (no read transaction stays open while a build
+        on a thread steps aside), calling ``between`` before each page but the first; the
+        searches' catch-up applies what changed meanwhile."""
         from strata_recall.stores.lexical_index import LexicalIndex
 
         index = LexicalIndex()
@@ -129,7 +121,7 @@ class LexicalSearch:
                 between()
             with self._reading() as conn:
                 rows: list[LexicalRow] = conn.execute(
-                    q.LEXICAL_PAGE, (index.rev, BACKGROUND_CHUNK)).fetchall()
+                    q.LEXICAL_PAGE, (index.rev, BUILD_PAGE_ROWS)).fetchall()
             if not rows:
                 break
             index.apply(rows)

@@ -642,7 +642,7 @@ class SQLiteStore(SQLStore):
         (None: the store is closing)."""
         from strata_recall.stores.ann import AnnIndex
 
-        ann = AnnIndex.load(self.ann_path, self.dim, self.embedder_name, rev)
+        ann = self._saved_ann(rev)
         if ann is not None:
             return ann
         ann = AnnIndex(self.dim, rev=rev)
