@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from strata_recall.domain.applying import plan_approval, with_manual_override
 from strata_recall.domain.lifecycle import (
@@ -41,6 +41,9 @@ from strata_recall.ports import Embedder, MemoryChange, Store, WriteBatch
 from strata_recall.readonly import lookup as lookup  # re-exported: its old home
 from strata_recall.results import BatchResult, ItemResult
 from strata_recall.settings import Settings
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 
 #: Memories searched (per signal) for the derived copies of a forgotten memory.
 DERIVED_SEARCH = 50
@@ -230,13 +233,17 @@ class Editor:
                                  actor or Actor(), reason)
         return self.apply(planned, current.version)
 
+    def indexed(self, memory: Memory) -> tuple[Vector, str]:
+        """The vector and the search text of ``memory``'s content, with its speaker."""
+        source = self._source_event(memory)
+        shown = masked(memory).content  # the indexes never hold a secret
+        return (self.embedder.embed([memory_embedding_text(shown, source)])[0],
+                memory_search_text(shown, source))
+
     def apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None
         if planned.content_changed:
-            source = self._source_event(planned.after)
-            shown = masked(planned.after).content  # the indexes never hold a secret
-            vector = self.embedder.embed([memory_embedding_text(shown, source)])[0]
-            search = memory_search_text(shown, source)
+            vector, search = self.indexed(planned.after)
         changed = self.store.apply(MemoryChange(
             after=planned.after, expected_version=expected_version, history=planned.history,
             embedding=vector, search_text=search,

@@ -156,7 +156,7 @@ class Strata:
         self.forgetting = Forgetting(store, self._retriever, self.settings, self._clock, signer,
                                      self.reader.config, self.forget)
         self._time_travel = TimeTravel(store, self._clock, self.editor.apply,
-                                       self.settings.manual_override_s)
+                                       self.settings.manual_override_s, self.editor.indexed)
         self.review_sources = ReviewSources(self)  # what else waits for a human (0036)
 
     @classmethod

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from strata_recall.domain import applying, episodes, pronouns, turn_succession
+from strata_recall.domain import applying, episodes, list_items, pronouns, turn_succession
 from strata_recall.domain.answers import answered
 from strata_recall.domain.chatter import ASSISTANT_ROLES, is_chatter
 from strata_recall.domain.decisions import (
@@ -40,7 +40,13 @@ from strata_recall.domain.models import RECALLABLE, Event, Filters, Lifecycle, M
 from strata_recall.domain.secrets import SECRETS_KEY, masked
 from strata_recall.domain.text import content_hash, search_text, words_key
 from strata_recall.errors import NotFound, ProviderUnavailable, StrataError
-from strata_recall.ingest import EPISODE_KEY, episode_line, episode_parts, memory_embedding_text
+from strata_recall.ingest import (
+    EPISODE_KEY,
+    episode_line,
+    episode_parts,
+    memory_embedding_text,
+    memory_search_text,
+)
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
     Clock,
@@ -317,7 +323,7 @@ class WritePipeline:
             return JobOutput(result, WriteBatch(
                 events=(), memories=[], actor=origin.actor, reason="extract",
                 request_id=origin.request_id,
-                changes=[*_changes(changes), *self._episodes_after(job, changes, {}, origin)]))
+                changes=[*self._changes(changes), *self._episodes_after(job, changes, {}, origin)]))
         own = frozenset(turns.values())
         self.step_aside()
         vectors = self._vectors([f.fact.content for f in found], prepared.vectors)
@@ -343,7 +349,7 @@ class WritePipeline:
         batch = WriteBatch(
             events=(), memories=[_new_memory(d, vectors[d.fact_index]) for d in planned.added],
             actor=origin.actor, reason="extract", request_id=origin.request_id,
-            changes=[*_changes(changed), *self._episodes_after(job, changed, added, origin)],
+            changes=[*self._changes(changed), *self._episodes_after(job, changed, added, origin)],
             jobs=self._graph_jobs(job, found, planned),
         )
         result = {"facts": len(found), "outcomes": planned.outcomes,
@@ -568,7 +574,42 @@ class WritePipeline:
         out: list[MemoryChange] = []
         for episode_id, turns in ended.items():
             out += self._episode_without(job, episode_id, turns, added, taken, origin)
+        for p, _ in changed:  # a list turn that lost an item: its line in the episode too
+            of = p.after.meta.get(EPISODE_KEY)
+            if p.content_changed and isinstance(of, str) and of not in ended:
+                out += self._episode_of_shortened(job, of, p, origin)
         return out
+
+    def _changes(self, planned: Sequence[tuple[Planned, int]]) -> list[MemoryChange]:
+        """The planned changes as written; a turn with a new text (``list_items``) embedded
+        and indexed anew, with its speaker as when it was said."""
+        out = []
+        for p, version in planned:
+            vector = words = None
+            if p.content_changed:
+                said = self.store.events(p.after.provenance.event_ids[:1])
+                shown = masked(p.after).content
+                source = masked(said[0]) if said else None
+                vector = self.embedder.embed([memory_embedding_text(shown, source)])[0]
+                words = memory_search_text(shown, source)
+            out.append(MemoryChange(after=p.after, expected_version=version, history=p.history,
+                                    embedding=vector, search_text=words))
+        return out
+
+    def _episode_of_shortened(self, job: Job, episode_id: str, turn: Planned,
+                              origin: applying.Origin) -> list[MemoryChange]:
+        """The episode of a list turn that lost an item (``list_items``), saying the turn's
+        new text in its line."""
+        episode = self.store.get(episode_id, job.scope)
+        said = str((turn.history.before or {}).get("content") or "")
+        if episode is None or episode.lifecycle not in applying.RECALLED or episode.pinned \
+                or not said or said not in episode.content:
+            return []
+        content = episode.content.replace(said, turn.after.content, 1)
+        by = [str(b) for b in turn.after.meta.get(applying.LINES_ENDED_BY_KEY, ())][-1:]
+        rewritten = applying.planned_episode(episode, content, by, self.clock.now(), origin)
+        return [MemoryChange(after=rewritten.after, expected_version=episode.version,
+                             history=rewritten.history, search_text=search_text(content))]
 
     def _episode_without(self, job: Job, episode_id: str, turns: Sequence[Memory],
                          added: Mapping[str, str], taken: set[str], origin: applying.Origin
@@ -671,6 +712,17 @@ class WritePipeline:
                     out.append((applying.planned_succession(old, turn_id, now, origin),
                                 old.version))
                     taken.add(old.id)
+                    continue
+                item = list_items.changed_item(new, [
+                    turn_succession.Turn(m.id, m.content, m.created_at,
+                                         changeable=_changeable(m, now), author=_speaker_of(m))
+                    for m in said.lists.values() if m.id not in taken])
+                if item is not None:
+                    old = said.lists[item.turn.id]
+                    out.append((applying.planned_without_item(old, item.rest, item.item,
+                                                              turn_id, now, origin),
+                                old.version))
+                    taken.add(old.id)
                 continue
             again = turn_succession.restated(new, compared, values) if restating else None
             if again is not None:
@@ -733,14 +785,16 @@ class WritePipeline:
                 floor = beside
             found = [m for m in found if closeness.get(m.id, 0.0) >= (
                 floor if turn_succession.compared_text(m.content) == m.content else beside)]
-        earlier = [m for m in found
-                   if applying.is_turn(m) and m.scope == scope
-                   and m.id not in taken and m.lifecycle in applying.RECALLED
-                   and SECRETS_KEY not in m.meta and m.created_at <= job.created_at
-                   # ids sort by creation: written before this turn (in this conversation
-                   # too: "my flight is UA 482" … "no sorry, UA 842")
-                   and m.id < said.turn_id
-                   and turn_succession.is_claim(m.content)]
+        said_before_it = [m for m in found
+                          if applying.is_turn(m) and m.scope == scope
+                          and m.id not in taken and m.lifecycle in applying.RECALLED
+                          and SECRETS_KEY not in m.meta and m.created_at <= job.created_at
+                          # ids sort by creation: written before this turn (in this
+                          # conversation too: "my flight is UA 482" … "no sorry, UA 842")
+                          and m.id < said.turn_id]
+        earlier = [m for m in said_before_it if turn_succession.is_claim(m.content)]
+        if changes:  # a change of one item of a list turn (``domain/list_items.py``)
+            said.lists.update((m.id, m) for m in said_before_it)
         now = self.clock.now()
 
         def as_turn(m: Memory, similarity: float) -> turn_succession.Turn:
@@ -996,6 +1050,8 @@ class _TurnRead:
     just_before: str | None = None
     #: The events of this input said by someone else (never compared with it).
     others: frozenset[str] = frozenset()
+    #: The earlier turns found, for a change of one item of a list (``list_items``), by id.
+    lists: dict[str, Memory] = field(default_factory=dict)
 
     def as_turn(self, said_at: datetime) -> turn_succession.Turn:
         return turn_succession.Turn(self.turn_id, self.text, said_at, author=self.event.author)
@@ -1028,9 +1084,7 @@ def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) 
         {e for e, t in turns.items() if t in ids}
 
 
-def _changes(planned: Sequence[tuple[Planned, int]]) -> list[MemoryChange]:
-    return [MemoryChange(after=p.after, expected_version=version, history=p.history)
-            for p, version in planned]
+
 
 
 def _changeable(memory: Memory, now: datetime) -> bool:

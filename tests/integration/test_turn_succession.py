@@ -205,3 +205,36 @@ def test_the_episode_loses_the_superseded_lines_and_undo_gives_them_back(
         strata.undo(new.id, reason="both times hold", scope=USER)
         again = strata.get(episode.id, scope=USER)
         assert again.content == "\n".join(m["content"] for m in said)
+
+
+def test_a_change_of_one_item_shortens_the_list_turn_and_undo_gives_the_item_back(
+        tmp_path: Path) -> None:
+    said = [
+        {"role": "user", "content": "my meds: atorvastatin 40mg at night, metformin 500mg with "
+                                    "breakfast and dinner, and aspirin 81mg daily"},
+        {"role": "assistant", "content": "Noted your three medications."},
+    ]
+    with Strata.open(tmp_path, embedder="onnx", embedded_worker=False) as strata:
+        strata.remember(messages=said, scope=USER)
+        change = strata.remember("doctor raised my metformin to 1000mg", scope=USER)
+        live = {m.content: m for m in strata.list(scope=USER).items}
+        shortened = "my meds: atorvastatin 40mg at night, and aspirin 81mg daily"
+        assert shortened in live, list(live)
+        assert not any("500mg" in text for text in live), list(live)
+        turn = live[shortened]
+        assert turn.version == 2
+        last = strata.history(turn.id, scope=USER)[-1]
+        assert "changed one item" in last.reason and "metformin 500mg" in last.reason
+        episode = next(m for m in live.values() if m.meta.get("kind") == "episode")
+        assert shortened in episode.content and "Noted your three" in episode.content
+        top = strata.recall("what dose of metformin do I take?", scope=USER, k=3).hits[0]
+        assert "1000mg" in top.memory.content
+        assert "aspirin" in strata.recall("do I take aspirin?", scope=USER, k=1
+                                          ).hits[0].memory.content
+
+        strata.undo(change.memory_ids[0], reason="both doses hold", scope=USER)
+        back = strata.get(turn.id, scope=USER)
+        assert back.content == said[0]["content"] and back.lifecycle is Lifecycle.ACTIVE
+        assert said[0]["content"] in strata.get(episode.id, scope=USER).content
+        found = strata.recall("metformin 500mg with breakfast", scope=USER, k=3).hits
+        assert turn.id in [h.memory.id for h in found]  # indexed by its words again

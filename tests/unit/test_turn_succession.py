@@ -169,6 +169,10 @@ def test_a_correction_that_opens_the_next_turn_takes_back_the_one_just_said() ->
     assert takes_back("hmm actually make it 10.5, my last pair was tight")
     assert takes_back("lol no its darkpenguin_89, i always mix it up")  # a laugh first
     assert not takes_back("sorry, I also have a dentist appointment at 3")  # adds to a list
+    # politeness opening with "no" or "sorry" takes nothing back
+    assert not takes_back("No problem, Nate! Let me know if you like it!")
+    assert not takes_back("no worries, glad to help")
+    assert not takes_back("Sorry to hear that! I'm starting a dance studio")
     said = earlier("my flight tomorrow is UA 482", 0.2)
     just = Turn(said.id, said.text, said.said_at, 0.2, just_before=True)
     assert succeeded(new("no sorry, UA 842. I flipped the digits"), [just]) == just

@@ -694,6 +694,20 @@ def planned_episode(episode: Memory, content: str, by: Sequence[str], now: datet
                     "without the lines of its turns that were superseded")
 
 
+def planned_without_item(turn: Memory, content: str, item: str, by: str, now: datetime,
+                         origin: Origin) -> Planned:
+    """The list turn ``turn`` as a new version saying ``content``: without ``item``, which
+    the later turn ``by`` changed (``domain/list_items.py``); ``undo`` of ``by`` puts it
+    back. Its vector is made anew from the new text (the old one still says the item)."""
+    ended_by = list(dict.fromkeys((*turn.meta.get(LINES_ENDED_BY_KEY, ()), by)))
+    after = turn.evolve(content=content, content_hash=content_hash(content), updated_at=now,
+                        version=turn.version + 1,
+                        meta={**turn.meta, LINES_ENDED_BY_KEY: ended_by})
+    planned = _by_rule(turn, after, now, origin,
+                       f"a later turn changed one item of it: {item!r} ({by})")
+    return replace(planned, content_changed=True)
+
+
 def planned_repeat_ended(reply: Memory, by: str, now: datetime, origin: Origin) -> Planned:
     """The other speaker's reply that repeated a claim superseded by ``by`` ("Tracking UA
     1482 now." after "My flight home is UA 1482"): superseded with it."""

@@ -107,7 +107,8 @@ class Turn:
 #: A turn that opens by taking back what was just said ("no sorry, UA 842", "oops it's 8
 #: people", "hmm actually make it 10.5", "scratch that, it's 4D").
 _TAKES_BACK = re.compile(
-    r"^\W*(?:(?:hmm+|um+|uh+|ugh|oh|ah|ok|okay|wait|lol|lmao|haha|ha)\W+)*(?:sorry|no|nope|nah|"
+    r"^\W*(?:(?:hmm+|um+|uh+|ugh|oh|ah|ok|okay|wait|lol|lmao|haha|ha)\W+)*(?:"
+    r"sorry(?! to hear| for| about| you)|no(?! problem| prob| worries| doubt| way| rush)|nope|nah|"
     r"oops|whoops|"
     r"wait|correction|scratch that|i meant|i mean|actually|my bad|my mistake|typo|"
     rf"autocorrect|ignore that|{SAID_IT_WRONG})\b", re.IGNORECASE)

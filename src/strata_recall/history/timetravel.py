@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from strata_recall.domain.applying import (
     LINES_ENDED_BY_KEY,
@@ -24,16 +25,23 @@ from strata_recall.domain.text import search_text
 from strata_recall.domain.timetravel_rules import check_horizon, check_time, plan_rollback
 from strata_recall.errors import InvalidInput
 from strata_recall.ports import Clock, MemoryChange, Store, WriteBatch
+
+if TYPE_CHECKING:
+    from strata_recall.ports import Vector
 from strata_recall.results import STATE_PAGE, StateSnapshot
 
 
 class TimeTravel:
     def __init__(self, store: Store, clock: Clock, apply: Callable[[Planned, int], Memory],
-                 manual_override_s: float) -> None:
+                 manual_override_s: float,
+                 indexed: Callable[[Memory], tuple[Vector, str]] | None = None) -> None:
+        """``indexed``: a memory's vector and search text (``Editor.indexed``), for an undo
+        that gives a turn back the text a decision shortened."""
         self.store = store
         self.clock = clock
         self._apply = apply
         self._manual_override_s = manual_override_s
+        self._indexed = indexed
 
     def horizon(self) -> datetime | None:
         """The time below which retention purged history (None: nothing was)."""
@@ -97,13 +105,21 @@ class TimeTravel:
         texts = {m.id: m.content for m in (*replaced, current)}
         self.store.write(WriteBatch(events=(), memories=(), actor=actor.id, reason=reason,
                                     request_id=actor.request_id, changes=[
-                                        MemoryChange(after=p.after, history=p.history,
-                                                     expected_version=before[p.after.id],
-                                                     search_text=search_text(p.after.content)
-                                                     if p.after.content != texts[p.after.id]
-                                                     else None)
+                                        self._restored(p, before[p.after.id],
+                                                       p.after.content != texts[p.after.id])
                                         for p in plans]))
         return tuple(p.after for p in plans)
+
+    def _restored(self, planned: Planned, version: int, new_text: bool) -> MemoryChange:
+        """An undone change as written: a text given back re-indexed; a turn's (shortened by
+        ``list_items``) re-embedded too, an episode's vector never changed."""
+        vector = words = None
+        if new_text:
+            words = search_text(planned.after.content)
+            if self._indexed is not None and planned.after.meta.get("kind") != "episode":
+                vector, words = self._indexed(planned.after)
+        return MemoryChange(after=planned.after, history=planned.history,
+                            expected_version=version, embedding=vector, search_text=words)
 
     def _promoted_by(self, current: Memory) -> list[Memory]:
         """The facts ``current`` made live when it superseded the turn that said them, still
