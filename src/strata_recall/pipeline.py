@@ -91,7 +91,7 @@ TURN_BEFORE_LOOKBACK = 8
 SUCCESSION_K = 8
 RESTATEMENT_FLOOR = 0.45
 #: ... and below which a candidate cannot be a plain claim's conflict (cosine 0.7 in bare
-#: words): most turns with a slotted fact only look for one.
+#: words).
 CONFLICT_FLOOR = 0.6
 #: Earlier turns embedded at most for one turn (the closest by the searches' cosine).
 EMBEDDED_AT_MOST = 3
@@ -702,8 +702,7 @@ class WritePipeline:
                                               if _speaker(e) != _speaker(event)))
             values = [f.value for f in facts if f.value]
             compared = self._compared(job, said, taken, changes=changes, values=values,
-                                      restating=restating,
-                                      slotted=any(f.subject for f in facts))
+                                      restating=restating)
             new = said.as_turn(job.created_at)
             if changes:
                 chosen = turn_succession.succeeded(new, compared)
@@ -739,7 +738,7 @@ class WritePipeline:
         return out
 
     def _compared(self, job: Job, said: _TurnRead, taken: set[str], *, changes: bool,
-                  values: Sequence[str], restating: bool = True, slotted: bool = False
+                  values: Sequence[str], restating: bool = True
                   ) -> list[turn_succession.Turn]:
         """The earlier turns of the scope that the turn ``said`` may change (``changes``) or
         say again, with their cosine to it in bare words (stored vectors carry the speaker and
@@ -775,9 +774,9 @@ class WritePipeline:
             found = [*found, *self.store.get_many(said_before, scope)]
             closeness.update(dict.fromkeys(said_before, 1.0))  # compared first
         if not changes:  # a restatement or a conflict is close in meaning: the search's
-            # cosine says first; a turn whose facts have slots met most repeats in their
-            # decisions already, so only a close paraphrase is worth the words' checks
-            floor = RESTATEMENT_FLOOR if restating and not slotted else CONFLICT_FLOOR
+            # cosine says first (a turn whose facts have slots too: its facts' searches
+            # compared the reader's words, which may have read it wrong)
+            floor = RESTATEMENT_FLOOR if restating else CONFLICT_FLOOR
             # a claim beside a question was stored (and searched for) with it: its vector
             # reads less alike
             beside = min(floor, RESTATEMENT_FLOOR)

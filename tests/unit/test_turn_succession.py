@@ -143,6 +143,18 @@ def test_a_restatement_needs_close_meaning_and_the_same_speaker() -> None:
                     [earlier("My mom lives in Lisbon.", 0.9, author="Ben")]) is None
 
 
+def test_the_same_number_or_name_said_again_needs_less_closeness() -> None:
+    old = earlier("I'm 175 cm tall, what bike frame size should I get?", 0.62)
+    found = restated(new("height is 175cm if that helps with the sizing"), [old])
+    assert found is not None and found.claim == old
+    commute = earlier("I commute by bike, about 25 min each way", 0.55)
+    assert restated(new("i bike to work every day, takes ~25 minutes"), [commute]) is not None
+    # no number or name in common: the usual closeness
+    assert restated(new("I cycle to work"), [earlier("I commute by bike", 0.62)]) is None
+    # another number is no restatement however close
+    assert restated(new("height is 180cm"), [old]) is None
+
+
 @pytest.mark.parametrize(("text", "claim"), [
     ("I'm flying to Lisbon on the 12th, any tips for the first day?",
      "I'm flying to Lisbon on the 12th"),

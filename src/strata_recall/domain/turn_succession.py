@@ -404,6 +404,7 @@ def _names_a_thing(item: str) -> bool:
 #: Cosine at which a turn that says no change restates an earlier claim (with nothing
 #: specific the earlier one does not say).
 RESTATES = 0.7
+RESTATES_SAID_ALIKE = 0.5
 _TOKEN = re.compile(r"[\w@.+'-]+")
 _HAS_DIGIT_OR_AT = re.compile(r"[\d@]")
 _KIN = frozenset(w for r in RELATIVES for w in r.split())
@@ -571,7 +572,8 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
     found: list[Restatement] = []
     for t in earlier:
         if t.id == new.id or t.said_at > new.said_at or t.author != new.author \
-                or t.similarity < RESTATES or not topic & topic_words(t.text) \
+                or t.similarity < _restates_at(specific, t.text) \
+                or not topic & topic_words(t.text) \
                 or not is_claim(t.text) or _leaning(t.text) != leaning \
                 or (_swaps_a_word(topic, topic_words(t.text))
                     and not _names_agree(text, specific, t.text)):
@@ -582,6 +584,14 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
             found.append(Restatement(t, keeps_new=True))
     return max(found, key=lambda r: (r.claim.similarity, r.claim.said_at, r.claim.id),
                default=None)
+
+
+def _restates_at(specific: frozenset[str], other: str) -> float:
+    """The cosine a restatement needs: ``RESTATES``, or ``RESTATES_SAID_ALIKE`` when both say
+    the same number or name ("175cm" / "175 cm", "Dr. Nwosu" / "Dr. Amara Nwosu"): said again
+    in other words around it, which read less alike."""
+    shared = {a for a in specific & anchors(other) if a[1:2].isdigit() or a.startswith("^")}
+    return RESTATES_SAID_ALIKE if shared else RESTATES
 
 
 #: Cosine at which a plain claim giving other numbers or names contradicts an earlier one.
