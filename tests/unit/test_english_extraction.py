@@ -39,6 +39,8 @@ PRESENT: list[tuple[str, Row]] = [
     ("I reside in Lyon.", ("user.lives_in", "Lyon", False, False, "User lives in Lyon")),
     ("I'm based in Austin.", ("user.lives_in", "Austin", False, False,
                               "User lives in Austin")),
+    ("our new place is in Pittsburgh", ("user.lives_in", "Pittsburgh", False, False,
+                                        "User lives in Pittsburgh")),
     ("I work at Acme.", ("user.works_at", "Acme", False, False, "User works at Acme")),
     ("I work for the Red Cross", ("user.works_at", "Red Cross", False, False,
                                   "User works at the Red Cross")),

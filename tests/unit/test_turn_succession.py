@@ -40,6 +40,7 @@ def new(text: str, author: str | None = None) -> Turn:
     ("We switched the dog to Blue Buffalo.", True),
     ("The landlord raised my rent to $1,950.", True),
     ("Sorry, I meant the 21st.", True),
+    ("as of Monday I'm at Halvorsen Health", True),
     ("I run 10 km every week.", False),
     ("I love anchovies now too.", False),  # adds to a list
     ("I was born and raised in Brazil.", False),  # "raised" without "to": no change
@@ -65,6 +66,14 @@ def test_only_a_short_plain_present_claim_can_be_superseded(text: str, claim: bo
 def test_topic_words_are_stemmed_content_words_without_the_generic_ones() -> None:
     assert topic_words("I've upped it to 5 runs a week.") == {"up", "run"}
     assert "run" in topic_words("I run 3 times a week.")
+
+
+def test_an_acronym_shares_the_words_it_stands_for() -> None:
+    therapy = earlier("Physical therapy for my shoulder is on Tuesdays at 4pm", 0.45)
+    moved = new("PT called, they moved my sessions to Thursdays at 9:30am")
+    assert succeeded(moved, [therapy]) == therapy  # two words shared: 0.4 is close enough
+    other = earlier("Pilates training is on Tuesdays at 4pm", 0.3)
+    assert succeeded(moved, [other]) is None
 
 
 def test_the_most_similar_qualifying_earlier_turn_is_superseded() -> None:

@@ -2662,6 +2662,10 @@ _PUT_ME_ON = re.compile(r"^(?:my |the |our )?(?:doc|doctor|dr\.? \w+|gp|psychiat
 
 #: "start date got moved up to jan 6", "standup got pushed to 10am": a thing of the
 #: speaker's (named with no "my") moved to a new value.
+#: "new place is in Pittsburgh", "our new apartment's in Queens": where the user now lives.
+_NEW_HOME = re.compile(
+    r"^(?:(?:the|my|our)\s+)?new (?:place|apartment|apt|flat|house|home|condo|address)"
+    r"(?:'s| is) (?:in|on) (?P<v>[A-Z][\w.'-]*(?:,? [A-Z][\w.'-]*){0,3})", _I)
 _GOT_MOVED = re.compile(
     r"^(?:[\w ]{1,25}? (?:emailed|called|texted|said|told me|confirmed|wrote|messaged)"
     r"(?: me)?,\s+)?"  # "hr emailed, start date got moved up to jan 6": who said it goes
@@ -3174,6 +3178,7 @@ _CLAUSE_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], s
                              f"insurance is {m['v']}"),
     (_NOT_ANYMORE, lambda m: f"I'm not {m['x'] or m['y']} anymore"),
     (_GOT_MOVED, lambda m: f"{m['det'] or 'my'} {m['rest']}"),  # read by _MY_ATTRIBUTE
+    (_NEW_HOME, r"I live in \g<v>"),
 )
 #: "…, allergic" at the end of a clause: the user's own allergy, said as an aside.
 _ALLERGIC_ASIDE = re.compile(r",\s*(?:i'm |i am |im )?(?P<how>very |severely |deathly )?"

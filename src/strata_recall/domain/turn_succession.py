@@ -52,7 +52,7 @@ _CHANGE = re.compile(
     r"dropp(?:ed|ing)|quit|stopp(?:ed|ing)|sold|cancell?(?:ed|ing)|gave up|given up|"
     r"lapsed?|expired|ran out|closed|shut down|for good|done with|died|passed away|"
     r"pulled (?:\w+ ){0,2}out|went with|trad(?:ed|ing) in|ported|rewrote|rewritten|"
-    r"postponed|rescheduled|"
+    r"postponed|rescheduled|as of|"
     r"(?:raised|lowered|bumped|pushed|upped|moved|increased|decreased|cut)"
     r"(?: \w+){0,3} (?:up|down|back|to)|(?:raised|lowered|increased|hiked) (?:the|my|our)|"
     r"went back to|got rid of|broke up|split up|took over|"
@@ -295,6 +295,33 @@ def clauses(text: str) -> list[str]:
     return kept[:MAX_CLAUSES] if len(kept) > 1 else []
 
 
+def _shared_topic(text: str, topic: frozenset[str], other: str) -> frozenset[str]:
+    """The topic words ``text`` (of ``topic``) shares with ``other``, an acronym standing for
+    the words it abbreviates ("PT" / "physical therapy": both words)."""
+    found = set(topic & topic_words(other))
+    for short, long in ((text, other), (other, text)):
+        spelled = _initials(long)
+        for acronym in _acronyms(short):
+            found.update(spelled.get(acronym, ()))
+    return frozenset(found)
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,4}\b")
+
+
+@lru_cache(maxsize=4096)
+def _acronyms(text: str) -> frozenset[str]:
+    return frozenset(a.casefold() for a in _ACRONYM.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def _initials(text: str) -> dict[str, tuple[str, ...]]:
+    """Each run of two to four content words by its initials ("physical therapy": "pt")."""
+    said = [w for w in words(text) if w.isalpha() and w not in STOPWORDS]
+    return {"".join(w[0] for w in said[i:i + n]): tuple(stem(w) for w in said[i:i + n])
+            for n in (2, 3, 4) for i in range(len(said) - n + 1)}
+
+
 def _same_topic(similarity: float, shared: frozenset[str]) -> bool:
     return bool(shared) and (similarity >= SAME_TOPIC or
                              (len(shared) >= 2 and similarity >= SAME_TOPIC_TWO_WORDS))
@@ -363,7 +390,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
             and t.author == new.author and is_claim(t.text)
             and (said_so or _other_numbers(new.text, t.text))
             and (takes_back(new.text) or not _in_the_past(t.text))
-            and (_same_topic(t.similarity, topic & topic_words(t.text))
+            and (_same_topic(t.similarity, _shared_topic(new.text, topic, t.text))
                  or _taken_back(new.text, t) or _corrected(new.text, t))
             and not _says_more(t.text, new.text)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
