@@ -69,3 +69,68 @@ def test_bulk_rows_new_repeated_and_updated_land_on_one_row_each() -> None:
     ana = {i for i, _ in index.search(eye[1], 4, Scope(team="t", user="ana"),
                                       [Lifecycle.ACTIVE])}
     assert {"m1", "m2"} <= ana
+
+
+class _KeysInOrder:
+    """An approximate index stand-in that returns the given keys (a real one is tested
+    against the exact scan in ``tests/integration/test_ann_index.py``)."""
+
+    def __init__(self, keys: list[int]) -> None:
+        self.keys = keys
+
+    def search(self, vector: np.ndarray, k: int) -> np.ndarray:
+        return np.array(self.keys[:k], dtype=np.uint64)
+
+
+def _keyed(keys: list[int]) -> VectorIndex:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((len(keys), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = VectorIndex(DIM)
+    rows = [(f"m{k}", "t", None, None, None, "semantic", "active") for k in keys]
+    index.upsert_rows(rows, vectors, keys=keys)
+    return index
+
+
+def test_keys_rising_or_not_find_their_rows_after_a_reload_too() -> None:
+    query = np.ones(DIM, dtype=np.float32) / np.sqrt(DIM)
+    for keys in ([10, 20, 30, 40], [40, 10, 30, 20]):  # bisected, then looked up
+        index = _keyed(keys)
+        reloaded = VectorIndex.from_state(DIM, index.state())
+        for held in (index, reloaded):
+            ann = _KeysInOrder([30, 99, 10])  # 99: a key no row holds
+            found = held.search(query, 2, Scope(team="t"), [Lifecycle.ACTIVE], ann=ann,  # type: ignore[arg-type]
+                                exact_below=0)
+            assert sorted(i for i, _ in found) == ["m10", "m30"]
+            assert "m20" in held and "m99" not in held
+
+
+def test_a_smaller_key_added_later_is_still_found() -> None:
+    index = VectorIndex.from_state(DIM, _keyed([10, 20, 30]).state())
+    vector = np.eye(DIM, dtype=np.float32)[0]
+    index.upsert_rows([("m5", "t", None, None, None, "semantic", "active")],
+                      vector[None, :], keys=[5])
+    found = index.search(vector, 1, Scope(team="t"), [Lifecycle.ACTIVE],
+                         ann=_KeysInOrder([5, 10, 20, 30]), exact_below=0)  # type: ignore[arg-type]
+    assert found[0][0] == "m5"
+
+
+def test_a_reloaded_index_answers_ids_once_its_rows_are_built() -> None:
+    index = VectorIndex.from_state(DIM, _keyed([10, 20, 30]).state())
+    build = index.build_rows_later()
+    assert build is not None
+    viewer, live = Scope(team="t"), [Lifecycle.ACTIVE]
+    assert index.visible_revs(["m10"], viewer, live) is None  # the caller reads the rows
+    build()
+    assert index.build_rows_later() is None  # built: nothing left to do
+    found = index.visible_revs(["m10", "m99"], viewer, live)
+    assert found is not None and [i for i, _ in found[0]] == ["m10"] and found[1] == ["m99"]
+    # a row added while it was coming is found too
+    later = VectorIndex.from_state(DIM, _keyed([10, 20]).state())
+    build = later.build_rows_later()
+    later.upsert_rows([("m30", "t", None, None, None, "semantic", "active")],
+                      np.eye(DIM, dtype=np.float32)[:1], keys=[30])
+    assert build is not None
+    build()
+    answered = later.visible_revs(["m30", "m10"], viewer, live)
+    assert answered is not None and sorted(i for i, _ in answered[0]) == ["m10", "m30"]

@@ -14,7 +14,7 @@ is evaluated over integer-coded columns before ranking, so an invisible row can 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,9 +80,16 @@ class VectorIndex:
         #: a mask costs ~1.4 ms, more than the approximate search itself. Read-only.
         self._masks: dict[tuple[object, ...], npt.NDArray[np.bool_]] = {}
         self._size = 0
-        self._rows: dict[str, int] = {}
+        #: Row of each id, and of each key: built on first use after ``from_state`` (at 100k
+        #: rows the two dicts cost ~35 ms, which a store opening to answer need not wait for;
+        #: a search of the approximate index bisects the keys instead).
+        self._rows: dict[str, int] | None = {}
         self._ids: list[str] = []
-        self._by_key: dict[int, int] = {}
+        self._by_key: dict[int, int] | None = {}
+        #: Whether the keys rise with the rows (a store loads its rows in key order): then a
+        #: key's row is found by bisection, with no dict (None: not known since a change).
+        self._keys_rising: bool | None = True
+        self._rows_coming = False  # ``build_rows_later``
         self._keys = np.full(initial_capacity, -1, dtype=np.int64)
         #: The store's change counter of each row when it was loaded (0: not given).
         self._revs = np.zeros(initial_capacity, dtype=np.int64)
@@ -94,7 +101,8 @@ class VectorIndex:
         return self._size
 
     def __contains__(self, memory_id: object) -> bool:
-        return memory_id in self._rows
+        with self._lock:
+            return memory_id in self._row_map()
 
     def upsert(self, entry: IndexEntry) -> None:
         self.upsert_many([entry])
@@ -126,11 +134,16 @@ class VectorIndex:
         ids = [row[0] for row in rows]
         with self._lock:
             self._reserve(self._size + len(rows))
-            positions = self._positions(ids)
+            positions = self._keyed_positions(ids, np.asarray(keys, dtype=np.int64)) \
+                if keys is not None and self._rows is None else None
+            if positions is None:
+                positions = self._positions(ids)
             if keys is not None:
                 self._keys[positions] = keys
-                self._by_key.update(zip((int(k) for k in keys), positions.tolist(),
-                                        strict=True))
+                self._keys_rising = None
+                if self._by_key is not None:
+                    self._by_key.update(zip((int(k) for k in keys), positions.tolist(),
+                                            strict=True))
             if revs is not None:
                 self._revs[positions] = revs
             set_columns(self._cols, self._interned, positions, [row[1:] for row in rows])
@@ -140,22 +153,94 @@ class VectorIndex:
     def _positions(self, ids: Sequence[str]) -> npt.NDArray[np.int64]:
         """The rows of ``ids``: new ones appended at the end. Ids all new and distinct (a
         store's first load) take rows in one step, without a Python call per row."""
-        if self._rows.keys().isdisjoint(ids) and len(set(ids)) == len(ids):
+        held = self._row_map()
+        if held.keys().isdisjoint(ids) and len(set(ids)) == len(ids):
             start = self._size
             self._size += len(ids)
-            self._rows.update(zip(ids, range(start, self._size), strict=True))
+            held.update(zip(ids, range(start, self._size), strict=True))
             self._ids.extend(ids)
             return np.arange(start, self._size, dtype=np.int64)
         return np.fromiter((self._row_of(i) for i in ids), dtype=np.int64, count=len(ids))
 
+    def _keyed_positions(self, ids: Sequence[str], keys: npt.NDArray[np.int64]
+                         ) -> npt.NDArray[np.int64] | None:
+        """The rows of ``ids`` found by their keys, new ones appended, while the row of each
+        id is not built (a store opening applies the rows changed since its index was saved:
+        a key names one memory); ``None`` when the keys do not say it plainly."""
+        found = self._rows_of_keys(keys)
+        held = found >= 0
+        pairs = list(zip(ids, found.tolist(), strict=True))
+        if any(row >= 0 and self._ids[row] != memory_id for memory_id, row in pairs):
+            return None
+        new = [memory_id for memory_id, row in pairs if row < 0]
+        if len(set(new)) != len(new) or len(set(keys.tolist())) != len(keys):
+            return None
+        positions = found.copy()
+        positions[~held] = np.arange(self._size, self._size + len(new), dtype=np.int64)
+        self._size += len(new)
+        self._ids.extend(new)
+        return positions
+
     def _row_of(self, memory_id: str) -> int:
         """The row of ``memory_id``, a new one at the end when it has none yet."""
-        row = self._rows.get(memory_id)
+        held = self._row_map()
+        row = held.get(memory_id)
         if row is None:
-            row = self._rows[memory_id] = self._size
+            row = held[memory_id] = self._size
             self._size += 1
             self._ids.append(memory_id)
         return row
+
+    def _rows_of_keys(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The row of each key (-1: none holds it)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        n = self._size
+        held = self._keys[:n]
+        if self._keys_rising is None:
+            self._keys_rising = bool(n < 2 or np.all(held[1:] > held[:-1])) and \
+                bool(n == 0 or held[0] >= 0)
+        if self._keys_rising and n:
+            at = np.minimum(np.searchsorted(held, keys), n - 1)
+            return np.where(held[at] == keys, at, -1).astype(np.int64)
+        by_key = self._key_map()
+        return np.array([by_key.get(key, -1) for key in keys.tolist()], dtype=np.int64)
+
+    def build_rows_later(self) -> Callable[[], None] | None:
+        """Say that the row of each id will be built by the caller, on a thread of its own
+        once the calls allow (until then ``visible_revs`` answers None); returns the build
+        (None: built already)."""
+        with self._lock:
+            if self._rows is not None:
+                return None
+            self._rows_coming = True
+            return self._build_row_map
+
+    def _build_row_map(self) -> None:
+        """The row of each id, made from a copy of the ids outside the lock (the ids added
+        meanwhile under it)."""
+        with self._lock:
+            if self._rows is not None:
+                self._rows_coming = False
+                return
+            ids = self._ids[:self._size]
+        built = dict(zip(ids, range(len(ids)), strict=True))
+        with self._lock:
+            if self._rows is None:
+                built.update(zip(self._ids[len(ids):self._size],
+                                 range(len(ids), self._size), strict=True))
+                self._rows = built
+            self._rows_coming = False
+
+    def _row_map(self) -> dict[str, int]:
+        if self._rows is None:
+            self._rows = dict(zip(self._ids, range(self._size), strict=True))
+        return self._rows
+
+    def _key_map(self) -> dict[int, int]:
+        if self._by_key is None:
+            keys = self._keys[:self._size].tolist()
+            self._by_key = {key: row for row, key in enumerate(keys) if key >= 0}
+        return self._by_key
 
     def reserve(self, rows: int) -> None:
         """Make room for ``rows`` rows at once (a store loading its memories says how many
@@ -183,7 +268,7 @@ class VectorIndex:
 
     def set_lifecycle(self, memory_id: str, lifecycle: Lifecycle) -> None:
         with self._lock:
-            row = self._rows.get(memory_id)
+            row = self._row_map().get(memory_id)
             if row is not None:
                 self._cols["lifecycle"][row] = LIFECYCLE_CODES[lifecycle]
                 self._changed()
@@ -192,7 +277,7 @@ class VectorIndex:
         """A purged memory: its row stays allocated, its vector erased, and no search
         matches it again. Returns its key (None: not held, or held without one)."""
         with self._lock:
-            row = self._rows.get(memory_id)
+            row = self._row_map().get(memory_id)
             if row is None:
                 return None
             self._cols["lifecycle"][row] = DROPPED
@@ -249,11 +334,14 @@ class VectorIndex:
         among ``lifecycles`` and ``types``) with the rev each was loaded at; and those not
         held, of which the index cannot say. Unless ``wait``, None while another thread
         holds the index (a search in progress)."""
+        if self._rows is None and self._rows_coming:  # built soon on a thread: the first
+            return None  # recalls of a store just opened read their rows meanwhile
         if not self._lock.acquire(blocking=wait):
             return None
         try:
             n = self._size
-            found = [(i, self._rows.get(i)) for i in ids]
+            held_rows = self._row_map()
+            found = [(i, held_rows.get(i)) for i in ids]
             unheld = [i for i, row in found if row is None]
             held = [(i, row) for i, row in found if row is not None]
             if not held:
@@ -275,9 +363,7 @@ class VectorIndex:
         fetch = int(np.ceil(wanted * self._size / visible * 1.2))
         if fetch > MAX_FETCH:
             return None
-        by_key = self._by_key
-        rows = np.array([by_key.get(key, -1) for key in ann.search(vector, fetch).tolist()],
-                        dtype=np.int64)
+        rows = self._rows_of_keys(ann.search(vector, fetch))
         rows = rows[rows >= 0]
         rows = rows[mask[rows]]
         if rows.size < min(k, visible):
@@ -315,7 +401,8 @@ class VectorIndex:
     def vectors_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """The vectors of ``keys`` (each must be held)."""
         with self._lock:
-            return self._matrix[[self._by_key[int(key)] for key in keys]]
+            by_key = self._key_map()
+            return self._matrix[[by_key[int(key)] for key in keys]]
 
     def keys(self) -> npt.NDArray[np.int64]:
         """The keys of every keyed row (a copy)."""
@@ -334,7 +421,8 @@ class VectorIndex:
         mask = visibility_mask(self._cols, self._interned, n, viewer, lifecycles, types)
         if allowed_ids is not None:
             allowed = np.zeros(n, dtype=np.bool_)
-            rows = [self._rows[i] for i in allowed_ids if i in self._rows]
+            held = self._row_map()
+            rows = [held[i] for i in allowed_ids if i in held]
             allowed[rows] = True
             mask &= allowed
         return np.asarray(mask, dtype=np.bool_)
@@ -362,14 +450,11 @@ class VectorIndex:
         capacity = max(n, len(state.matrix))
         index._size = n
         index._ids = list(state.ids)
-        index._rows = dict(zip(index._ids, range(n), strict=True))
+        index._rows = index._by_key = None  # built on first use
+        index._keys_rising = None
         index._keys = _padded(state.keys, capacity, -1)
         index._revs = _padded(state.revs, capacity, 0)
         index._matrix = state.matrix
-        keys = state.keys[:n].tolist()
-        index._by_key = dict(zip(keys, range(n), strict=True))
-        if n and min(keys) < 0:  # rows without a key (none in a store's index)
-            index._by_key = {key: row for key, row in index._by_key.items() if key >= 0}
         index._cols = {name: _padded(column, capacity, 0)
                        for name, column in state.columns.items()}
         for name, values in state.interned.items():

@@ -699,11 +699,30 @@ class SQLiteStore(SQLStore):
         approximate one unless ``background`` (searches scan exactly until it is in); the
         lexical index of a large store builds on a thread that gives way to ``gate``'s calls
         (FTS5 answers until it is in)."""
-        self._catch_up_index()
+        index = self._catch_up_index()
         self._lexical.warm_up(background=background, gate=gate)
+        if background and gate is not None:
+            self._build_rows_later(index, gate)
         thread = self._ann_thread
         if thread is not None and not background:
             thread.join()
+
+    @staticmethod
+    def _build_rows_later(index: VectorIndex, gate: Gate) -> None:
+        """The row of each id of a saved index (~20 ms of Python at 100k) built once the
+        calls leave a gap: the first recalls read their rows from the table meanwhile."""
+        build = index.build_rows_later()
+        if build is None:
+            return
+
+        def run() -> None:
+            try:
+                with gate.background():
+                    gate.quiet()
+            finally:
+                build()  # whatever happened to the wait: searches must not go without it
+
+        threading.Thread(target=run, name="strata-index-rows", daemon=True).start()
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
