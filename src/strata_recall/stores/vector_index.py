@@ -138,9 +138,9 @@ class VectorIndex:
                 if keys is not None and self._rows is None else None
             if positions is None:
                 positions = self._positions(ids)
+            self._keys_rising = None  # rows added, or keys changed: looked at again
             if keys is not None:
                 self._keys[positions] = keys
-                self._keys_rising = None
                 if self._by_key is not None:
                     self._by_key.update(zip((int(k) for k in keys), positions.tolist(),
                                             strict=True))

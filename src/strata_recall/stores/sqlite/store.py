@@ -646,10 +646,13 @@ class SQLiteStore(SQLStore):
         if ann is not None:
             return ann
         ann = AnnIndex(self.dim, rev=rev)
+        # a small graph is built on one thread: the same rows give the same graph (a graph
+        # built by several threads depends on their order, and its recall varies with it)
+        threads = (os.cpu_count() or 1) if len(index) >= ANN_MIN_ROWS else 1
         for keys, vectors in index.keyed_chunks(ANN_BUILD_CHUNK):
             if self._closing.is_set():
                 return None
-            ann.upsert(keys, vectors, threads=os.cpu_count() or 1)
+            ann.upsert(keys, vectors, threads=threads)
         return ann
 
     def _heal_ann(self, ann: AnnIndex, index: VectorIndex, *, covered: int,
