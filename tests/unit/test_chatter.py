@@ -78,6 +78,9 @@ def test_an_assistant_that_only_repeats_the_user_echoes() -> None:
     assert not is_echo("Got it. Is Ben your manager there?", "I work at Deloitte.", "assistant")
     assert not is_echo("Sure, Lisbon has great food.", "I live in Lisbon.", "assistant")
     assert not is_echo("I work at Deloitte.", "I work at Deloitte.", "user")
+    shower = "just add that my sister's baby shower is May 18 at her place"
+    assert is_echo("Added: your sister's baby shower on May 18.", shower, "assistant")
+    assert not is_echo("Added: your dentist appointment on May 18.", shower, "assistant")
 
 
 def test_an_acknowledgement_naming_only_what_the_user_said_echoes() -> None:

@@ -46,6 +46,13 @@ def test_an_and_inside_one_item_joins_two_words_not_two_items() -> None:
     ("Emergency contacts: my sister Beth 555-0134. my doctor is Dr. Liang",
      "new primary care doc is Dr. Moreno", "my doctor is Dr. Liang",
      "Emergency contacts: my sister Beth 555-0134"),
+    # the item whose number the change replaces goes first, one of the same shape first
+    ("booked my flight to lisbon! lands at 2:40pm on the 9th",
+     "correction on the lisbon flight: landing is 4:10pm", "lands at 2:40pm on the 9th",
+     "booked my flight to lisbon"),
+    ("Home details: we rent a 2br on Fulton St, rent is 2400, lease ends July 31.",
+     "renewed the lease! rent goes up to 2550 starting next month", "rent is 2400",
+     "Home details: we rent a 2br on Fulton St, lease ends July 31."),
     ("for the travel profile: seat preference aisle, frequent flyer number 9081726354",
      "changed my seat preference to window", "seat preference aisle",
      "for the travel profile: frequent flyer number 9081726354"),

@@ -41,6 +41,7 @@ def new(text: str, author: str | None = None) -> Turn:
     ("The landlord raised my rent to $1,950.", True),
     ("Sorry, I meant the 21st.", True),
     ("as of Monday I'm at Halvorsen Health", True),
+    ("stepped down from the PTA board last month", True),
     ("I run 10 km every week.", False),
     ("I love anchovies now too.", False),  # adds to a list
     ("I was born and raised in Brazil.", False),  # "raised" without "to": no change
@@ -74,6 +75,8 @@ def test_an_acronym_shares_the_words_it_stands_for() -> None:
     assert succeeded(moved, [therapy]) == therapy  # two words shared: 0.4 is close enough
     other = earlier("Pilates training is on Tuesdays at 4pm", 0.3)
     assert succeeded(moved, [other]) is None
+    home = earlier("I work from home mondays and fridays", 0.45)  # small words spell it too
+    assert succeeded(new("my WFH days are now tuesday and thursday"), [home]) == home
 
 
 def test_the_most_similar_qualifying_earlier_turn_is_superseded() -> None:
@@ -199,6 +202,10 @@ def test_a_correction_that_opens_the_next_turn_takes_back_the_one_just_said() ->
     assert succeeded(new("no sorry, UA 842. I flipped the digits"), [just]) == just
     assert succeeded(new("no sorry, UA 842. I flipped the digits"), [said]) is None
     assert succeeded(new("oops, I love jazz too"), [just]) is None
+    name = earlier("my manager's name is Katherine Boyle", 0.1)
+    spelled = Turn(name.id, name.text, name.said_at, 0.1, just_before=True)
+    assert succeeded(new("sorry it's Kathryn, with a y"), [spelled]) == spelled
+    assert succeeded(new("sorry it's Martin, not her"), [spelled]) is None
 
 
 @pytest.mark.parametrize(("text", "plain"), [

@@ -208,15 +208,23 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
         return False
     tokens = words(text)
     exclaimed = text.strip().endswith("!") and len(tokens) <= EXCLAMATION_WORDS
+    reports = tokens[:1] != [] and tokens[0] in _REPORTED
     if not tokens or len(tokens) > MAX_CHATTER_WORDS or not (
-            exclaimed or _acknowledges(tokens) or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
+            exclaimed or reports or _acknowledges(tokens)
+            or any(t in DIALOGUE_ACT_WORDS for t in tokens)):
         return False  # neither an acknowledgement nor a reaction ("Autumn is lovely!")
     said = {as_digit(stem(w)) for w in content_words(tokens)} - {"you", "your", "yours"}
+    if reports:  # "Added: your sister's baby shower on May 18.": what it did is no claim
+        said.discard(as_digit(stem(tokens[0])))
     heard = {as_digit(stem(w)) for w in content_words(words(previous))}
     opens = tokens[0] in _ACK_OPENERS or tokens[0] in DIALOGUE_ACT_WORDS
     return said <= heard or (opens and _specifics(text) <= heard and _claims_nothing(text))
 
 
+#: What an assistant reports having done, opening a turn that then repeats what it acted on
+#: ("Added: your sister's baby shower on May 18.", "Saved — dentist on the 4th").
+_REPORTED = frozenset("added saved noted logged scheduled booked recorded updated set "
+                      "blocked done".split())
 #: Words an assistant opens an acknowledgement with ("Sure, Nopa on Saturday, party of six.",
 #: "Thanks, I'll use June 3.").
 _ACK_OPENERS = frozenset("sure ok okay got noted thanks thank understood will perfect great "

@@ -151,18 +151,21 @@ def _changed_in(turn: Turn, weights: dict[str, int], new_text: str, said_so: boo
     scored = []
     for index, item in enumerate(listed):
         text = turn.text[item.start:item.end]
-        if item.header or "?" in text or not (said_so or _swaps_a_number(text, new_text)):
+        swap = _swaps_a_number(text, new_text)
+        if item.header or "?" in text or not (said_so or swap):
             continue
         mine = topic_words(text)
         score = sum(w for word, w in weights.items() if _shares(word, mine))
         if score and _said(text) - said_new:  # it says what the change does not: the old value
-            scored.append((score, index, text))
+            # an item whose number the change replaces goes first ("lands at 2:40pm" before
+            # "booked my flight to lisbon" for "landing is 4:10pm")
+            scored.append((swap, score, index, text))
     if not scored:
         return None
     scored.sort(reverse=True)
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+    if len(scored) > 1 and scored[1][:2] == scored[0][:2]:
         return None
-    score, index, text = scored[0]
+    _, score, index, text = scored[0]
     rest = without(turn.text, listed, index)
     return None if rest is None else (score, text.strip(), rest)
 
@@ -170,9 +173,18 @@ def _changed_in(turn: Turn, weights: dict[str, int], new_text: str, said_so: boo
 _NUMBER = re.compile(r"\d[\w.:/-]*")
 
 
-def _swaps_a_number(item: str, new_text: str) -> bool:
-    theirs, mine = _numbers(item), _numbers(new_text)
-    return bool(theirs - mine) and bool(mine - theirs)
+def _swaps_a_number(item: str, new_text: str) -> int:
+    """How plainly the new turn gives another number for one of ``item``'s: 2 when one of
+    each has the same shape ("2400" / "2550", "2:40pm" / "4:10pm"), 1 for other numbers, 0
+    when either has none the other lacks."""
+    theirs, mine = _numbers(item) - _numbers(new_text), _numbers(new_text) - _numbers(item)
+    if not theirs or not mine:
+        return 0
+    return 2 if {_shape(n) for n in theirs} & {_shape(n) for n in mine} else 1
+
+
+def _shape(number: str) -> str:
+    return re.sub(r"\d", "9", number)
 
 
 def _numbers(text: str) -> frozenset[str]:

@@ -56,7 +56,8 @@ _CHANGE = re.compile(
     r"(?:raised|lowered|bumped|pushed|upped|moved|increased|decreased|cut)"
     r"(?: \w+){0,3} (?:up|down|back|to)|(?:raised|lowered|increased|hiked) (?:the|my|our)|"
     r"went back to|got rid of|broke up|split up|took over|"
-    r"left|retired|finished|ended|not any ?more|actually|correction|scratch that|"
+    r"left|retired|resigned|stepped (?:down|away)|finished|ended|not any ?more|actually|"
+    r"correction|scratch that|"
     r"oops|whoops|no wait|i mean|i meant|misspoke|typo|mixed (?:it|that|them|those) up|"
     r"was wrong|(?:had|got) (?:\w+ ){0,2}wrong)\b",
     re.IGNORECASE,
@@ -316,9 +317,11 @@ def _acronyms(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def _initials(text: str) -> dict[str, tuple[str, ...]]:
-    """Each run of two to four content words by its initials ("physical therapy": "pt")."""
-    said = [w for w in words(text) if w.isalpha() and w not in STOPWORDS]
-    return {"".join(w[0] for w in said[i:i + n]): tuple(stem(w) for w in said[i:i + n])
+    """Each run of two to four words by its initials, with the stems of its content words
+    ("physical therapy": "pt"; "work from home": "wfh")."""
+    said = [w for w in words(text) if w.isalpha()]
+    return {"".join(w[0] for w in said[i:i + n]):
+            tuple(stem(w) for w in said[i:i + n] if w not in STOPWORDS)
             for n in (2, 3, 4) for i in range(len(said) - n + 1)}
 
 
@@ -343,11 +346,28 @@ def _corrected(text: str, earlier: Turn) -> bool:
 def _taken_back(text: str, earlier: Turn) -> bool:
     """``text`` takes back ``earlier``, the claim its speaker made just before: it opens
     with a correction and names the same thing or gives another number ("my flight is UA
-    482" … "no sorry, UA 842"; "I wear a size 10" … "hmm actually make it 10.5"), however
-    little the two read alike."""
+    482" … "no sorry, UA 842"; "I wear a size 10" … "hmm actually make it 10.5"; "my manager's
+    name is Katherine Boyle" … "sorry it's Kathryn, with a y"), however little the two read
+    alike."""
     return earlier.just_before and takes_back(text) and (
         bool(topic_words(text) & topic_words(earlier.text))
-        or (bool(_numbers(text)) and bool(_numbers(earlier.text))))
+        or (bool(_numbers(text)) and bool(_numbers(earlier.text)))
+        or _respells(text, earlier.text))
+
+
+#: Letters a name spelled anew keeps from the one it corrects ("Kathryn" / "Katherine").
+RESPELLED_PREFIX = 4
+
+
+def _respells(text: str, other: str) -> bool:
+    """``text`` gives a name ``other`` spells otherwise: the same first letters, not the
+    same name."""
+    def names(said: str) -> set[str]:
+        return {t.casefold() for t in re.findall(r"\b[A-Z][a-z]{3,}\b", said)}
+
+    theirs = names(other)
+    return any(n != o and n[:RESPELLED_PREFIX] == o[:RESPELLED_PREFIX]
+               for n in names(text) - theirs for o in theirs)
 
 
 @lru_cache(maxsize=4096)
