@@ -401,8 +401,10 @@ class VectorIndex:
     def vectors_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """The vectors of ``keys`` (each must be held)."""
         with self._lock:
-            by_key = self._key_map()
-            return self._matrix[[by_key[int(key)] for key in keys]]
+            rows = self._rows_of_keys(np.asarray(keys, dtype=np.int64))
+            if np.any(rows < 0):
+                raise KeyError("a key the index does not hold")
+            return self._matrix[rows]
 
     def keys(self) -> npt.NDArray[np.int64]:
         """The keys of every keyed row (a copy)."""
