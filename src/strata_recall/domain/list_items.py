@@ -51,15 +51,6 @@ _UNCHANGED = re.compile(r"\b(?:same|still|unchanged|kept)\s+(?:(?:the|my|our|sam
 #: punctuation ("No problem, Nate!").
 _CALLED = re.compile(r"\b(?:hi|hey|hello|thanks|thank you|wow|congrats|bye),?\s+([A-Z][a-z]+)"
                      r"|(?:^|[,.!]\s*)([A-Z][a-z]+)(?=\s*(?:[,!?.]|$))")
-#: What a change says of the claim it replaces without naming it: a move is about where
-#: someone lives, a new job about where they work ("Luis just moved to Denver" changes "he
-#: lives in Austin").
-_IMPLIES = (
-    (re.compile(r"\b(?:moved|relocated|moving)\b(?! (?:\w+ ){0,3}(?:up|back|to (?:mon|tue|wed|"
-                r"thu|fri|sat|sun)\w*))", re.IGNORECASE), stem("lives")),
-    (re.compile(r"\b(?:new job|started (?:at|with)|joined|got hired|hired (?:at|by))\b",
-                re.IGNORECASE), stem("works")),
-)
 #: A turn that answers no ("Nope! You'll just have to watch it"): it takes nothing back.
 _ANSWERS_NO = re.compile(r"^\W*(?:no|nope|nah)\b(?!\W+(?:sorry|wait|actually|i mean|i meant|"
                          r"it'?s|that'?s)\b)", re.IGNORECASE)
@@ -73,7 +64,6 @@ class Item:
     start: int
     end: int
     header: bool  # followed by a colon: what the list is of ("my meds:")
-    ends_sentence: bool = False  # followed by a sentence's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,32 +82,29 @@ def items(text: str) -> list[Item]:
     for gap in [*_BETWEEN.finditer(text), None]:
         end = len(text) if gap is None else gap.start()
         header = gap is not None and gap.group(0).strip().startswith(":")
-        ends = gap is not None and gap.group(0).strip()[:1] in (".", "!", "?")
-        found += _split_on_and(text, start, end, header, ends)
+        found += _split_on_and(text, start, end, header)
         if gap is not None:
             start = gap.end()
     return [i for i in found if text[i.start:i.end].strip(" .!?")]
 
 
-def _split_on_and(text: str, start: int, end: int, header: bool, ends: bool) -> list[Item]:
+def _split_on_and(text: str, start: int, end: int, header: bool) -> list[Item]:
     piece = text[start:end]
     joins = list(_AND.finditer(piece))
     bounds = [0, *(p for j in joins for p in (j.start(), j.end())), len(piece)]
     parts = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
     if len(parts) > 1 and all(len(piece[a:b].split()) >= AND_SIDE_WORDS for a, b in parts):
-        return [Item(start + a, start + b, header and n == len(parts) - 1,
-                     ends and n == len(parts) - 1) for n, (a, b) in enumerate(parts)]
-    return [Item(start, end, header, ends)]
+        return [Item(start + a, start + b, header and n == len(parts) - 1)
+                for n, (a, b) in enumerate(parts)]
+    return [Item(start, end, header)]
 
 
 def without(text: str, listed: Sequence[Item], index: int) -> str | None:
     """``text`` without item ``index``: with the separator before it, or after it when it
-    opens the list or a sentence ("… brother Luis? He lives in Austin and he's into BBQ"
-    keeps "… brother Luis? he's into BBQ"); ``None`` when nothing but a header would be
-    left."""
+    opens the list; ``None`` when nothing but a header would be left."""
     item = listed[index]
-    opens = index == 0 or listed[index - 1].header or listed[index - 1].ends_sentence
-    if index > 0 and not (opens and index + 1 < len(listed)) and not listed[index - 1].header:
+    after_header = index > 0 and listed[index - 1].header
+    if index > 0 and not after_header:
         cut = (listed[index - 1].end, item.end)
     elif index + 1 < len(listed):
         cut = (item.start, listed[index + 1].start)
@@ -212,7 +199,6 @@ def _said(text: str) -> frozenset[str]:
 def _topic_weights(text: str) -> dict[str, int]:
     """The new turn's topic words (stems), each weighed by how it is written, without those
     it says stayed the same."""
-    implied = {word: ATTRIBUTE_WEIGHT for pattern, word in _IMPLIES if pattern.search(text)}
     same = {stem(m.group(1).casefold().split("'", 1)[0]) for m in _UNCHANGED.finditer(text)}
     same |= {stem((m.group(1) or m.group(2)).casefold()) for m in _CALLED.finditer(text)}
     weights: dict[str, int] = {}
@@ -225,7 +211,7 @@ def _topic_weights(text: str) -> dict[str, int]:
                 continue
             weight = NAME_WEIGHT if base[0].isupper() else ATTRIBUTE_WEIGHT
             weights[stemmed] = max(weights.get(stemmed, 0), weight)
-    return {**implied, **weights}
+    return weights
 
 
 def _shares(word: str, item_words: frozenset[str]) -> bool:
