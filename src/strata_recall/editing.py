@@ -32,10 +32,9 @@ from strata_recall.domain.models import (
     ScopeLike,
 )
 from strata_recall.domain.review import approved, rejected, review_edits
-from strata_recall.domain.secrets import masked
 from strata_recall.domain.text import search_text
 from strata_recall.errors import InvalidInput, StrataError
-from strata_recall.ingest import EPISODE_TAG, memory_embedding_text, memory_search_text
+from strata_recall.ingest import EPISODE_TAG, indexed_texts
 from strata_recall.policy import owns
 from strata_recall.ports import Embedder, MemoryChange, Store, WriteBatch
 from strata_recall.readonly import lookup as lookup  # re-exported: its old home
@@ -235,10 +234,8 @@ class Editor:
 
     def indexed(self, memory: Memory) -> tuple[Vector, str]:
         """The vector and the search text of ``memory``'s content, with its speaker."""
-        source = self._source_event(memory)
-        shown = masked(memory).content  # the indexes never hold a secret
-        return (self.embedder.embed([memory_embedding_text(shown, source)])[0],
-                memory_search_text(shown, source))
+        embedded, words = indexed_texts(memory, self._source_event(memory))
+        return self.embedder.embed([embedded])[0], words
 
     def apply(self, planned: Planned, expected_version: int) -> Memory:
         vector = search = None
@@ -254,7 +251,7 @@ class Editor:
 
     def _source_event(self, memory: Memory) -> Event | None:
         events = self.store.events(memory.provenance.event_ids[:1])
-        return masked(events[0]) if events else None
+        return events[0] if events else None
 
 
 def check_batch(items: object, limit: int) -> None:

@@ -314,6 +314,14 @@ def memory_embedding_text(content: str, event: Event | None, previous: Event | N
     return f"{before}\n{line}"
 
 
+def indexed_texts(memory: Memory, source: Event | None) -> tuple[str, str]:
+    """What the embedder and the lexical index see of ``memory``'s content as ``source``
+    said it (a rewritten turn, an edited memory): secrets masked in both."""
+    shown = masked(memory).content
+    said = masked(source) if source is not None else None
+    return memory_embedding_text(shown, said), memory_search_text(shown, said)
+
+
 def episode_parts(meta: Mapping[str, Any]) -> list[str]:
     """The turn memories an episode holds (``meta.parts``, as ``build_episode`` wrote it)."""
     parts = meta.get("parts", [])

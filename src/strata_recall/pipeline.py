@@ -44,8 +44,8 @@ from strata_recall.ingest import (
     EPISODE_KEY,
     episode_line,
     episode_parts,
+    indexed_texts,
     memory_embedding_text,
-    memory_search_text,
 )
 from strata_recall.pacing import CHUNK_CHARS, paced_chunks
 from strata_recall.ports import (
@@ -588,10 +588,8 @@ class WritePipeline:
             vector = words = None
             if p.content_changed:
                 said = self.store.events(p.after.provenance.event_ids[:1])
-                shown = masked(p.after).content
-                source = masked(said[0]) if said else None
-                vector = self.embedder.embed([memory_embedding_text(shown, source)])[0]
-                words = memory_search_text(shown, source)
+                embedded, words = indexed_texts(p.after, said[0] if said else None)
+                vector = self.embedder.embed([embedded])[0]
             out.append(MemoryChange(after=p.after, expected_version=version, history=p.history,
                                     embedding=vector, search_text=words))
         return out
@@ -1081,9 +1079,6 @@ def _events_of(ids: set[Any], planned: applying.Plan, turns: Mapping[str, str]) 
     """The events whose new facts, or whose turns, are among ``ids``."""
     return {d.event_id for d in planned.added if d.memory.id in ids} | \
         {e for e, t in turns.items() if t in ids}
-
-
-
 
 
 def _changeable(memory: Memory, now: datetime) -> bool:

@@ -34,6 +34,22 @@ class CountingEmbedder:
         return EMBEDDER.embed(texts)
 
 
+class FailingAtCall(CountingEmbedder):
+    """Raises at its ``failing``-th call (0-based), noted as -1 in ``calls``."""
+
+    def __init__(self, failing: int) -> None:
+        super().__init__()
+        self.failing = failing
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from strata_recall.errors import EmbedderError
+
+        if len(self.calls) == self.failing:
+            self.calls.append(-1)
+            raise EmbedderError("the model stopped")
+        return super().embed(texts)
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def made(
     request: pytest.FixtureRequest, tmp_path: Path
@@ -91,14 +107,7 @@ def test_a_failing_batch_keeps_the_batches_written_before_it_and_writes_none_aft
     leaves batches 1 and 2 stored (each its own transaction) and nothing from 3 on."""
     from strata_recall.errors import EmbedderError
 
-    class FailingThirdCall(CountingEmbedder):
-        def embed(self, texts: Sequence[str]) -> np.ndarray:
-            if len(self.calls) == 2:
-                self.calls.append(-1)
-                raise EmbedderError("the model stopped")
-            return super().embed(texts)
-
-    embedder = FailingThirdCall()
+    embedder = FailingAtCall(2)
     strata = Strata(STORE_ADAPTERS["sqlite"](tmp_path), embedder,
                     settings=load_settings(home=Path("/nonexistent")))
     texts = [f"note {i} about the orchard" for i in range(40)]
@@ -185,14 +194,7 @@ def test_a_model_error_inside_a_batch_keeps_the_batches_before_it_whole(
     stored (acknowledged by its commit), nothing of the second (one transaction) or later."""
     from strata_recall.errors import EmbedderError
 
-    class FailingFourthPiece(CountingEmbedder):
-        def embed(self, texts: Sequence[str]) -> np.ndarray:
-            if len(self.calls) == 3:
-                self.calls.append(-1)
-                raise EmbedderError("the model stopped")
-            return super().embed(texts)
-
-    embedder = FailingFourthPiece()
+    embedder = FailingAtCall(3)
     strata = Strata(STORE_ADAPTERS["sqlite"](tmp_path), embedder,
                     settings=load_settings(home=Path("/nonexistent")))
     texts = [f"sample {i} from the river bank" for i in range(150)]

@@ -686,11 +686,7 @@ def planned_episode(episode: Memory, content: str, by: Sequence[str], now: datet
                     origin: Origin) -> Planned:
     """``episode`` as a new version saying ``content``: without the lines of its turns that
     were superseded by ``by`` (``domain/episodes.py``)."""
-    ended_by = list(dict.fromkeys((*episode.meta.get(LINES_ENDED_BY_KEY, ()), *by)))
-    after = episode.evolve(content=content, content_hash=content_hash(content), updated_at=now,
-                           version=episode.version + 1,
-                           meta={**episode.meta, LINES_ENDED_BY_KEY: ended_by})
-    return _by_rule(episode, after, now, origin,
+    return _by_rule(episode, _said_anew(episode, content, by, now), now, origin,
                     "without the lines of its turns that were superseded")
 
 
@@ -699,13 +695,18 @@ def planned_without_item(turn: Memory, content: str, item: str, by: str, now: da
     """The list turn ``turn`` as a new version saying ``content``: without ``item``, which
     the later turn ``by`` changed (``domain/list_items.py``); ``undo`` of ``by`` puts it
     back. Its vector is made anew from the new text (the old one still says the item)."""
-    ended_by = list(dict.fromkeys((*turn.meta.get(LINES_ENDED_BY_KEY, ()), by)))
-    after = turn.evolve(content=content, content_hash=content_hash(content), updated_at=now,
-                        version=turn.version + 1,
-                        meta={**turn.meta, LINES_ENDED_BY_KEY: ended_by})
-    planned = _by_rule(turn, after, now, origin,
+    planned = _by_rule(turn, _said_anew(turn, content, (by,), now), now, origin,
                        f"a later turn changed one item of it: {item!r} ({by})")
     return replace(planned, content_changed=True)
+
+
+def _said_anew(memory: Memory, content: str, by: Sequence[str], now: datetime) -> Memory:
+    """``memory`` as a new version saying ``content``, listing the turns ``by`` whose
+    decisions shortened it (``LINES_ENDED_BY_KEY``: ``undo`` of one of them gives it back)."""
+    ended_by = list(dict.fromkeys((*memory.meta.get(LINES_ENDED_BY_KEY, ()), *by)))
+    return memory.evolve(content=content, content_hash=content_hash(content), updated_at=now,
+                         version=memory.version + 1,
+                         meta={**memory.meta, LINES_ENDED_BY_KEY: ended_by})
 
 
 def planned_repeat_ended(reply: Memory, by: str, now: datetime, origin: Origin) -> Planned:

@@ -208,7 +208,7 @@ def is_echo(text: str, previous: str | None, role: str | None = None) -> bool:
         return False
     tokens = words(text)
     exclaimed = text.strip().endswith("!") and len(tokens) <= EXCLAMATION_WORDS
-    reports = tokens[:1] != [] and tokens[0] in _REPORTED
+    reports = bool(tokens) and tokens[0] in _REPORTED
     if not tokens or len(tokens) > MAX_CHATTER_WORDS or not (
             exclaimed or reports or _acknowledges(tokens)
             or any(t in DIALOGUE_ACT_WORDS for t in tokens)):

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from strata_recall.domain.text import STOPWORDS, stem
 from strata_recall.domain.turn_succession import (
+    NOT_AFTER_A_TITLE,
     Turn,
     claim_of,
     says_change,
@@ -37,8 +38,7 @@ from strata_recall.domain.turn_succession import (
 #: Between two items: a comma or semicolon (with the "and" after it), a header's colon (not
 #: "6:15"), or a sentence's end (not a title's full stop: "Dr. Liang").
 _BETWEEN = re.compile(
-    r"\s*[,;]\s*(?:(?:and|but|plus)\s+)?|:(?!\d)\s*|"
-    r"(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bdr)(?<!\bst)(?<!\bjr)(?<!\bsr)(?<!\bmt)[.!?]+\s+",
+    r"\s*[,;]\s*(?:(?:and|but|plus)\s+)?|:(?!\d)\s*|" + NOT_AFTER_A_TITLE + r"[.!?]+\s+",
     re.IGNORECASE)
 #: "and" inside a piece, which joins two items when both sides have a few words ("Maya is 7
 #: and in 2nd grade"), not two words of one ("with breakfast and dinner").

@@ -71,9 +71,12 @@ _NOT_A_CLAIM = re.compile(
     r"\b(?:in|back in|during|until) (?:1[89]|20)\d\d\b|\bago\b|\bused to\b|\bwhen i was\b|"
     r"\b(?:my|our|his|her|their) (?:old|former|previous|ex)\b",
     re.IGNORECASE)
-#: A sentence's end; a title's or an abbreviation's full stop ("Dr. Lin") is none.
-_SENTENCE_END = re.compile(r"(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bdr)(?<!\bst)(?<!\bjr)"
-                           r"(?<!\bsr)(?<!\bvs)(?<!\bmt)[.!?](?:\s|$)", re.IGNORECASE)
+#: Not just after a title or an abbreviation whose full stop ends no sentence ("Dr. Lin"):
+#: what a pattern for a sentence's end opens with.
+NOT_AFTER_A_TITLE = "".join(rf"(?<!\b{t})" for t in ("mr", "mrs", "ms", "dr", "st", "jr", "sr",
+                                                        "vs", "mt"))
+#: A sentence's end.
+_SENTENCE_END = re.compile(NOT_AFTER_A_TITLE + r"[.!?](?:\s|$)", re.IGNORECASE)
 #: Words that add to what was said rather than replace it ("too" only ending a clause: "me
 #: too", not "too crowded").
 _ADDS = re.compile(r"\btoo\b(?=\s*(?:[.!,;]|$))|\b(?:also|as well|in addition|another one|"
@@ -357,17 +360,15 @@ def _taken_back(text: str, earlier: Turn) -> bool:
 
 #: Letters a name spelled anew keeps from the one it corrects ("Kathryn" / "Katherine").
 RESPELLED_PREFIX = 4
+_NAME = re.compile(r"\b[A-Z][a-z]{3,}\b")
 
 
 def _respells(text: str, other: str) -> bool:
     """``text`` gives a name ``other`` spells otherwise: the same first letters, not the
     same name."""
-    def names(said: str) -> set[str]:
-        return {t.casefold() for t in re.findall(r"\b[A-Z][a-z]{3,}\b", said)}
-
-    theirs = names(other)
-    return any(n != o and n[:RESPELLED_PREFIX] == o[:RESPELLED_PREFIX]
-               for n in names(text) - theirs for o in theirs)
+    theirs = {n.casefold() for n in _NAME.findall(other)}
+    mine = {n.casefold() for n in _NAME.findall(text)} - theirs
+    return any(n[:RESPELLED_PREFIX] == o[:RESPELLED_PREFIX] for n in mine for o in theirs)
 
 
 @lru_cache(maxsize=4096)

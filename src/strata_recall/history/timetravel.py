@@ -16,6 +16,7 @@ from strata_recall.domain.applying import (
     LINES_ENDED_BY_KEY,
     PROMOTED_BY_KEY,
     PROMOTED_KEY,
+    is_turn,
     with_manual_override,
 )
 from strata_recall.domain.lifecycle import Actor, Planned, check_reason
@@ -25,10 +26,10 @@ from strata_recall.domain.text import search_text
 from strata_recall.domain.timetravel_rules import check_horizon, check_time, plan_rollback
 from strata_recall.errors import InvalidInput
 from strata_recall.ports import Clock, MemoryChange, Store, WriteBatch
+from strata_recall.results import STATE_PAGE, StateSnapshot
 
 if TYPE_CHECKING:
     from strata_recall.ports import Vector
-from strata_recall.results import STATE_PAGE, StateSnapshot
 
 
 class TimeTravel:
@@ -116,7 +117,7 @@ class TimeTravel:
         vector = words = None
         if new_text:
             words = search_text(planned.after.content)
-            if self._indexed is not None and planned.after.meta.get("kind") != "episode":
+            if self._indexed is not None and is_turn(planned.after):
                 vector, words = self._indexed(planned.after)
         return MemoryChange(after=planned.after, history=planned.history,
                             expected_version=version, embedding=vector, search_text=words)

@@ -401,7 +401,7 @@ class VectorIndex:
     def vectors_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """The vectors of ``keys`` (each must be held)."""
         with self._lock:
-            rows = self._rows_of_keys(np.asarray(keys, dtype=np.int64))
+            rows = self._rows_of_keys(keys)
             if np.any(rows < 0):
                 raise KeyError("a key the index does not hold")
             return self._matrix[rows]
