@@ -342,6 +342,19 @@ def test_a_plainly_said_new_value_disputes_both_claims_instead_of_updating() -> 
     patel = FactView("User's dentist is dr. patel", subject="user.dentist", value="dr. patel")
     other = disputed_when_unmarked(patel, decide(patel, [fong], NOW), [fong], plainly=True)
     assert other.action is Action.ADD and other.contradicts == ("m3",)  # "dr." is no one
+    lincoln = Candidate("m4", "Zoe's school is Lincoln Elementary", 0.8,
+                        subject="person:zoe.school", value="Lincoln Elementary")
+    roosevelt = FactView("Zoe's school is Roosevelt Elementary", subject="person:zoe.school",
+                         value="Roosevelt Elementary")
+    named = disputed_when_unmarked(roosevelt, decide(roosevelt, [lincoln], NOW), [lincoln],
+                                   plainly=True)
+    assert named.action is Action.ADD and named.contradicts == ("m4",)  # other names
+    owl = Candidate("m5", "User is a night owl", 0.8, subject="user.chronotype",
+                    value="night owl")
+    person = FactView("User is a night person", subject="user.chronotype",
+                      value="night person")
+    said = decide(person, [owl], NOW)
+    assert disputed_when_unmarked(person, said, [owl], plainly=True) == said  # one, said twice
 
 
 def test_one_value_said_within_another_is_the_same_unless_a_change_is_said() -> None:

@@ -368,6 +368,28 @@ def test_holding_needs_a_thing_and_a_holder_named(text: str) -> None:
                for f in extract_facts(text)), extract_facts(text)
 
 
+@pytest.mark.parametrize(("text", "slot", "value"), [
+    ("dr. okafor is my dentist", "user.dentist", "Dr. Okafor"),
+    ("my dentist's Dr. Okafor", "user.dentist", "Dr. Okafor"),
+    ("home airport's SEA, look for flights from there to boston in april",
+     "user.home_airport", "SEA"),
+    ("need to reschedule my cleaning w dr. okafor, she's my dentist. draft a msg?",
+     "user.dentist", "Dr. Okafor"),
+    ("my manager kevin wants the q3 deck by friday, can u outline it", "user.manager",
+     "Kevin"),
+    ("my team lead omar wants the q3 report by friday", "user.team_lead", "omar"),
+])
+def test_whom_a_role_is_said_in_passing_or_beside_a_request(text: str, slot: str,
+                                                            value: str) -> None:
+    assert (slot, value) in [(f.subject, f.value) for f in extract_facts(text)]
+
+
+@pytest.mark.parametrize("text", ["I borrowed my sister's Honda.", "look for flights to Oslo"])
+def test_a_possessive_or_a_bare_task_gives_no_role(text: str) -> None:
+    assert not [f for f in extract_facts(text) if f.value in ("Honda",)]
+    assert "look" not in " ".join(f.content.casefold() for f in extract_facts(text))
+
+
 def test_he_or_she_after_a_comma_is_the_person_named_before() -> None:
     assert facts("Tom no longer works at Google, he joined Meta") == [
         ("person:tom.works_at", "Google", True, True, "Tom no longer works at Google"),

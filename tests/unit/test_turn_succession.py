@@ -125,6 +125,34 @@ def test_a_claim_said_again_in_other_words_is_a_restatement(again: str) -> None:
     assert chosen is not None and chosen.claim.id == "old" and not chosen.keeps_new
 
 
+@pytest.mark.parametrize(("before", "again"), [
+    ("I'm allergic to penicillin.", "Penicillin allergy here, just so you're aware."),
+    ("I'm a nurse at St. Vincent's Hospital.", "I work as a nurse at St. Vincent's."),
+])
+def test_a_claim_in_other_words_of_one_stem_or_a_shorter_name_is_a_restatement(
+        before: str, again: str) -> None:
+    chosen = restated(new(again), [earlier(before, 0.75)])
+    assert chosen is not None and chosen.claim.id == "old"
+
+
+def test_a_slot_value_typed_in_lower_case_once_is_said_again_by_its_name() -> None:
+    held = Turn("old", "our internet provider is spectrum", T0, 0.75, holds_slot=True)
+    chosen = restated(new("we get our home internet thru Spectrum"), [held])
+    assert chosen is not None and not chosen.keeps_new
+    assert restated(new("we get our home internet thru Spectrum"),
+                    [earlier("our internet provider is spectrum", 0.75)]) is None
+
+
+@pytest.mark.parametrize(("before", "again"), [
+    ("I'm a doctor at St. Vincent's.", "I'm a nurse at St. Vincent's."),  # a value swapped
+    ("I'm not allergic to penicillin.", "I'm allergic to penicillin."),  # leaning otherwise
+    ("I have no allergies.", "I'm allergic to penicillin."),
+])
+def test_a_shared_name_does_not_make_another_value_a_restatement(before: str,
+                                                                  again: str) -> None:
+    assert restated(new(again), [earlier(before, 0.9)]) is None
+
+
 def test_a_restatement_that_says_more_is_the_one_that_stays() -> None:
     chosen = restated(new("Denver's my hometown, I grew up there till I was 18."),
                       [earlier("I was born in Denver.", 0.75)])

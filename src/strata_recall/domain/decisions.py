@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from strata_recall.domain.english import about_another
+from strata_recall.domain.english import about_another, unknown_word
 from strata_recall.domain.models import Lifecycle
 from strata_recall.domain.slots import singular_nouns
 from strata_recall.domain.text import as_digit, keywords, normalize, stem, words
@@ -839,8 +839,21 @@ def _other_values(first: str | None, second: str | None) -> bool:
                for v, words in ((first, said), (second, other))]
     if any(numbers):  # "three kids" / "two kids"; "around 11" / "11pm" may be one
         return numbers[0] != numbers[1]
-    return not said & other and not _initials_of(first, second) \
-        and not _initials_of(second, first)
+    if said & other:  # "Lincoln Elementary" / "Roosevelt Elementary": other names of a kind
+        return _names_of(first, said - other) and _names_of(second, other - said)
+    return not _initials_of(first, second) and not _initials_of(second, first)
+
+
+def _names_of(value: str, own: set[str]) -> bool:
+    """``value`` says a name of its own: one of ``own`` (its value words the other value
+    lacks) is capitalised in it or a word the lexicon does not know."""
+    named = {_value_word(w) for w in re.findall(r"[A-Za-z][\w'-]*", value)
+             if w[:1].isupper() or unknown_word(w)}
+    return bool(own & named)
+
+
+def _value_word(word: str) -> str:
+    return next(iter(_value_words(word)), "")
 
 
 #: Words before a name that say nothing of who: "dr. fong" and "dr. patel" share no one.

@@ -549,6 +549,10 @@ _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|
 _NOUN_IS = re.compile(r"^[a-z][a-z0-9]*(?:\s+(?!(?:and|or|but|to|of|in|on|at|for|with)\b)"
                       r"[a-z][a-z0-9]*){0,2}\s+(?:is|are|was|were)\s")  # "spicy food is …"
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
+#: A clause that ends naming someone by title ("… with dr. okafor"), and what one says of a
+#: person by "she's my …".
+_ENDS_WITH_TITLED_NAME = re.compile(r"\b(?P<name>(?:dr|mr|mrs|ms|prof)\.? [A-Za-z][\w'-]+)$", _I)
+_IS_MINE = re.compile(r"^(?:my|our) [a-z]+(?: [a-z]+)?\.?$", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
 _MY_RELATIVE = re.compile(rf"^my (?:{'|'.join(_RELATIVES)})$", _I)
@@ -564,7 +568,8 @@ def _named(subject: str) -> bool:
 _TASK_VERBS = (r"(?:redo|write|rewrite|draft|book|find|check|help|give|show|tell|plan|suggest|"
                r"recommend|list|schedule|fix|translate|summari[sz]e|explain|compare|calculate|"
                r"convert|send|order|make|set up|look up|adjust|edit|proofread|draw|create|"
-               r"generate|brainstorm|outline|use|keep|put|add|remove|cancel|text|email)")
+               r"generate|brainstorm|outline|use|keep|put|add|remove|cancel|text|email|look|"
+               r"search|shop)")
 #: Where a sentence ends though no full stop says so: a run of emoji ("i moved to pittsburgh
 #: 📦📦 still unpacking"), or a comma or dash before a question or a request that follows the
 #: claim ("i drink it with whole milk, how many calories is that", "our wifi password is
@@ -580,7 +585,7 @@ _UNMARKED_END = re.compile(
     r"(?:is|are) there\b|(?:can|could|would|will)\s+(?:u|you|ya)\b|pls\b|plz\b|please\b|"
     r"help me\b|remind me\b|(?:what|anything) else\b|any (?:ideas|tips|recs|suggestions)\b|"
     rf"{_TASK_VERBS}\s+(?:me|us|it|this|that|these|those|the|a|an|my|our|some|up|them|"
-    r"somewhere|something)\b))", _I)
+    r"somewhere|something|for)\b))", _I)
 
 
 def sentences(text: str) -> list[str]:
@@ -654,6 +659,11 @@ def clauses(sentence: str) -> list[str]:
             verb = "is " if pronoun["is"] else ""  # "Dr. Huang is my dentist, she's great …"
             before = _NAMED_BEFORE.match(result[-1])  # "my manager is dana, she's …": dana
             subject = before["name"] if before is not None else subject
+            last = _ENDS_WITH_TITLED_NAME.search(result[-1])
+            if not named and verb and last is not None and _IS_MINE.match(bare[pronoun.end():]):
+                # "need to reschedule w dr. okafor, she's my dentist": Dr. Okafor is
+                result.append(f"{last['name'].title()} is {bare[pronoun.end():]}")
+                continue
             result.append(f"{subject} {verb}{bare[pronoun.end():]}" if named else piece)
         elif holder is not None and _starts_clause(bare):
             subject = holder.group(0)
@@ -708,7 +718,7 @@ def is_chatter(clause: str) -> bool:
 #: request, not a claim.
 _TASK = re.compile(r"^(?:(?:ok|okay|so|and|now|then)\s+)?(?:pls\s+|plz\s+|please\s+)?"
                    rf"{_TASK_VERBS}\s+(?:me|us|it|this|that|these|those|the|a|an|"
-                   r"my|our|some|up|them|somewhere|something)\b", _I)
+                   r"my|our|some|up|them|somewhere|something|for)\b", _I)
 
 
 def _bare_value(text: str) -> bool:
@@ -2083,6 +2093,12 @@ _HE_IS = re.compile(r"\b(he|she)'s(?= (?:\d|an? |the |not |now |no longer |still
 _NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(?= (?:(?:an?|not|"
                         r"no longer|still|at|in) |the \d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
                         r"sept|oct|nov|dec)[a-z]*\.? \d))", _I)
+#: "my dentist's Dr. Okafor", "home airport's SEA": a clause opening with one's thing, then
+#: "'s" and a name, a code or a number that ends the clause: "is" (``_noun_is_named``).
+_NOUN_IS_NAMED = re.compile(
+    r"(?:^|(?<=[.!?,;]\s))(?P<det>(?:my|our|his|her|their)\s+)?(?P<noun>[a-z]+(?:\s+[a-z]+){0,2}?)"
+    r"'s\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\w][\w'-]*(?:\s+[A-Z][\w-]*)?)"
+    r"(?=\s*(?:[,.!?;]|$))", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
 _EXPANDED = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
@@ -2793,6 +2809,7 @@ def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: f"{m.group(1)} {_EXPANDED[m.group(2).casefold()]}", text)
     text = _HE_HAS.sub(r"\1 has", _HE_IS.sub(r"\1 is", text))
     text = _NOUN_IS_A.sub(r"\1 is", text)
+    text = _NOUN_IS_NAMED.sub(_noun_is_named, text)
     text = _BARE_SLOT.sub("my ", text)  # after "birthday's" became "birthday is"
     for pattern, said_plainly in _REWRITES:
         text = pattern.sub(said_plainly, text)
@@ -2811,6 +2828,20 @@ def _expand(text: str) -> str:
     if cleft is None or verb_lemma(cleft["verb"].split()[-1]) is None:
         return text
     return f"{cleft['who']} {cleft['verb']} {_unled(cleft['thing'], gerund=True)}"
+
+
+def _noun_is_named(match: re.Match[str]) -> str:
+    noun, value = match["noun"].split(), match["v"]
+    if any(unknown_word(w) or w.casefold() in STOPWORDS for w in noun):
+        return match.group(0)  # "Tom's Honda", "it's Dana"
+    titled = value.split()[0].rstrip(".").casefold() in _TITLE_WORDS
+    if not (titled or value[:1].isupper() or any(c.isdigit() for c in value)
+            or unknown_word(value.split()[0])):
+        return match.group(0)  # "my sister's wedding": whose, not what
+    return f"{match['det'] or 'my '}{match['noun']} is {value}"
+
+
+_TITLE_WORDS = frozenset({"dr", "mr", "mrs", "ms", "prof"})
 
 
 def _unled(phrase: str, *, gerund: bool = False) -> str:
@@ -2879,15 +2910,16 @@ _BARE_KIN_OWNS = re.compile(rf"(?:^|(?<=[.!?]\s))(?P<kin>{'|'.join(_RELATIVES)})
 
 #: "priya's my partner", "dana is our landlord": a name typed in lower case that opens a
 #: sentence saying whom it is to the speaker.
-_LOWERCASE_IS_MY = re.compile(r"(?:^|(?<=[.!?]\s))(?P<name>[a-z][a-z-]{2,})(?:'s|\s+is)"
-                              r"\s+(?P<det>my|our)\s")
+_LOWERCASE_IS_MY = re.compile(r"(?:^|(?<=[.!?]\s))(?P<title>(?:dr|mr|mrs|ms|prof)\.? )?"
+                              r"(?P<name>[a-z][a-z-]{2,})(?:'s|\s+is)\s+(?P<det>my|our)\s")
 
 
 def _capitalised_name(match: re.Match[str]) -> str:
-    name = match["name"]
-    if name in STOPWORDS or name in _FUNCTION_WORDS or not unknown_word(name):
+    name, title = match["name"], match["title"] or ""
+    if name in STOPWORDS or name in _FUNCTION_WORDS or not (unknown_word(name) or title):
         return match.group(0)
-    return f"{name[:1].upper()}{name[1:]} is {match['det']} "  # "'s" before "my" is "is"
+    title = title[:1].upper() + title[1:]  # "dr. okafor is my dentist": Dr. Okafor
+    return f"{title}{name[:1].upper()}{name[1:]} is {match['det']} "  # "'s" before "my": is
 
 
 #: "my son leo is allergic to peanuts", "our dog biscuit is a beagle": a relation or a pet,
@@ -3026,7 +3058,12 @@ _SERVICE_ROLES = ("manager|boss|supervisor|dentist|doctor|gp|therapist|psychiatr
                   "counselor|counsellor|vet|landlord|landlady|teacher|tutor|coach|trainer|"
                   "accountant|lawyer|mechanic|hairdresser|barber|stylist|pediatrician|"
                   "physio|physiotherapist|dermatologist|optometrist|orthodontist|realtor|"
-                  "nanny|babysitter|advisor|adviser|mentor|cardiologist|obgyn|midwife")
+                  "nanny|babysitter|advisor|adviser|mentor|cardiologist|obgyn|midwife|"
+                  "team lead|tech lead|team leader|line manager|allergist|surgeon|"
+                  "psychologist|chiropractor|nutritionist|dietitian|pharmacist|principal|"
+                  "instructor|agent|broker|contractor|plumber|electrician|gardener|"
+                  "housekeeper|cleaner|caregiver|nurse|neurologist|oncologist|urologist|"
+                  "ophthalmologist|podiatrist|gynecologist|endocrinologist|psychotherapist")
 _PERSON = r"(?:(?:dr|mr|mrs|ms|prof)\.? [a-z][a-z'-]+|(?-i:[A-Z][a-z'-]+)|[a-z][a-z'-]{2,})"
 _ROLE_BEFORE_NAME = re.compile(
     rf"\b(?P<det>my|our) (?:(?P<kin>{'|'.join(_RELATIVES)})'s )?(?P<role>{_SERVICE_ROLES}) "
@@ -3087,9 +3124,11 @@ def read_text(text: str, role: str = "user") -> list[Statement]:
                 clause = f"{clause} to {found[-1].value}"  # "can't eat X, I'm allergic"
             said = clause
             read = read_clause(clause, manner, role, found)
-            if not any(s.attribute for s in read):
-                read += [s for named in _named_beside_role(clause)
-                         for s in read_clause(named, manner, role, found)]
+            slots = {s.slot for s in read if s.attribute}
+            # "my manager kevin wants the deck by friday": who the manager is, said in passing
+            read += [s for named in _named_beside_role(clause)
+                     for s in read_clause(named, manner, role, found)
+                     if s.attribute and s.slot not in slots]
             found.extend(_resolved(s, found) for s in read)
     return list(_distinct([s for s in found if not _points_nowhere(s)]))
 

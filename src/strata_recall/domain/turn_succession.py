@@ -31,7 +31,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from strata_recall.domain.decisions import has_negation
-from strata_recall.domain.english import RELATIVES, SAID_IT_WRONG
+from strata_recall.domain.english import RELATIVES, SAID_IT_WRONG, unknown_word
 from strata_recall.domain.text import STOPWORDS, as_digit, stem, words
 
 #: Longest earlier turn (in words) a later turn may supersede: a claim, not a story.
@@ -461,6 +461,11 @@ _KIN_ANCHORS = frozenset("=" + k for k in _KIN_STEMS)
 #: Words of liking and disliking: "I love X" and "I hate X" are no restatement of each other.
 _DISLIKE = re.compile(r"\b(?:hate|hates|dislike|dislikes|detest|loathe|can't stand|"
                       r"cannot stand|not a fan)\b", re.IGNORECASE)
+#: What one's body cannot take: said of a thing avoided, as "I can't eat gluten" is.
+_CANNOT_TAKE = re.compile(r"\b(?:allergic|allerg(?:y|ies)|intolerant|intolerance|sensitivity|"
+                          r"sensitive to)\b", re.IGNORECASE)
+_TAKES_IT = re.compile(r"\b(?:not|no|never|n't|no longer|nothing)\s+(?:\w+\s+){0,2}?"
+                       r"(?:allergic|allerg|intoleran|sensitiv)", re.IGNORECASE)
 #: More change words a restatement never holds (on top of ``_CHANGE``).
 _ENDS = re.compile(r"\b(?:laid off|fired|outgr[eo]wn?|cut (?:out|back|down)|stepped down|"
                    r"unsubscribed|shaved|got (?:\w+ ){0,2}off|flew away|ran away|own)\b",
@@ -515,7 +520,15 @@ def _says(text: str, anchor: str) -> bool:
     wanted = anchor[1:]
     said = _stems_said(text) if anchor.startswith("=") else _capitalised_said(text)
     return wanted in said or (wanted.isalpha() and any(
-        _abbreviates(w, wanted) or _abbreviates(wanted, w) for w in said if w.isalpha()))
+        _abbreviates(w, wanted) or _abbreviates(wanted, w) or _one_stem(w, wanted)
+        for w in said if w.isalpha()))
+
+
+def _one_stem(first: str, second: str) -> bool:
+    """Two stems of one word the stemmer cut apart ("allerg" / "allergi": allergic,
+    allergy), five letters at least in common."""
+    short, long = sorted((first, second), key=len)
+    return len(short) >= 5 and long.startswith(short)
 
 
 @lru_cache(maxsize=4096)
@@ -559,7 +572,11 @@ def _bare_number(word: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _leaning(text: str) -> bool:
-    """The claim's polarity: negated, or a dislike (each flips it)."""
+    """The claim's polarity: negated, or a dislike (each flips it); a thing one cannot take
+    ("allergic", "intolerant") leans as "can't eat it" does, unless it is denied ("not
+    allergic", "no allergies")."""
+    if _CANNOT_TAKE.search(text):
+        return _TAKES_IT.search(text) is None
     return has_negation(text) != (_DISLIKE.search(text) is not None)
 
 
@@ -626,7 +643,9 @@ def restated(new: Turn, earlier: Sequence[Turn], values: Sequence[str] = ()
                 or (_swaps_a_word(topic, topic_words(t.text))
                     and not _names_agree(text, specific, t.text)):
             continue
-        if _covers(t.text, specific, text):
+        if _covers(t.text, specific, text) or (
+                t.holds_slot and _names_agree(text, specific, t.text)):
+            # a slot's value typed in lower case once ("our internet provider is spectrum")
             found.append(Restatement(t, keeps_new=False))
         elif not t.holds_slot and (said := anchors(t.text)) and _covers(text, said, t.text):
             found.append(Restatement(t, keeps_new=True))
@@ -693,9 +712,32 @@ def _names_agree(text: str, specific: frozenset[str], other: str) -> bool:
     said = anchors(other)
     if not specific and not said:
         return False
-    folded = {"=" + a[1:] for a in said}
-    return all(_says(text, a) for a in folded) and \
-        all(_says(other, "=" + a[1:]) for a in specific)
+    unsaid = {a for a in said if not _says(text, "=" + a[1:])} | \
+        {a for a in specific if not _says(other, "=" + a[1:])}
+    if not unsaid:
+        return True
+    # "St. Vincent's Hospital" / "St. Vincent's": a name both say, and only the common words
+    # of a name ("Hospital", "Elementary") said by one alone
+    named = {a[1:] for a in said | specific if a[1:] in _name_stems(text)
+             and a[1:] in _name_stems(other)}
+    return bool(named) and all(a.startswith("^") for a in unsaid) and \
+        {a[1:] for a in unsaid} <= _common_stems(text) | _common_stems(other)
+
+
+@lru_cache(maxsize=4096)
+def _name_stems(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` the lexicon does not know: names."""
+    return frozenset(stem(w) for w in _plain_words(text) if unknown_word(w))
+
+
+@lru_cache(maxsize=4096)
+def _common_stems(text: str) -> frozenset[str]:
+    """The stems of the words of ``text`` the lexicon knows."""
+    return frozenset(stem(w) for w in _plain_words(text) if w.isalpha() and not unknown_word(w))
+
+
+def _plain_words(text: str) -> list[str]:
+    return [w.split("'", 1)[0] for w in words(text) if w.split("'", 1)[0]]
 
 
 def _differing(first: frozenset[str], second: frozenset[str]) -> tuple[set[str], set[str]]:
