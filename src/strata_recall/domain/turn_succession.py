@@ -40,12 +40,13 @@ CLAIM_WORDS = 20
 NEW_TURN_WORDS = 30
 #: Cosine at which two turns are about the same thing (with a content word in common), and
 #: the lower one that does with two content words in common.
-SAME_TOPIC = 0.5
-SAME_TOPIC_TWO_WORDS = 0.4
+SAME_TOPIC = 0.39
+SAME_TOPIC_TWO_WORDS = 0.36
 
 #: Words that say the state of something changed, or that an earlier claim was wrong.
 _CHANGE = re.compile(
-    r"\b(?:now|anymore|any more|no longer|no more|these days|nowadays|lately|instead|"
+    r"\b(?:(?<!for a while )(?<!for ages )(?<!right )(?<!just )now|anymore|any more|"
+    r"no longer|no more|these days|nowadays|lately|instead|"
     r"(?-i:new)|^New|"  # not "New York"
     r"switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing)|relocat(?:ed|ing)|transferr?(?:ed|ing)|"
     r"upgrad(?:ed|ing)|downgrad(?:ed|ing)|replac(?:ed|ing)|swapp?(?:ed|ing)|ditch(?:ed|ing)|"
@@ -56,7 +57,8 @@ _CHANGE = re.compile(
     r"(?:raised|lowered|bumped|pushed|upped|moved|increased|decreased|cut)"
     r"(?: \w+){0,3} (?:up|down|back|to)|(?:raised|lowered|increased|hiked) (?:the|my|our)|"
     r"went back to|got rid of|broke up|split up|took over|"
-    r"left|retired|resigned|stepped (?:down|away)|finished|ended|not any ?more|actually|"
+    r"left|retired|resigned|stepped (?:down|away)|finished|ended|not any ?more|"
+    r"(?<!yeah )(?<!yes )(?<!yep )(?<!yeah, )(?<!yes, )(?<!oh )actually|"  # not "yeah actually"
     r"correction|scratch that|"
     r"oops|whoops|no wait|i mean|i meant|misspoke|typo|mixed (?:it|that|them|those) up|"
     r"was wrong|(?:had|got) (?:\w+ ){0,2}wrong)\b",
@@ -302,7 +304,7 @@ def clauses(text: str) -> list[str]:
 def _shared_topic(text: str, topic: frozenset[str], other: str) -> frozenset[str]:
     """The topic words ``text`` (of ``topic``) shares with ``other``, an acronym standing for
     the words it abbreviates ("PT" / "physical therapy": both words)."""
-    found = set(topic & topic_words(other))
+    found = set(topic & topic_words(other)) - (_called(text) & _called(other))
     for short, long in ((text, other), (other, text)):
         spelled = _initials(long)
         for acronym in _acronyms(short):
@@ -311,6 +313,16 @@ def _shared_topic(text: str, topic: frozenset[str], other: str) -> frozenset[str
 
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,4}\b")
+#: A name the speaker calls the other by ("Sounds great, Nate!", "Got it Nate, I'll …",
+#: "Yeah, John, those …"): whom two turns that both call it are said to, not what they are
+#: about.
+_CALLING = re.compile(r"(?:^|[,.!?]\s*|\b(?:it|great|thanks|thank you|hey|hi|hello|yeah|yes|"
+                      r"wow|congrats|sure|sorry|ok|okay|bye|soon|man|dude)\s+)"
+                      r"(?P<name>[A-Z][a-z]+)(?=\s*[,!?]|\s*$)")
+
+
+def _called(text: str) -> frozenset[str]:
+    return frozenset(stem(m["name"].casefold()) for m in _CALLING.finditer(text))
 
 
 @lru_cache(maxsize=4096)
@@ -335,7 +347,7 @@ def _same_topic(similarity: float, shared: frozenset[str]) -> bool:
 
 #: Cosine from which a turn opening with a correction ("sorry I meant codeine") corrects an
 #: earlier claim of its speaker that shares a topic word with it, said before its last turn.
-CORRECTED_FROM = 0.4
+CORRECTED_FROM = 0.33
 
 
 def _corrected(text: str, earlier: Turn) -> bool:
@@ -381,8 +393,20 @@ def worth_reading(text: str) -> bool:
 
 def _says_change_in_claim(text: str) -> bool:
     """The claim of the turn says a change, not the request beside it ("I'm 185 cm, need a
-    new wetsuit size recommendation": the new wetsuit is asked for, the height is not new)."""
-    return says_change(claim_of(text) or text)
+    new wetsuit size recommendation": the new wetsuit is asked for, the height is not new);
+    in a turn of several sentences, one about the speaker's own ("You can use coconut oil
+    instead of butter" advises, "Making a switch could open up new opportunities" muses)."""
+    claim = claim_of(text)
+    if claim is not None:
+        return says_change(claim)
+    return any(says_change(s) and _MUSES.search(s) is None
+               for s in _SENTENCE_END.split(text))
+
+
+#: A sentence that advises or muses rather than tells: said to "you", or of what can, could
+#: or might be.
+_MUSES = re.compile(r"^\W*(?:you|making|it'?s|that'?s)\b|\b(?:can|could|might|would)\b",
+                    re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -410,6 +434,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author and is_claim(t.text)
             and (said_so or _other_numbers(new.text, t.text))
+            and not _about_other_kin(new.text, t.text)
             and (takes_back(new.text) or not _in_the_past(t.text))
             and (_same_topic(t.similarity, _shared_topic(new.text, topic, t.text))
                  or _taken_back(new.text, t) or _corrected(new.text, t))
@@ -694,7 +719,7 @@ def _contradicts(claim: str, old: str) -> bool:
             or _UNNAMED.match(claim) or _UNNAMED.match(old):
         return False  # "She lives in Rome." / "She lives in Paris.": who is she?
     mine, theirs = _anchors(claim), _anchors(old)
-    if {a for a in mine if a[1:] in _KIN_STEMS} != {a for a in theirs if a[1:] in _KIN_STEMS}:
+    if not _same_kin(claim, old):
         return False  # "my dad's number" / "my mom's number": two holders, two claims
     numbers = Counter(_numbers(claim)), Counter(_numbers(old))
     names = _differing(frozenset(a for a in mine if a.startswith("^")),
@@ -703,6 +728,33 @@ def _contradicts(claim: str, old: str) -> bool:
     # other names and other numbers too: two things ("My train to Lyon leaves at 8:10" /
     # "My train to Lille leaves at 9:50"), not two values of one
     return other_numbers != (bool(names[0]) and bool(names[1]))
+
+
+#: The speaker among those a turn is about ("my wife and I moved", "we just had …").
+_SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|me|we|we're|we've|us|im)\b", re.IGNORECASE)
+
+
+def _about_other_kin(new: str, old: str) -> bool:
+    """``new`` opens on a relative ``old`` does not name, and is not about the speaker too
+    ("my son wears a kids size 4, need new sneakers" changes no "my shoe size is 9.5")."""
+    opening = _OPENS_ON_KIN.match(new)
+    return opening is not None and stem(opening["kin"].casefold()) in _KIN_STEMS and \
+        "=" + stem(opening["kin"].casefold()) not in _kin_of(old) and \
+        _SPEAKER.search(new) is None
+
+
+_OPENS_ON_KIN = re.compile(r"^\W*(?:my|our)\s+(?:(?:little|older|younger|big|baby|step|"
+                           r"oldest|youngest)\s+)?(?P<kin>\w+)", re.IGNORECASE)
+
+
+def _kin_of(text: str) -> frozenset[str]:
+    return frozenset(a for a in _anchors(text) if a[1:] in _KIN_STEMS)
+
+
+def _same_kin(text: str, other: str) -> bool:
+    """The two name the same relatives, or none ("my son wears a kids size 4" is not about
+    "my shoe size is 9.5")."""
+    return _kin_of(text) == _kin_of(other)
 
 
 def _names_agree(text: str, specific: frozenset[str], other: str) -> bool:
