@@ -90,9 +90,12 @@ TURN_BEFORE_LOOKBACK = 8
 #: at those whose stored vector is this close (they carry the speaker and the turn before).
 SUCCESSION_K = 8
 RESTATEMENT_FLOOR = 0.45
-#: ... and below which a candidate cannot be a plain claim's conflict (cosine 0.7 in bare
-#: words).
+#: ... and below which a candidate cannot be a plain claim's conflict (cosine 0.6-0.7 in
+#: bare words).
 CONFLICT_FLOOR = 0.6
+#: ... and the floor of either when one of the two is a claim beside a question, stored (and
+#: searched for) with it, which reads less alike.
+BESIDE_A_QUESTION_FLOOR = 0.38
 #: Earlier turns embedded at most for one turn (the closest by the searches' cosine).
 EMBEDDED_AT_MOST = 3
 
@@ -777,7 +780,7 @@ class WritePipeline:
             floor = RESTATEMENT_FLOOR if restating else CONFLICT_FLOOR
             # a claim beside a question was stored (and searched for) with it: its vector
             # reads less alike
-            beside = min(floor, RESTATEMENT_FLOOR)
+            beside = BESIDE_A_QUESTION_FLOOR
             if turn_succession.compared_text(said.text) != said.text:
                 floor = beside
             found = [m for m in found if closeness.get(m.id, 0.0) >= (
@@ -789,7 +792,9 @@ class WritePipeline:
                           # ids sort by creation: written before this turn (in this
                           # conversation too: "my flight is UA 482" … "no sorry, UA 842")
                           and m.id < said.turn_id]
-        earlier = [m for m in said_before_it if turn_succession.is_claim(m.content)]
+        # a claim tied to its year may conflict ("graduated in 2012" / "… in 2014"), never change
+        earlier = [m for m in said_before_it if turn_succession.is_claim(m.content) or (
+            not changes and turn_succession.dated_claim_of(m.content) is not None)]
         if changes:  # a change of one item of a list turn (``domain/list_items.py``)
             said.lists.update((m.id, m) for m in said_before_it)
         now = self.clock.now()

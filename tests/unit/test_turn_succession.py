@@ -12,6 +12,7 @@ from strata_recall.domain.turn_succession import (
     anchors,
     claim_of,
     conflicted,
+    dated_claim_of,
     is_claim,
     restated,
     says_change,
@@ -259,7 +260,23 @@ def test_a_plain_claim_with_other_numbers_or_names_contradicts_the_earlier(
         before: str, after: str) -> None:
     old = earlier(before, 0.8)
     assert conflicted(new(after), [old]) == old
-    assert conflicted(new(after), [earlier(before, 0.6)]) is None  # not close enough
+    assert conflicted(new(after), [earlier(before, 0.55)]) is None  # not close enough
+
+
+def test_claims_naming_one_thing_alike_contradict_from_less_closeness() -> None:
+    mochi = earlier("my cat Mochi is 4, is wet food better for her?", 0.65)
+    assert conflicted(new("Mochi is 6 years old and kinda chonky"), [mochi]) == mochi
+    unnamed = earlier("my cat is 4, is wet food better for her?", 0.65)
+    assert conflicted(new("the cat is 6 years old and kinda chonky"), [unnamed]) is None
+
+
+def test_a_claim_tied_to_its_year_conflicts_with_another_year_but_never_changes() -> None:
+    assert claim_of("i graduated from ohio state in 2012") is None
+    assert dated_claim_of("i graduated from ohio state in 2012") == \
+        "i graduated from ohio state in 2012"
+    old = earlier("i graduated from ohio state in 2012", 0.9)
+    assert conflicted(new("i graduated from ohio state in 2014, is my degree too old?"),
+                      [old]) == old
 
 
 @pytest.mark.parametrize(("before", "after"), [
@@ -349,3 +366,20 @@ def test_a_change_said_of_a_relative_changes_no_claim_of_the_speaker() -> None:
 ])
 def test_what_only_sounds_like_a_change_supersedes_nothing(before: str, after: str) -> None:
     assert succeeded(new(after), [earlier(before, 0.8)]) is None
+
+
+def test_a_list_of_three_that_says_two_things_more_is_not_superseded_whole() -> None:
+    listed = earlier("For the record: I'm 5'9\", about 170 lbs, and my blood type is O negative.",
+                     0.8)
+    assert succeeded(new("down to 162 lbs now"), [listed]) is None
+    single = earlier("for budgeting purposes: my take-home is about $4,200 a month", 0.8)
+    assert succeeded(new("got a raise, take home is 4,750/mo now"), [single]) == single
+
+
+def test_the_other_one_of_a_kind_adds_to_what_was_said() -> None:
+    assert succeeded(new("Our other dog, Pepper, is 11 and starting to slow down."),
+                     [earlier("our dog Luna is 3", 0.8)]) is None
+
+
+def test_a_question_opening_with_whats_is_asked_not_claimed() -> None:
+    assert claim_of("what's a good gift for my dad, he loves fishing") == "he loves fishing"

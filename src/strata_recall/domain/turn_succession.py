@@ -82,7 +82,7 @@ _SENTENCE_END = re.compile(NOT_AFTER_A_TITLE + r"[.!?](?:\s|$)", re.IGNORECASE)
 #: Words that add to what was said rather than replace it ("too" only ending a clause: "me
 #: too", not "too crowded").
 _ADDS = re.compile(r"\btoo\b(?=\s*(?:[.!,;]|$))|\b(?:also|as well|in addition|another one|"
-                   r"one more|besides)\b", re.IGNORECASE)
+                   r"one more|besides|(?:my|our|his|her|their|the) other)\b", re.IGNORECASE)
 #: Content words too general to name a topic on their own.
 _GENERIC = frozenset(stem(w) for w in """
     have has had get got go going went like love want need make made take took use used
@@ -185,7 +185,7 @@ _ASKS = re.compile(
     r"any (?:\w+ )?(?:tips|ideas|suggestions|recommendations|advice|thoughts)\b|"
     r"keep (?:that|this|it) in mind\b|(?:just )?in case\b|if (?:that|it) (?:matters|helps)\b|"
     r"for the (?:form|record|file)\b|"
-    r"(?:what|which|how|when|where|who|why|should|do|does|is|are) .*\b(?:i|we|you|my)\b|"
+    r"(?:what|which|how|when|where|who|why|should|do|does|is|are)(?:'s)? .*\b(?:i|we|you|my)\b|"
     r"(?:i'?m |i am |we'?re |we are )?(?:trying|looking|planning|hoping|wanting) "
     r"(?:to|for|on)\b|(?:i |we )?(?:need|want|wanna|would like) (?:a |an |some |the |your )?"
     r"(?:[\w-]+ ){0,4}?(?:help|ideas?|tips?|advice|suggestions?|recommendations?|recs?)\b)",
@@ -238,6 +238,22 @@ _REACTS = re.compile(
 #: A name the turn opens by calling ("Caroline, awesome news …").
 _VOCATIVE = re.compile(r"^\W*[A-Z][a-z]+,\s+")
 _PIECE = re.compile(r"(?:[^,;!?.]|[.!?](?![\s]|$))+(?:[,;]|[!?.]+(?=\s|$)|$)")
+
+
+@lru_cache(maxsize=4096)
+def dated_claim_of(text: str) -> str | None:
+    """``claim_of``, a claim tied to its year too ("i graduated from ohio state in 2012"): a
+    thing done once, which another year said for it contradicts."""
+    claim = claim_of(text)
+    if claim is not None or _A_YEAR.search(text) is None:
+        return claim
+    # the year joined up, which ``_NOT_A_CLAIM`` then lets be
+    joined = claim_of(_A_YEAR.sub(lambda m: " " + m.group(0).strip().replace(" ", "_"), text))
+    return None if joined is None else joined.replace("_", " ")
+
+
+#: A year a claim is tied to ("in 2012", "back in 1998").
+_A_YEAR = re.compile(r"\s(?:in|back in|during|until) (?:1[89]|20)\d\d\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -445,7 +461,7 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
 #: Items of a list, each naming something a change does not, from which an earlier turn is a
 #: list of claims rather than one claim said with its details.
 SAYS_MORE_AT = 3
-_LIST_BREAK = re.compile(r"[,;]|:(?!\d)|\band\b", re.IGNORECASE)  # not "6:15"
+_LIST_BREAK = re.compile(r";|,(?!\d{3}\b)|:(?!\d)|\band\b", re.IGNORECASE)  # not "6:15", "4,200"
 
 
 def _says_more(old: str, new: str) -> bool:
@@ -458,9 +474,12 @@ def _says_more(old: str, new: str) -> bool:
     items = [p for p in _LIST_BREAK.split(claim_of(old) or old) if p.strip()]
     typed_lowercase = _CAPITALISED.search(old) is None  # no capitals to tell names by
     named = topic_words(new)
+    # of a list of three or more, two others said are enough ("I'm 5'9", about 170 lbs, and
+    # my blood type is O negative" … "down to 162 lbs now")
+    at_least = SAYS_MORE_AT - (len(items) >= SAYS_MORE_AT)
     return sum((bool(_anchors(f"and {p.strip()}") - theirs - _KIN_ANCHORS)
                 or (typed_lowercase and bool(topic_words(p)) and not topic_words(p) & named))
-               and _names_a_thing(p) for p in items) >= SAYS_MORE_AT
+               and _names_a_thing(p) for p in items) >= at_least
 
 
 #: A capitalised word other than "I": a text typed with capitals marks its names.
@@ -696,16 +715,33 @@ def conflicted(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     the same speaker, close in meaning, leaning the same way, about the same relatives and
     sharing a topic word, gives other numbers or other names for it ("My license plate is KJX
     4420" … "My car's license plate is KJX 4402"), not both (two things, then)."""
-    claim = claim_of(new.text)
+    claim = dated_claim_of(new.text)
     if claim is None or not says_no_change(new.text):
         return None
     topic = topic_words(claim)
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
-            and t.author == new.author and t.similarity >= CONTRADICTS
-            and topic & topic_words(t.text)
-            and (old := claim_of(t.text)) is not None and _contradicts(claim, old)]
+            and t.author == new.author and topic & topic_words(t.text)
+            and (old := dated_claim_of(t.text)) is not None
+            and t.similarity >= _contradicts_at(claim, old) and _contradicts(claim, old)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
+
+
+#: Cosine from which two claims naming the same one (a pet, a person, a place) contradict.
+CONTRADICTS_NAMING_ALIKE = 0.6
+
+
+def _contradicts_at(claim: str, old: str) -> float:
+    """``CONTRADICTS``, or ``CONTRADICTS_NAMING_ALIKE`` when both name one (``_one_named``)."""
+    return CONTRADICTS_NAMING_ALIKE if _one_named(claim, old) else CONTRADICTS
+
+
+def _one_named(claim: str, old: str) -> bool:
+    """The two claims name someone or something alike: a capitalised name, or a word the
+    lexicon does not know ("mochi", "pepper" said of a cat is known: then its capital)."""
+    return bool(_name_stems(claim) & _name_stems(old)) or bool(
+        {a for a in _anchors(claim) if a.startswith("^")}
+        & {a for a in _anchors(old) if a.startswith("^")})
 
 
 #: A claim about someone it does not name.
@@ -719,7 +755,7 @@ def _contradicts(claim: str, old: str) -> bool:
             or _UNNAMED.match(claim) or _UNNAMED.match(old):
         return False  # "She lives in Rome." / "She lives in Paris.": who is she?
     mine, theirs = _anchors(claim), _anchors(old)
-    if not _same_kin(claim, old):
+    if not _same_kin(claim, old) and not _one_named(claim, old):
         return False  # "my dad's number" / "my mom's number": two holders, two claims
     numbers = Counter(_numbers(claim)), Counter(_numbers(old))
     names = _differing(frozenset(a for a in mine if a.startswith("^")),
