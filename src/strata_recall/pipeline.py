@@ -792,9 +792,11 @@ class WritePipeline:
                           # ids sort by creation: written before this turn (in this
                           # conversation too: "my flight is UA 482" … "no sorry, UA 842")
                           and m.id < said.turn_id]
-        # a claim tied to its year may conflict ("graduated in 2012" / "… in 2014"), never change
+        # a claim tied to its year may conflict ("graduated in 2012" / "… in 2014") or be
+        # taken back ("actually it was 2013"), never change
+        dated = not changes or turn_succession.takes_back(said.text)
         earlier = [m for m in said_before_it if turn_succession.is_claim(m.content) or (
-            not changes and turn_succession.dated_claim_of(m.content) is not None)]
+            dated and turn_succession.dated_claim_of(m.content) is not None)]
         if changes:  # a change of one item of a list turn (``domain/list_items.py``)
             said.lists.update((m.id, m) for m in said_before_it)
         now = self.clock.now()

@@ -383,3 +383,23 @@ def test_the_other_one_of_a_kind_adds_to_what_was_said() -> None:
 
 def test_a_question_opening_with_whats_is_asked_not_claimed() -> None:
     assert claim_of("what's a good gift for my dad, he loves fishing") == "he loves fishing"
+
+
+def test_a_change_beside_a_question_is_read_from_its_claim() -> None:
+    old = earlier("I have a Pixel 6, so any phone tips should be for Android", 0.6)
+    asked = new("switched to an iPhone 15 yesterday!! how do i move my whatsapp chats over from "
+                "android?")
+    assert succeeded(asked, [old]) == old
+    rent = earlier("Rent is $1,450 a month for our 2 bedroom.", 0.6)
+    raised = new("landlord raised it :( rent is now $1,600/month. can you redo my budget?")
+    assert succeeded(raised, [rent]) == rent
+
+
+def test_a_claim_tied_to_its_year_is_taken_back_but_never_changed() -> None:
+    old = Turn("old", "I graduated from Ohio State in 2012.", T0, 0.6, just_before=True)
+    assert succeeded(new("actually it was 2013, I always mix that up"), [old]) == old
+    assert succeeded(new("I graduated from Ohio State now"), [old]) is None
+    counted = earlier("we're hosting 12 people for thanksgiving, how big a turkey do I need?",
+                      0.7)
+    assert succeeded(new("ugh miscounted, it's 14 people for thanksgiving not 12"),
+                     [counted]) == counted

@@ -60,7 +60,8 @@ _CHANGE = re.compile(
     r"left|retired|resigned|stepped (?:down|away)|finished|ended|not any ?more|"
     r"(?<!yeah )(?<!yes )(?<!yep )(?<!yeah, )(?<!yes, )(?<!oh )actually|"  # not "yeah actually"
     r"correction|scratch that|"
-    r"oops|whoops|no wait|i mean|i meant|misspoke|typo|mixed (?:it|that|them|those) up|"
+    r"oops|whoops|no wait|(?<![a-z] )i mean|i meant|misspoke|typo|"  # not "from afar i mean"
+    r"mixed (?:it|that|them|those) up|"
     r"was wrong|(?:had|got) (?:\w+ ){0,2}wrong)\b",
     re.IGNORECASE,
 )
@@ -117,6 +118,7 @@ _TAKES_BACK = re.compile(
     r"sorry(?! to hear| for| about| you)|no(?! problem| prob| worries| doubt| way| rush)|nope|nah|"
     r"oops|whoops|"
     r"wait|correction|scratch that|i meant|i mean|actually|my bad|my mistake|typo|"
+    r"(?:i\s+)?(?:miscounted|misremembered|misspoke|misread|misheard|mistyped)|"
     rf"autocorrect|ignore that|{SAID_IT_WRONG})\b", re.IGNORECASE)
 
 
@@ -403,8 +405,20 @@ def _respells(text: str, other: str) -> bool:
 def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
-    return len(text.split()) <= NEW_TURN_WORDS and "?" not in text and (
+    if "?" in text:  # "switched to an iPhone 15!! how do i move my chats over?": the claim
+        claim = claim_of(text)  # ... unless the claim is itself asked ("…, right?")
+        if claim is None or "?" in claim or _TAG_QUESTION.search(text) is not None:
+            return False
+        return len(text.split()) <= NEW_TURN_WORDS and (
+            says_change(claim) or takes_back(claim) or _reports_a_number(claim))
+    return len(text.split()) <= NEW_TURN_WORDS and (
         _says_change_in_claim(text) or takes_back(text) or _reports_a_number(text))
+
+
+#: A claim asked back ("Staging moved to staging-5, right?").
+_TAG_QUESTION = re.compile(r"[,\s](?:right|correct|yes|no|yeah|ok|okay|true|is(?:n't| not) it|"
+                           r"are(?:n't| not) they|did(?:n't| not) (?:i|we|it)|huh)\s*\?+\s*$",
+                           re.IGNORECASE)
 
 
 def _says_change_in_claim(text: str) -> bool:
@@ -446,9 +460,11 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     if not topic:
         return None
     said_so = _says_change_in_claim(new.text) or takes_back(new.text)  # else: a number
+    back = takes_back(new.text)  # a claim tied to its year may be taken back, not changed
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
-            and t.author == new.author and is_claim(t.text)
+            and t.author == new.author
+            and (is_claim(t.text) or (back and dated_claim_of(t.text) is not None))
             and (said_so or _other_numbers(new.text, t.text))
             and not _about_other_kin(new.text, t.text)
             and (takes_back(new.text) or not _in_the_past(t.text))
