@@ -244,3 +244,10 @@ def test_greetings_drawn_out_openers_and_thanks_for_what_worked_are_chatter() ->
     assert is_chatter("thank you so much, that worked!!") and is_chatter("thanks, that fixed it")
     assert is_chatter("real quick")
     assert not is_chatter("i work at google") and not is_chatter("yoga on tuesdays")
+
+
+def test_thanks_for_an_answer_and_its_reply_are_chatter() -> None:
+    assert is_chatter("thanks so much, that recipe was great", "user")
+    assert is_chatter("You're welcome! Glad you liked it.", "assistant")
+    assert not is_chatter("thank you, the Lisbon hotel was great", "user")  # a place named
+    assert not is_chatter("thanks! my recipe for lasagna is great", "user")

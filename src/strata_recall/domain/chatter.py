@@ -79,7 +79,16 @@ _STOCK_PHRASES = re.compile(
     # "perfect, ordering it now ty": what the user is about to do with the answer
     r"(?:ordering|buying|booking|grabbing|getting|trying|doing|using|making|reading|"
     r"watching|cooking|sending|printing)\s+(?:it|that|this|them|one)\s+(?:now|rn|today|"
-    r"tonight|later|asap|tomorrow))\b", re.IGNORECASE)
+    r"tonight|later|asap|tomorrow)|"
+    # "You're welcome! Glad you liked it.": the answer to thanks
+    r"you(?:'re|\s+are)\s+(?:very\s+|so\s+|most\s+)?welcome|my\s+pleasure|"
+    r"glad\s+(?:you\s+(?:liked|enjoyed|loved)\s+(?:it|that|them)|(?:i|it)\s+(?:could\s+)?"
+    r"help(?:ed)?)|"
+    # "thanks so much, that recipe was great": thanks, and what the user made of the answer
+    r"^(?:thanks|thank\s+you|thx|ty)(?:\s+(?:so|very)\s+much|\s+a\s+lot|\s+again)?[,!.]*\s+"
+    r"(?:that|this|it|the|your)(?:\s+\w+)?\s+(?:was|is|were|looks?|sounds?|worked)"
+    r"(?:\s+(?:so|really|super|very|perfectly))?(?:\s+(?:great|perfect|helpful|awesome|"
+    r"amazing|delicious|good|useful|lovely|fantastic|well))?)\b", re.IGNORECASE)
 #: Longest turn (in words) that can be chit-chat at all.
 MAX_CHATTER_WORDS = 14
 #: Content words an acknowledgement may carry and still restate nothing (one more when it
