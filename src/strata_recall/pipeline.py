@@ -719,7 +719,9 @@ class WritePipeline:
                     for m in said.lists.values() if m.id not in taken])
                 if item is not None:
                     old = said.lists[item.turn.id]
-                    out.append((applying.planned_without_item(old, item.rest, item.item,
+                    out.append((applying.planned_succession(old, turn_id, now, origin)
+                                if item.whole else
+                                applying.planned_without_item(old, item.rest, item.item,
                                                               turn_id, now, origin),
                                 old.version))
                     taken.add(old.id)

@@ -89,3 +89,14 @@ def test_a_pinned_or_another_speakers_turn_keeps_its_items() -> None:
 def test_a_lone_item_after_its_header_leaves_no_list() -> None:
     text = "meds: metformin 500mg"
     assert without(text, items(text), 1) is None
+
+
+def test_a_change_of_the_one_claim_whose_other_items_are_its_details_ends_the_turn() -> None:
+    gym = "I'm a member at Riverside Climbing Gym, $65/month, go like 3x a week"
+    change = changed_item(Turn("new", "cancelled the climbing gym membership", AFTER),
+                          [Turn("old", gym, BEFORE)])
+    assert change is not None and change.whole
+    trip = "booked!! flying united UA 882 on sept 3, staying at hotel granvia kyoto for 6 nights"
+    flight = changed_item(Turn("new", "change of plans on the flight, it's ANA NH7 now", AFTER),
+                          [Turn("old", trip, BEFORE)])
+    assert flight is not None and not flight.whole and "granvia" in flight.rest

@@ -466,6 +466,11 @@ def unknown_word(word: str) -> bool:
         word.casefold())
 
 
+def is_noun(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as a noun."""
+    return _is_noun(word)
+
+
 @lru_cache(maxsize=4096)
 def _is_noun(word: str) -> bool:
     return bool(lemminflect_module().getAllLemmas(word.casefold(), upos="NOUN"))

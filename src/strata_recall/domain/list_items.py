@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from strata_recall.domain.english import is_noun, unknown_word, verb_lemma
 from strata_recall.domain.text import STOPWORDS, stem
 from strata_recall.domain.turn_succession import (
     NOT_AFTER_A_TITLE,
@@ -73,6 +74,9 @@ class ItemChange:
     turn: Turn
     item: str
     rest: str
+    #: the other items only say more of the changed one ("I'm a member at Riverside Climbing
+    #: Gym, $65/month, go like 3x a week"): the change ends the whole turn
+    whole: bool = False
 
 
 def items(text: str) -> list[Item]:
@@ -135,7 +139,37 @@ def changed_item(new: Turn, earlier: Sequence[Turn]) -> ItemChange | None:
         if found is not None and (best is None or (found[0], turn.said_at, turn.id) >
                                   (best[0], best[1].said_at, best[1].id)):
             best = (found[0], turn, found[1], found[2])
-    return None if best is None else ItemChange(best[1], best[2], best[3])
+    if best is None:
+        return None
+    turn, item, rest = best[1], best[2], best[3]
+    details = [i for i in items(rest) if not i.header]
+    return ItemChange(turn, item, rest,
+                      whole=all(_a_detail(rest[i.start:i.end]) for i in details))
+
+
+#: Words of a measure or a time that name nothing of their own ("$65/month", "3x a week").
+_UNITS = frozenset("""x mo month months wk week weeks yr year years day days night nights hr
+hrs hour hours min mins minute minutes am pm time times lb lbs kg km mi""".split())
+
+
+def _a_detail(item: str) -> bool:
+    """An item that says more of the one before it and nothing of its own: a bare measure
+    ("$65/month") or a verb with no subject ("go like 3x a week")."""
+    said = re.findall(r"[A-Za-z][A-Za-z']*", item)
+    named = [w for w in said if w.casefold() not in STOPWORDS and w.casefold() not in _UNITS]
+    if not named:
+        return True
+    first = said[0].casefold()
+    if verb_lemma(first) is None or (is_noun(first) and first not in _LIGHT_VERBS):
+        return False
+    # a verb with no subject that names nothing more ("go like 3x a week"), not a clause of
+    # its own ("staying at hotel granvia kyoto for 6 nights")
+    return not any(unknown_word(w) or w[:1].isupper() or (
+        is_noun(w.casefold()) and verb_lemma(w.casefold()) is None) for w in named[1:])
+
+
+#: Verbs the lexicon also knows as nouns that open a clause as verbs ("go like 3x a week").
+_LIGHT_VERBS = frozenset("go goes do does get gets take takes make makes".split())
 
 
 def _changed_in(turn: Turn, weights: dict[str, int], new_text: str, said_so: bool
