@@ -251,3 +251,8 @@ def test_thanks_for_an_answer_and_its_reply_are_chatter() -> None:
     assert is_chatter("You're welcome! Glad you liked it.", "assistant")
     assert not is_chatter("thank you, the Lisbon hotel was great", "user")  # a place named
     assert not is_chatter("thanks! my recipe for lasagna is great", "user")
+
+
+def test_an_assistants_congratulations_are_chatter_but_not_what_they_name() -> None:
+    assert is_chatter("Congratulations! That's a big milestone.", "assistant")
+    assert not is_chatter("Congratulations on the new job at Google!", "assistant")

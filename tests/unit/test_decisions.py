@@ -349,6 +349,14 @@ def test_a_plainly_said_new_value_disputes_both_claims_instead_of_updating() -> 
     named = disputed_when_unmarked(roosevelt, decide(roosevelt, [lincoln], NOW), [lincoln],
                                    plainly=True)
     assert named.action is Action.ADD and named.contradicts == ("m4",)  # other names
+    cleveland = Candidate("m6", "User was born in Cleveland", 0.8, subject="user.born_in",
+                          value="Cleveland")
+    pittsburgh = FactView("User was born in Pittsburgh and obviously I like Steelers",
+                          subject="user.born_in",
+                          value="Pittsburgh and obviously I like Steelers")
+    born = disputed_when_unmarked(pittsburgh, decide(pittsburgh, [cleveland], NOW),
+                                  [cleveland], plainly=True)
+    assert born.action is Action.ADD  # the value is "Pittsburgh", not the clause after it
     owl = Candidate("m5", "User is a night owl", 0.8, subject="user.chronotype",
                     value="night owl")
     person = FactView("User is a night person", subject="user.chronotype",

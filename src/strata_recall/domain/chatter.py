@@ -99,7 +99,8 @@ ACK_CONTENT_ALLOWANCE = 1
 #: trip!"): no content in an acknowledgement, though content in a user's own turn.
 WELL_WISHES = frozenset("safe travels travel trip journey flight enjoy fun luck care rest "
                         "meal stay time birthday anniversary early belated holiday holidays "
-                        "weekend take made".split())
+                        "weekend take made congratulations congrats milestone big huge deal "
+                        "achievement".split())
 
 ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "model"})
 _PRONOUNS_SAID = re.compile(r"\b(?:he|she|they|ze|xe)/\w+", re.IGNORECASE)

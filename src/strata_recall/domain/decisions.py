@@ -858,7 +858,8 @@ def _value_word(word: str) -> str:
 
 #: Words before a name that say nothing of who: "dr. fong" and "dr. patel" share no one.
 _TITLES = frozenset({"dr", "doctor", "mr", "mrs", "ms", "miss", "prof", "professor", "sir"})
-_DETAIL = re.compile(r"\s*,.*$|\s+(?:in|at|on|for|with|near|from)\s.*$", re.IGNORECASE)
+_DETAIL = re.compile(r"\s*,.*$|\s+(?:in|at|on|for|with|near|from|and|so|but|because)\s.*$",
+                     re.IGNORECASE)
 
 
 def _head_of(value: str) -> str:
