@@ -11,6 +11,7 @@ from strata_recall.domain.turn_succession import (
     Turn,
     anchors,
     claim_of,
+    compared_text,
     conflicted,
     dated_claim_of,
     is_claim,
@@ -403,3 +404,12 @@ def test_a_claim_tied_to_its_year_is_taken_back_but_never_changed() -> None:
                       0.7)
     assert succeeded(new("ugh miscounted, it's 14 people for thanksgiving not 12"),
                      [counted]) == counted
+
+
+def test_he_or_she_beside_a_question_is_the_relative_it_names() -> None:
+    assert compared_text("what's a good gift for my brother eli, he's turning 30") == \
+        "Eli is turning 30"
+    old = earlier("what's a good gift for my sister Ruth, she's turning 40", 0.65)
+    assert conflicted(new("Ruth is turning 45 next month"), [old]) == old
+    two = earlier("gift ideas for my brother eli or my sister ruth? she's turning 40", 0.65)
+    assert conflicted(new("Ruth is turning 45 next month"), [two]) is None  # whose?

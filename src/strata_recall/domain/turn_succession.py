@@ -218,7 +218,26 @@ def compared_text(text: str) -> str:
     request around it ("I'm flying to Lisbon on the 12th" of "…, any tips for the first
     day?"); a turn that is its claim, as said."""
     claim = claim_of(text)
-    return text if claim is None or claim == text.strip().rstrip(".!") else claim
+    return text if claim is None or claim == text.strip().rstrip(".!") else \
+        _with_its_person(text, claim)
+
+
+def _with_its_person(text: str, claim: str) -> str:
+    """``claim`` with a leading "he" or "she" read as the one relative the rest of ``text``
+    names ("what's a good gift for my brother eli, he's turning 30": Eli is turning 30)."""
+    pronoun = _HE_OR_SHE.match(claim)
+    named = _KIN_NAMED.findall(text[:text.find(claim)] if claim in text else "")
+    if pronoun is None or len(set(named)) != 1:
+        return claim
+    name = named[0]
+    return f"{name[:1].upper()}{name[1:]} is {claim[pronoun.end():]}" if pronoun["is"] else \
+        f"{name[:1].upper()}{name[1:]} {claim[pronoun.end():]}"
+
+
+_HE_OR_SHE = re.compile(r"^(?:he|she)(?P<is>'s| is)?\s+", re.IGNORECASE)
+_KIN_NAMED = re.compile(rf"\b(?:my|our)\s+(?:(?:little|older|younger|big|baby)\s+)?"
+                        rf"(?:{'|'.join(RELATIVES)})\s+(?P<name>[A-Za-z][a-z'-]+)\b",
+                        re.IGNORECASE)
 
 
 #: A claim said in the past tense ("We were teammates for four years"): a change now leaves
@@ -252,6 +271,12 @@ def dated_claim_of(text: str) -> str | None:
     # the year joined up, which ``_NOT_A_CLAIM`` then lets be
     joined = claim_of(_A_YEAR.sub(lambda m: " " + m.group(0).strip().replace(" ", "_"), text))
     return None if joined is None else joined.replace("_", " ")
+
+
+def _person_claim_of(text: str) -> str | None:
+    """``dated_claim_of``, its "he" or "she" read as the relative the rest of it names."""
+    claim = dated_claim_of(text)
+    return None if claim is None else _with_its_person(text, claim)
 
 
 #: A year a claim is tied to ("in 2012", "back in 1998").
@@ -738,7 +763,7 @@ def conflicted(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author and topic & topic_words(t.text)
-            and (old := dated_claim_of(t.text)) is not None
+            and (old := _person_claim_of(t.text)) is not None
             and t.similarity >= _contradicts_at(claim, old) and _contradicts(claim, old)]
     return max(fits, key=lambda t: (t.similarity, t.said_at, t.id), default=None)
 
