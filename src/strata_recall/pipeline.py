@@ -782,11 +782,11 @@ class WritePipeline:
             floor = RESTATEMENT_FLOOR if restating else CONFLICT_FLOOR
             # a claim beside a question was stored (and searched for) with it: its vector
             # reads less alike
-            beside = BESIDE_A_QUESTION_FLOOR
             if turn_succession.compared_text(said.text) != said.text:
-                floor = beside
+                floor = BESIDE_A_QUESTION_FLOOR
             found = [m for m in found if closeness.get(m.id, 0.0) >= (
-                floor if turn_succession.compared_text(m.content) == m.content else beside)]
+                floor if turn_succession.compared_text(m.content) == m.content
+                else BESIDE_A_QUESTION_FLOOR)]
         said_before_it = [m for m in found
                           if applying.is_turn(m) and m.scope == scope
                           and m.id not in taken and m.lifecycle in applying.RECALLED

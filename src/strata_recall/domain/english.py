@@ -554,9 +554,12 @@ _GERUND_NOW = re.compile(r"^(?-i:[a-z]+ing)\s+(?:(?:\w+\s+){0,4}?(?:instead|now|
 _NOUN_IS = re.compile(r"^[a-z][a-z0-9]*(?:\s+(?!(?:and|or|but|to|of|in|on|at|for|with)\b)"
                       r"[a-z][a-z0-9]*){0,2}\s+(?:is|are|was|were)\s")  # "spicy food is …"
 _HE_SHE = re.compile(r"^(?:he|she)(?P<is>'s)?\s+", _I)
+#: Titles before a name ("dr. okafor", "Mrs. Clark"), as a pattern and as words.
+_TITLE_WORDS = frozenset({"dr", "mr", "mrs", "ms", "prof"})
+_TITLE = "(?:" + "|".join(sorted(_TITLE_WORDS)) + ")"
 #: A clause that ends naming someone by title ("… with dr. okafor"), and what one says of a
 #: person by "she's my …".
-_ENDS_WITH_TITLED_NAME = re.compile(r"\b(?P<name>(?:dr|mr|mrs|ms|prof)\.? [A-Za-z][\w'-]+)$", _I)
+_ENDS_WITH_TITLED_NAME = re.compile(rf"\b(?P<name>{_TITLE}\.? [A-Za-z][\w'-]+)$", _I)
 _IS_MINE = re.compile(r"^(?:my|our) [a-z]+(?: [a-z]+)?\.?$", _I)
 #: "it's just my cell now", "it was too old": an aside after a comma (``_JOINERS``).
 _IT_ASIDE = re.compile(r"^it(?:'s|\s+is|\s+was)\s+(?:just|only|too|so|all)\b", _I)
@@ -2102,7 +2105,7 @@ _NOUN_IS_A = re.compile(r"\b((?!(?:it|that|what|there|here|who|let)\b)[a-z]+)'s(
 #: "'s" and a name, a code or a number that ends the clause: "is" (``_noun_is_named``).
 _NOUN_IS_NAMED = re.compile(
     r"(?:^|(?<=[.!?,;]\s))(?P<det>(?:my|our|his|her|their)\s+)?(?P<noun>[a-z]+(?:\s+[a-z]+){0,2}?)"
-    r"'s\s+(?P<v>(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?[\w][\w'-]*(?:\s+[A-Z][\w-]*)?)"
+    rf"'s\s+(?P<v>(?:{_TITLE}\.?\s+)?[\w][\w'-]*(?:\s+[A-Z][\w-]*)?)"
     r"(?=\s*(?:[,.!?;]|$))", _I)
 _HE_HAS = re.compile(r"\b(he|she)'s(?= (?:been|got|gone|had|done|never|already|just|finally|"
                      r"lived|worked|moved|started|finished|left|quit))", _I)
@@ -2846,8 +2849,6 @@ def _noun_is_named(match: re.Match[str]) -> str:
     return f"{match['det'] or 'my '}{match['noun']} is {value}"
 
 
-_TITLE_WORDS = frozenset({"dr", "mr", "mrs", "ms", "prof"})
-
 
 def _unled(phrase: str, *, gerund: bool = False) -> str:
     """``phrase`` without the capital it has only because it led the sentence ("The office",
@@ -2915,7 +2916,7 @@ _BARE_KIN_OWNS = re.compile(rf"(?:^|(?<=[.!?]\s))(?P<kin>{'|'.join(_RELATIVES)})
 
 #: "priya's my partner", "dana is our landlord": a name typed in lower case that opens a
 #: sentence saying whom it is to the speaker.
-_LOWERCASE_IS_MY = re.compile(r"(?:^|(?<=[.!?]\s))(?P<title>(?:dr|mr|mrs|ms|prof)\.? )?"
+_LOWERCASE_IS_MY = re.compile(rf"(?:^|(?<=[.!?]\s))(?P<title>{_TITLE}\.? )?"
                               r"(?P<name>[a-z][a-z-]{2,})(?:'s|\s+is)\s+(?P<det>my|our)\s")
 
 
@@ -3069,7 +3070,7 @@ _SERVICE_ROLES = ("manager|boss|supervisor|dentist|doctor|gp|therapist|psychiatr
                   "instructor|agent|broker|contractor|plumber|electrician|gardener|"
                   "housekeeper|cleaner|caregiver|nurse|neurologist|oncologist|urologist|"
                   "ophthalmologist|podiatrist|gynecologist|endocrinologist|psychotherapist")
-_PERSON = r"(?:(?:dr|mr|mrs|ms|prof)\.? [a-z][a-z'-]+|(?-i:[A-Z][a-z'-]+)|[a-z][a-z'-]{2,})"
+_PERSON = rf"(?:{_TITLE}\.? [a-z][a-z'-]+|(?-i:[A-Z][a-z'-]+)|[a-z][a-z'-]{{2,}})"
 _ROLE_BEFORE_NAME = re.compile(
     rf"\b(?P<det>my|our) (?:(?P<kin>{'|'.join(_RELATIVES)})'s )?(?P<role>{_SERVICE_ROLES}) "
     rf"(?P<v>{_PERSON})(?=$|[\s,.!?;:)])", _I)

@@ -29,6 +29,7 @@ from strata_recall.domain.text import STOPWORDS, stem
 from strata_recall.domain.turn_succession import (
     NOT_AFTER_A_TITLE,
     Turn,
+    called,
     claim_of,
     says_change,
     takes_back,
@@ -48,10 +49,6 @@ AND_SIDE_WORDS = 2
 #: A word the new turn says stayed as it was ("kept the same number", "same dates").
 _UNCHANGED = re.compile(r"\b(?:same|still|unchanged|kept)\s+(?:(?:the|my|our|same)\s+)*"
                         r"([\w'-]+)", re.IGNORECASE)
-#: A name the turn calls someone by: after a greeting or thanks, or standing alone between
-#: punctuation ("No problem, Nate!").
-_CALLED = re.compile(r"\b(?:hi|hey|hello|thanks|thank you|wow|congrats|bye),?\s+([A-Z][a-z]+)"
-                     r"|(?:^|[,.!]\s*)([A-Z][a-z]+)(?=\s*(?:[,!?.]|$))")
 #: A turn that answers no ("Nope! You'll just have to watch it"): it takes nothing back.
 _ANSWERS_NO = re.compile(r"^\W*(?:no|nope|nah)\b(?!\W+(?:sorry|wait|actually|i mean|i meant|"
                          r"it'?s|that'?s)\b)", re.IGNORECASE)
@@ -234,7 +231,7 @@ def _topic_weights(text: str) -> dict[str, int]:
     """The new turn's topic words (stems), each weighed by how it is written, without those
     it says stayed the same."""
     same = {stem(m.group(1).casefold().split("'", 1)[0]) for m in _UNCHANGED.finditer(text)}
-    same |= {stem((m.group(1) or m.group(2)).casefold()) for m in _CALLED.finditer(text)}
+    same |= called(text)
     weights: dict[str, int] = {}
     for word in re.findall(r"[\w'-]+", text):
         base = word.split("'", 1)[0]

@@ -256,6 +256,18 @@ _REACTS = re.compile(
     r"^\W*(?:that(?:'s| is| was| sounds)|it(?:'s| is) (?:so |really )?(?:great|nice|cool|"
     r"awesome|amazing|good)|sounds|glad|sure|happy|awesome|great|cool|nice|wow|aw+|oh|haha|"
     r"lol|yeah|yes|yep|no worries|congrats|congratulations|well)\b", re.IGNORECASE)
+#: A name the turn calls someone by: after a greeting, thanks or an acknowledgement, or
+#: standing alone between punctuation ("No problem, Nate!", "Got it Nate, I'll …").
+_CALLED = re.compile(r"(?:\b(?:it|great|thanks|thank you|hey|hi|hello|yeah|yes|wow|congrats|"
+                     r"sure|sorry|ok|okay|bye|soon|man|dude),?\s+|(?:^|[,.!?]\s*))"
+                     r"(?P<name>[A-Z][a-z]+)(?=\s*(?:[,!?.]|$))")
+
+
+def called(text: str) -> frozenset[str]:
+    """The stems of the names ``text`` calls someone by (``_CALLED``)."""
+    return frozenset(stem(m["name"].casefold()) for m in _CALLED.finditer(text))
+
+
 #: A name the turn opens by calling ("Caroline, awesome news …").
 _VOCATIVE = re.compile(r"^\W*[A-Z][a-z]+,\s+")
 _PIECE = re.compile(r"(?:[^,;!?.]|[.!?](?![\s]|$))+(?:[,;]|[!?.]+(?=\s|$)|$)")
@@ -347,7 +359,9 @@ def clauses(text: str) -> list[str]:
 def _shared_topic(text: str, topic: frozenset[str], other: str) -> frozenset[str]:
     """The topic words ``text`` (of ``topic``) shares with ``other``, an acronym standing for
     the words it abbreviates ("PT" / "physical therapy": both words)."""
-    found = set(topic & topic_words(other)) - (_called(text) & _called(other))
+    # a name two turns both call the other by ("Got it Nate, I'll …" / "Sounds great, Nate!")
+    # is whom they are said to, not what they are about
+    found = set(topic & topic_words(other)) - (called(text) & called(other))
     for short, long in ((text, other), (other, text)):
         spelled = _initials(long)
         for acronym in _acronyms(short):
@@ -356,16 +370,6 @@ def _shared_topic(text: str, topic: frozenset[str], other: str) -> frozenset[str
 
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,4}\b")
-#: A name the speaker calls the other by ("Sounds great, Nate!", "Got it Nate, I'll …",
-#: "Yeah, John, those …"): whom two turns that both call it are said to, not what they are
-#: about.
-_CALLING = re.compile(r"(?:^|[,.!?]\s*|\b(?:it|great|thanks|thank you|hey|hi|hello|yeah|yes|"
-                      r"wow|congrats|sure|sorry|ok|okay|bye|soon|man|dude)\s+)"
-                      r"(?P<name>[A-Z][a-z]+)(?=\s*[,!?]|\s*$)")
-
-
-def _called(text: str) -> frozenset[str]:
-    return frozenset(stem(m["name"].casefold()) for m in _CALLING.finditer(text))
 
 
 @lru_cache(maxsize=4096)
@@ -430,14 +434,17 @@ def _respells(text: str, other: str) -> bool:
 def worth_reading(text: str) -> bool:
     """Whether a new turn may supersede anything: short, no question, says a change (the
     cheap test before any search)."""
+    if len(text.split()) > NEW_TURN_WORDS:
+        return False
+    claim: str | None = text
     if "?" in text:  # "switched to an iPhone 15!! how do i move my chats over?": the claim
         claim = claim_of(text)  # ... unless the claim is itself asked ("…, right?")
         if claim is None or "?" in claim or _TAG_QUESTION.search(text) is not None:
             return False
-        return len(text.split()) <= NEW_TURN_WORDS and (
-            says_change(claim) or takes_back(claim) or _reports_a_number(claim))
-    return len(text.split()) <= NEW_TURN_WORDS and (
-        _says_change_in_claim(text) or takes_back(text) or _reports_a_number(text))
+        changes = says_change(claim)
+    else:
+        changes = _says_change_in_claim(text)
+    return changes or takes_back(claim) or _reports_a_number(claim)
 
 
 #: A claim asked back ("Staging moved to staging-5, right?").
@@ -484,15 +491,16 @@ def succeeded(new: Turn, earlier: Sequence[Turn]) -> Turn | None:
     topic = topic_words(new.text)
     if not topic:
         return None
-    said_so = _says_change_in_claim(new.text) or takes_back(new.text)  # else: a number
-    back = takes_back(new.text)  # a claim tied to its year may be taken back, not changed
+    back = takes_back(new.text)
+    said_so = back or _says_change_in_claim(new.text)  # else: a number
     fits = [t for t in earlier
             if t.changeable and t.id != new.id and t.said_at <= new.said_at
             and t.author == new.author
+            # a claim tied to its year may be taken back, never changed
             and (is_claim(t.text) or (back and dated_claim_of(t.text) is not None))
             and (said_so or _other_numbers(new.text, t.text))
             and not _about_other_kin(new.text, t.text)
-            and (takes_back(new.text) or not _in_the_past(t.text))
+            and (back or not _in_the_past(t.text))
             and (_same_topic(t.similarity, _shared_topic(new.text, topic, t.text))
                  or _taken_back(new.text, t) or _corrected(new.text, t))
             and not _says_more(t.text, new.text)]
@@ -780,9 +788,12 @@ def _contradicts_at(claim: str, old: str) -> float:
 def _one_named(claim: str, old: str) -> bool:
     """The two claims name someone or something alike: a capitalised name, or a word the
     lexicon does not know ("mochi", "pepper" said of a cat is known: then its capital)."""
-    return bool(_name_stems(claim) & _name_stems(old)) or bool(
-        {a for a in _anchors(claim) if a.startswith("^")}
-        & {a for a in _anchors(old) if a.startswith("^")})
+    return bool(_name_stems(claim) & _name_stems(old)) or bool(_names(claim) & _names(old))
+
+
+def _names(text: str) -> frozenset[str]:
+    """The capitalised anchors of ``text`` (``^`` + stem)."""
+    return frozenset(a for a in _anchors(text) if a.startswith("^"))
 
 
 #: A claim about someone it does not name.
@@ -795,12 +806,10 @@ def _contradicts(claim: str, old: str) -> bool:
     if _leaning(claim) != _leaning(old) or not topic_words(claim) & topic_words(old) \
             or _UNNAMED.match(claim) or _UNNAMED.match(old):
         return False  # "She lives in Rome." / "She lives in Paris.": who is she?
-    mine, theirs = _anchors(claim), _anchors(old)
-    if not _same_kin(claim, old) and not _one_named(claim, old):
+    if _kin_of(claim) != _kin_of(old) and not _one_named(claim, old):
         return False  # "my dad's number" / "my mom's number": two holders, two claims
     numbers = Counter(_numbers(claim)), Counter(_numbers(old))
-    names = _differing(frozenset(a for a in mine if a.startswith("^")),
-                       frozenset(a for a in theirs if a.startswith("^")))
+    names = _differing(_names(claim), _names(old))
     other_numbers = bool(numbers[0]) and bool(numbers[1]) and numbers[0] != numbers[1]
     # other names and other numbers too: two things ("My train to Lyon leaves at 8:10" /
     # "My train to Lille leaves at 9:50"), not two values of one
@@ -825,13 +834,8 @@ _OPENS_ON_KIN = re.compile(r"^\W*(?:my|our)\s+(?:(?:little|older|younger|big|bab
 
 
 def _kin_of(text: str) -> frozenset[str]:
+    """The relatives ``text`` names (anchors)."""
     return frozenset(a for a in _anchors(text) if a[1:] in _KIN_STEMS)
-
-
-def _same_kin(text: str, other: str) -> bool:
-    """The two name the same relatives, or none ("my son wears a kids size 4" is not about
-    "my shoe size is 9.5")."""
-    return _kin_of(text) == _kin_of(other)
 
 
 def _names_agree(text: str, specific: frozenset[str], other: str) -> bool:
