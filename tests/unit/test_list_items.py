@@ -100,3 +100,9 @@ def test_a_change_of_the_one_claim_whose_other_items_are_its_details_ends_the_tu
     flight = changed_item(Turn("new", "change of plans on the flight, it's ANA NH7 now", AFTER),
                           [Turn("old", trip, BEFORE)])
     assert flight is not None and not flight.whole and "granvia" in flight.rest
+
+
+def test_a_piece_that_asks_is_no_item_a_change_cuts() -> None:
+    assert change("I have a Pixel 6, so any phone tips should be for Android",
+                  "switched to an iPhone 15 yesterday!! how do i move my chats over from "
+                  "android?") is None

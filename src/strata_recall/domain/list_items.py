@@ -29,6 +29,7 @@ from strata_recall.domain.text import STOPWORDS, stem
 from strata_recall.domain.turn_succession import (
     NOT_AFTER_A_TITLE,
     Turn,
+    asks,
     called,
     claim_of,
     says_change,
@@ -183,7 +184,7 @@ def _changed_in(turn: Turn, weights: dict[str, int], new_text: str, said_so: boo
     for index, item in enumerate(listed):
         text = turn.text[item.start:item.end]
         swap = _swaps_a_number(text, new_text)
-        if item.header or "?" in text or not (said_so or swap):
+        if item.header or "?" in text or asks(text) or not (said_so or swap):
             continue
         mine = topic_words(text)
         score = sum(w for word, w in weights.items() if _shares(word, mine))

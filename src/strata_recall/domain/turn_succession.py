@@ -213,6 +213,12 @@ _PURPOSE_TAIL = re.compile(
     r"make sure|no|don'?t|avoid|send|order)\b).*$", re.IGNORECASE)
 #: A clause: up to a comma, a semicolon or a sentence's end (a dot inside "3.5" or "Dr."
 #: is part of it).
+def asks(piece: str) -> bool:
+    """A piece of a turn that asks rather than claims ("so any phone tips should be for
+    Android", "keep that in mind for recipes")."""
+    return _ASKS.match(piece.strip(" ,;.!")) is not None
+
+
 def compared_text(text: str) -> str:
     """What an earlier turn is embedded as to be compared: the claim it makes, without the
     request around it ("I'm flying to Lisbon on the 12th" of "…, any tips for the first
